@@ -1,0 +1,130 @@
+/**
+ * A tiny schema for game configs. Values arrive from code or from the command line (strings), are
+ * coerced to the declared type, range-checked, and unknown or bad fields are rejected with an error
+ * that names the field. Kept in core (no schema library) because every game and the CLI share it.
+ */
+export type ConfigValue = number | boolean | string;
+export type ResolvedConfig = Readonly<Record<string, ConfigValue>>;
+
+interface FieldBase {
+  readonly description: string;
+}
+export interface IntField extends FieldBase {
+  readonly type: 'int';
+  readonly default: number;
+  readonly min?: number;
+  readonly max?: number;
+}
+export interface NumberField extends FieldBase {
+  readonly type: 'number';
+  readonly default: number;
+  readonly min?: number;
+  readonly max?: number;
+}
+export interface BooleanField extends FieldBase {
+  readonly type: 'boolean';
+  readonly default: boolean;
+}
+export interface EnumField extends FieldBase {
+  readonly type: 'enum';
+  readonly values: readonly string[];
+  readonly default: string;
+}
+export interface StringField extends FieldBase {
+  readonly type: 'string';
+  readonly default: string;
+}
+export type ConfigField = IntField | NumberField | BooleanField | EnumField | StringField;
+export type ConfigSchema = Readonly<Record<string, ConfigField>>;
+
+/** A config (or flag) value that is missing, unknown or out of range. `field` names it. */
+export class ConfigError extends Error {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * Validates `raw` against `schema`: fills defaults, coerces strings ("5", "true"), checks ranges and
+ * enum members, and rejects fields the schema does not know. `context` prefixes messages
+ * (e.g. "game 'blob'").
+ */
+export function validateConfig(
+  schema: ConfigSchema,
+  raw: Readonly<Record<string, unknown>> = {},
+  context = 'config',
+): Record<string, ConfigValue> {
+  const out: Record<string, ConfigValue> = {};
+  for (const key of Object.keys(raw)) {
+    if (!(key in schema)) {
+      const known = Object.keys(schema);
+      throw new ConfigError(
+        key,
+        `${context}: unknown field '${key}'` + (known.length ? ` (known fields: ${known.join(', ')})` : ' (it takes no fields)'),
+      );
+    }
+  }
+  for (const [key, field] of Object.entries(schema)) {
+    const value = raw[key];
+    out[key] = value === undefined ? field.default : coerceField(key, field, value, context);
+  }
+  return out;
+}
+
+function coerceField(key: string, field: ConfigField, value: unknown, context: string): ConfigValue {
+  const bad = (why: string): ConfigError => new ConfigError(key, `${context}: field '${key}' ${why} (got ${JSON.stringify(value)})`);
+  switch (field.type) {
+    case 'int':
+    case 'number': {
+      const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+      if (typeof n !== 'number' || !Number.isFinite(n)) throw bad(`must be ${field.type === 'int' ? 'an integer' : 'a number'}`);
+      if (field.type === 'int' && !Number.isInteger(n)) throw bad('must be an integer');
+      if (field.min !== undefined && n < field.min) throw bad(`must be >= ${field.min}`);
+      if (field.max !== undefined && n > field.max) throw bad(`must be <= ${field.max}`);
+      return n;
+    }
+    case 'boolean': {
+      if (typeof value === 'boolean') return value;
+      if (value === 'true' || value === '1') return true;
+      if (value === 'false' || value === '0') return false;
+      throw bad('must be true or false');
+    }
+    case 'enum': {
+      if (typeof value !== 'string' || !field.values.includes(value)) throw bad(`must be one of ${field.values.join(', ')}`);
+      return value;
+    }
+    case 'string': {
+      if (typeof value !== 'string') throw bad('must be a string');
+      return value;
+    }
+  }
+}
+
+/** Parses `key=value,key=value` (the CLI's `--config`) into a raw object for `validateConfig`. */
+export function parseConfigAssignments(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const part of text.split(',')) {
+    const trimmed = part.trim();
+    if (!trimmed) continue;
+    const eq = trimmed.indexOf('=');
+    if (eq <= 0) throw new ConfigError(trimmed, `config: expected key=value, got '${trimmed}'`);
+    out[trimmed.slice(0, eq).trim()] = trimmed.slice(eq + 1).trim();
+  }
+  return out;
+}
+
+/** One line per field, for `--help` and `az games`. */
+export function describeSchema(schema: ConfigSchema): string[] {
+  return Object.entries(schema).map(([key, f]) => {
+    let kind: string = f.type;
+    if (f.type === 'enum') kind = f.values.join('|');
+    else if ((f.type === 'int' || f.type === 'number') && (f.min !== undefined || f.max !== undefined)) {
+      kind = `${f.type} ${f.min ?? ''}..${f.max ?? ''}`;
+    }
+    return `${key} (${kind}, default ${String(f.default)}): ${f.description}`;
+  });
+}

@@ -1,0 +1,132 @@
+import type { ConfigSchema, ResolvedConfig } from './config.js';
+import type { NetworkSpec } from './network/spec.js';
+import type { Rng } from './rng.js';
+
+/**
+ * The version of the contracts in this file. A plugin states the version it was built against;
+ * core refuses plugins whose major contract differs (see `checkContractVersion`).
+ */
+export const GAME_CONTRACT_VERSION = 1;
+
+export type InformationKind = 'perfect' | 'imperfect';
+export type RewardModel = 'zero-sum' | 'general-sum';
+
+/** What a game is, declared up front (as OpenSpiel does): search, training and the CLI read these. */
+export interface GameTraits {
+  /** Registry id, used on the command line: lowercase letters, digits and dashes. */
+  readonly id: string;
+  readonly name: string;
+  readonly description: string;
+  readonly minPlayers: number;
+  readonly maxPlayers: number;
+  readonly information: InformationKind;
+  /** True when the environment makes random moves (deals, dice) inside `initialState`/`applyAction`. */
+  readonly chance: boolean;
+  readonly rewards: RewardModel;
+  /** Upper bound on the number of actions in one game under the default config. */
+  readonly maxGameLength: number;
+}
+
+/**
+ * Turns a state into network input, as seen by one seat. `shape` is HWC for spatial games
+ * (e.g. [8, 8, 20]) or [n] for flat ones; `size` is the product. Encoders write into a caller's
+ * buffer at an offset so a whole batch is encoded into one Float32Array with no allocation.
+ */
+export interface Encoder<S> {
+  /** Changes whenever the encoding changes; stored in checkpoints so stale models are refused. */
+  readonly version: string;
+  readonly shape: readonly number[];
+  readonly size: number;
+  /** Writes `size` floats at `out[offset..]`. Must write every element (buffers are reused). */
+  encode(state: S, perspective: number, out: Float32Array, offset: number): void;
+}
+
+/** The fixed action space and the legal-action mask over it. */
+export interface Masker<S> {
+  readonly actionSize: number;
+  /** Writes 1 for legal and 0 for illegal actions at `out[offset..offset+actionSize)`; returns the legal count. */
+  fillMask(state: S, out: Uint8Array, offset?: number): number;
+}
+
+export type ParsedAction = { readonly ok: true; readonly action: number } | { readonly ok: false; readonly error: string };
+
+/**
+ * One configured game. States are mutable objects owned by the game: `applyAction` changes a state in
+ * place, `clone` makes an independent copy. Seats are 0..numPlayers-1.
+ */
+export interface Game<S> {
+  readonly traits: GameTraits;
+  readonly config: ResolvedConfig;
+  readonly numPlayers: number;
+  /** Upper bound on the number of actions in one game under this config. */
+  readonly maxGameLength: number;
+  readonly encoder: Encoder<S>;
+  readonly masker: Masker<S>;
+
+  /** A new game; `rng` drives any chance (the deal). Same seed, same game. */
+  initialState(rng: Rng): S;
+  /** The seat to act. Only meaningful when the state is not terminal. */
+  currentPlayer(state: S): number;
+  /** Applies a legal action in place; `rng` drives chance events it triggers. Throws on an illegal action. */
+  applyAction(state: S, action: number, rng: Rng): void;
+  isTerminal(state: S): boolean;
+  /** One value per seat in [-1, 1]; for non-terminal states, the game's best provisional answer (usually zeros). */
+  returns(state: S): Float32Array;
+  clone(state: S): S;
+  /** A stable key for the state (identical states, identical keys), for caches and tests. */
+  hash(state: S): string;
+  /** A human-readable picture of the state; with a perspective, only what that seat may see. */
+  render(state: S, perspective?: number): string;
+  formatAction(state: S, action: number): string;
+  /** Reads a move typed by a human; errors explain why (unknown notation, illegal here, ...). */
+  parseAction(state: S, text: string): ParsedAction;
+  /**
+   * Imperfect-information games: what `seat` knows (its own view). Encoders of such games must depend
+   * only on this, never on hidden parts of the full state.
+   */
+  informationState?(state: S, seat: number): unknown;
+}
+
+/**
+ * A player that picks actions. Batched: `act` answers for many states at once (each state's
+ * current player is the one to move). Agents for imperfect-information games must use only what the
+ * current player can see.
+ */
+export interface Agent<S> {
+  readonly name: string;
+  act(states: readonly S[]): Promise<Int32Array>;
+}
+
+/** Hints a game gives the trainer about sensible defaults (all optional; the CLI flags override). */
+export interface TrainingHints {
+  readonly network?: NetworkSpec;
+  readonly simulations?: number;
+  readonly gamesPerIteration?: number;
+  readonly iterations?: number;
+  readonly parallelGames?: number;
+  readonly trainingSteps?: number;
+  readonly batchSize?: number;
+  readonly replayCapacity?: number;
+  /** Moves played with temperature 1 before switching to the most-visited move. */
+  readonly temperatureMoves?: number;
+  readonly dirichletAlpha?: number;
+}
+
+/** A baseline player a game offers by name (random is built in everywhere). */
+export type BotFactory<S> = (game: Game<S>, seed: number) => Agent<S>;
+
+/** What a game package exports and registers. */
+export interface GamePlugin<S = unknown> {
+  /** The `GAME_CONTRACT_VERSION` the plugin was built against. */
+  readonly contractVersion: number;
+  readonly traits: GameTraits;
+  readonly configSchema: ConfigSchema;
+  /**
+   * Cross-field checks and derived defaults after the schema has validated each field.
+   * Throw a `ConfigError` naming the field that is wrong.
+   */
+  finalizeConfig?(config: ResolvedConfig): ResolvedConfig;
+  create(config: ResolvedConfig): Game<S>;
+  readonly bots?: Readonly<Record<string, BotFactory<S>>>;
+  readonly training?: TrainingHints;
+}

@@ -1,0 +1,48 @@
+/**
+ * Network architectures the model builder makes. Inputs come from an `Encoder` (shape HWC or [n]);
+ * outputs are policy logits over the `Masker`'s action space and one value per seat, in seat order
+ * relative to the encoded perspective (index 0 = the perspective seat, 1 = the next seat, ...), tanh.
+ */
+export type NetworkSpec = MlpSpec | ResNetSpec;
+
+/** Dense tower for flat inputs (any input shape is flattened). */
+export interface MlpSpec {
+  readonly kind: 'mlp';
+  /** Hidden layer widths, e.g. [64, 64]. */
+  readonly hidden: readonly number[];
+}
+
+/** AlphaZero residual tower for spatial inputs (HWC): 3x3 stem, residual blocks with batch norm, two heads. */
+export interface ResNetSpec {
+  readonly kind: 'resnet';
+  readonly filters: number;
+  readonly blocks: number;
+  /** 1x1 conv filters in the policy head (default 2). */
+  readonly policyFilters?: number;
+  /** 1x1 conv filters in the value head (default 4). */
+  readonly valueFilters?: number;
+  /** Dense width in the value head (default 64). */
+  readonly valueHidden?: number;
+}
+
+/** Everything needed to rebuild a network: architecture plus the game's tensor sizes. */
+export interface NetworkConfig {
+  readonly spec: NetworkSpec;
+  readonly inputShape: readonly number[];
+  readonly actionSize: number;
+  /** Length of the value output: the number of seats. */
+  readonly numSeats: number;
+}
+
+/**
+ * Inference, behind one small interface whatever the engine (tfjs wasm/cpu/node/gpu, onnxruntime):
+ * the search calls nothing else. `input` holds `count` encoded positions back to back; the model
+ * writes `count * actionSize` policy logits and `count * numSeats` values (perspective-relative).
+ */
+export interface InferenceModel {
+  readonly config: NetworkConfig;
+  /** Which engine runs it, for logs ("wasm", "onnx", ...). */
+  readonly backendName: string;
+  predict(input: Float32Array, count: number, policyOut: Float32Array, valueOut: Float32Array): Promise<void>;
+  dispose(): void;
+}

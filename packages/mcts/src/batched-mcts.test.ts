@@ -1,0 +1,181 @@
+import { describe, expect, it } from 'vitest';
+import type { InferenceModel, NetworkConfig } from '@az/core';
+import { Rng } from '@az/core';
+import { BatchedMcts } from './batched-mcts.js';
+import { NetworkEvaluator, UniformEvaluator, type Evaluator, type LeafBatch } from './evaluator.js';
+import { MctsAgent } from './mcts-agent.js';
+import { selectActionFromVisits } from './policy.js';
+import { makeTestTicTacToe, makeThreeSeatGame, tttFromString, type TttState } from './test-games.js';
+
+const ttt = makeTestTicTacToe();
+
+function argmax(a: Float32Array): number {
+  let best = 0;
+  for (let i = 1; i < a.length; i++) if (a[i] > a[best]) best = i;
+  return best;
+}
+
+function sum(a: Float32Array): number {
+  return a.reduce((x, y) => x + y, 0);
+}
+
+/** Records every batch size it is called with; answers with a uniform prior and zero value. */
+class RecordingEvaluator<S> implements Evaluator<S> {
+  readonly needsInputs = true;
+  readonly sizes: number[] = [];
+  evaluate(batch: LeafBatch<S>): void {
+    this.sizes.push(batch.count);
+    batch.policyLogits.fill(0);
+    batch.values.fill(0);
+  }
+}
+
+describe('BatchedMcts with a uniform evaluator', () => {
+  it('finds a win in one', async () => {
+    // X X . / O O . / . . .  X to move: cell 2 wins (and O would win at 5 otherwise).
+    const search = new BatchedMcts(ttt, new UniformEvaluator<TttState>(), 1, { simulations: 200, dirichletEpsilon: 0, seed: 1 });
+    search.setRoot(0, tttFromString('XX.OO....', 0));
+    await search.search();
+    expect(argmax(search.visitCounts(0, new Float32Array(9)))).toBe(2);
+    expect(search.rootValue(0)[0]).toBeGreaterThan(0.5);
+  });
+
+  it('blocks a loss in one', async () => {
+    // X . . / . O . / O . X  X to move: O threatens cell 2 (6-4-2); X has no win in one; only 2 saves X.
+    const search = new BatchedMcts(ttt, new UniformEvaluator<TttState>(), 1, { simulations: 400, dirichletEpsilon: 0, seed: 2 });
+    search.setRoot(0, tttFromString('X...O.O.X', 0));
+    await search.search();
+    expect(argmax(search.visitCounts(0, new Float32Array(9)))).toBe(2);
+  });
+
+  it('backs up per-seat values so each seat maximises its own', async () => {
+    const game = makeThreeSeatGame();
+    const search = new BatchedMcts(game, new UniformEvaluator(), 1, { simulations: 600, leavesPerTree: 4, dirichletEpsilon: 0, seed: 3 });
+    search.setRoot(0, game.initialState(new Rng(0)));
+    await search.search();
+    const counts = search.visitCounts(0, new Float32Array(2));
+    expect(counts[1]).toBeGreaterThan(counts[0] * 3); // seat 0 picks a=1, because seat 1 punishes a=0
+    const v = search.rootValue(0);
+    expect(v[0]).toBeGreaterThan(0.3); // converging to 0.5
+    expect(v[2]).toBeLessThan(-0.6); // seat 2 is the loser of the line (1, 0)
+  });
+});
+
+describe('BatchedMcts bookkeeping', () => {
+  it('conserves visits under virtual loss: root visits = simulations, children = root - 1', async () => {
+    const evaluator = new RecordingEvaluator<TttState>();
+    const trees = 16;
+    const search = new BatchedMcts(ttt, evaluator, trees, { simulations: 100, leavesPerTree: 8, seed: 4 });
+    for (let t = 0; t < trees; t++) search.setRoot(t, ttt.initialState(new Rng(t)));
+    await search.search();
+    for (let t = 0; t < trees; t++) {
+      expect(search.rootVisits(t)).toBe(100);
+      expect(sum(search.visitCounts(t, new Float32Array(9)))).toBe(99);
+    }
+    // One call serves every tree: never more than trees * leavesPerTree, and well above one tree's worth.
+    expect(Math.max(...evaluator.sizes)).toBeLessThanOrEqual(trees * 8);
+    expect(search.averageBatchSize).toBeGreaterThan(30);
+    expect(search.stats.simulations).toBe(trees * 100);
+  });
+
+  it('keeps the searched subtree when advancing and continues from it', async () => {
+    const search = new BatchedMcts(ttt, new UniformEvaluator<TttState>(), 1, { simulations: 300, dirichletEpsilon: 0, seed: 5 });
+    const root = ttt.initialState(new Rng(0));
+    search.setRoot(0, root);
+    await search.search();
+    const counts = search.visitCounts(0, new Float32Array(9));
+    const action = argmax(counts);
+    const kept = counts[action];
+    const next = ttt.clone(root);
+    ttt.applyAction(next, action, new Rng(0));
+    search.advance(0, action, next);
+    expect(search.rootVisits(0)).toBe(kept);
+    expect(sum(search.visitCounts(0, new Float32Array(9)))).toBe(kept - 1);
+    await search.search();
+    expect(search.rootVisits(0)).toBe(kept + 300);
+    expect(sum(search.visitCounts(0, new Float32Array(9)))).toBe(kept + 299);
+    // Only the kept subtree remains in the tree's storage.
+    expect(search.treeSize(0)).toBeLessThan(4096);
+  });
+
+  it('is reproducible from its seed, noise included', async () => {
+    const run = async (): Promise<Float32Array> => {
+      const search = new BatchedMcts(ttt, new UniformEvaluator<TttState>(), 2, { simulations: 50, dirichletEpsilon: 0.25, seed: 9 });
+      search.setRoot(0, ttt.initialState(new Rng(0)));
+      search.setRoot(1, tttFromString('X...O....', 0));
+      await search.search();
+      const out = new Float32Array(18);
+      search.visitCounts(0, out.subarray(0, 9));
+      search.visitCounts(1, out.subarray(9));
+      return out;
+    };
+    expect(Array.from(await run())).toEqual(Array.from(await run()));
+  });
+
+  it('evaluates but does not expand leaves once a tree is full', async () => {
+    const search = new BatchedMcts(ttt, new UniformEvaluator<TttState>(), 1, { simulations: 100, nodeCapacity: 20, dirichletEpsilon: 0 });
+    search.setRoot(0, ttt.initialState(new Rng(0)));
+    await search.search();
+    expect(search.rootVisits(0)).toBe(100);
+    expect(search.treeSize(0)).toBeLessThanOrEqual(20);
+    expect(search.stats.capacityHits).toBeGreaterThan(0);
+  });
+
+  it('skips trees whose root is terminal or absent', async () => {
+    const evaluator = new RecordingEvaluator<TttState>();
+    const search = new BatchedMcts(ttt, evaluator, 3, { simulations: 10 });
+    search.setRoot(0, tttFromString('XXXOO....', 1)); // X has won
+    search.setRoot(2, ttt.initialState(new Rng(0)));
+    await search.search();
+    expect(search.rootVisits(0)).toBe(0);
+    expect(search.hasTree(1)).toBe(false);
+    expect(search.rootVisits(2)).toBe(10);
+  });
+});
+
+describe('NetworkEvaluator', () => {
+  it('rotates perspective-relative values into absolute seat order', async () => {
+    const config: NetworkConfig = { spec: { kind: 'mlp', hidden: [1] }, inputShape: [18], actionSize: 9, numSeats: 2 };
+    // Value for "me" is 0.9, for the opponent -0.9; policy prefers action 4.
+    const model: InferenceModel = {
+      config,
+      backendName: 'fake',
+      async predict(_input, count, policy, value) {
+        for (let i = 0; i < count; i++) {
+          for (let a = 0; a < 9; a++) policy[i * 9 + a] = a === 4 ? 5 : 0;
+          value[i * 2] = 0.9;
+          value[i * 2 + 1] = -0.9;
+        }
+      },
+      dispose() {},
+    };
+    const evaluator = new NetworkEvaluator<TttState>(model);
+    const batch: LeafBatch<TttState> = {
+      count: 2, actionSize: 9, numSeats: 2, states: [], perspectives: Int32Array.from([0, 1]),
+      inputs: new Float32Array(36), masks: new Uint8Array(18).fill(1), policyLogits: new Float32Array(18), values: new Float32Array(4),
+    };
+    await evaluator.evaluate(batch);
+    expect(Array.from(batch.values).map((v) => Math.round(v * 10) / 10)).toEqual([0.9, -0.9, -0.9, 0.9]);
+    expect(batch.policyLogits[4]).toBe(5);
+  });
+});
+
+describe('MctsAgent and action selection', () => {
+  it('plays the winning move for many states in one batched call', async () => {
+    const agent = new MctsAgent(ttt, new UniformEvaluator<TttState>(), { maxBatchTrees: 4, search: { simulations: 200 } });
+    const states = [tttFromString('XX.OO....', 0), tttFromString('OO.XX.X..', 1), tttFromString('X...O.O.X', 0)];
+    expect(Array.from(await agent.act(states))).toEqual([2, 2, 2]);
+  });
+
+  it('samples with temperature and takes the argmax at zero', () => {
+    const rng = new Rng(7);
+    const counts = Float32Array.from([0, 10, 30, 0]);
+    expect(selectActionFromVisits(counts, 0, rng)).toBe(2);
+    const seen = [0, 0, 0, 0];
+    for (let i = 0; i < 4000; i++) seen[selectActionFromVisits(counts, 1, rng)]++;
+    expect(seen[0]).toBe(0);
+    expect(seen[3]).toBe(0);
+    expect(seen[2] / 4000).toBeGreaterThan(0.7);
+    expect(seen[2] / 4000).toBeLessThan(0.8);
+  });
+});

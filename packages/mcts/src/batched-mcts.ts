@@ -1,0 +1,492 @@
+import type { Game } from '@az/core';
+import { Rng } from '@az/core';
+import type { Evaluator, LeafBatch } from './evaluator.js';
+
+export interface SearchConfig {
+  /** New simulations per tree per `search` call. */
+  readonly simulations: number;
+  /** Leaves collected per tree before each network call (virtual loss keeps them apart). */
+  readonly leavesPerTree: number;
+  /** Exploration constant in PUCT. */
+  readonly cPuct: number;
+  /** Dirichlet noise at the root: concentration (0 disables). */
+  readonly dirichletAlpha: number;
+  /** Dirichlet noise at the root: mixing weight (0 disables). */
+  readonly dirichletEpsilon: number;
+  /** Value subtracted per pending visit, for the seat choosing the edge. */
+  readonly virtualLoss: number;
+  /** Unvisited children are valued at the parent's mean value minus this (first-play urgency). */
+  readonly fpuReduction: number;
+  /** Nodes per tree. When a tree is full, leaves are still evaluated and backed up but not expanded. */
+  readonly nodeCapacity: number;
+  /** Seed for chance inside the tree and for the root noise. */
+  readonly seed: number;
+}
+
+export const defaultSearchConfig: SearchConfig = {
+  simulations: 64,
+  leavesPerTree: 8,
+  cPuct: 1.5,
+  dirichletAlpha: 0.3,
+  dirichletEpsilon: 0.25,
+  virtualLoss: 1,
+  fpuReduction: 0.2,
+  nodeCapacity: 4096,
+  seed: 0,
+};
+
+/** Running totals, for logs and benchmarks. */
+export interface SearchStats {
+  /** Positions sent to the evaluator. */
+  evaluations: number;
+  /** Evaluator calls. */
+  evaluatorCalls: number;
+  /** Completed simulations (including those ending on terminal nodes). */
+  simulations: number;
+  /** Picks that landed on a leaf already waiting in the batch (wasted selections). */
+  collisions: number;
+  /** Leaves that could not be expanded because their tree was full. */
+  capacityHits: number;
+}
+
+const FLAG_EXPANDED = 1;
+const FLAG_TERMINAL = 2;
+const FLAG_PENDING = 4;
+
+/**
+ * A batch of AlphaZero search trees in flat typed arrays, stepped in lock-step: each step selects up
+ * to `leavesPerTree` leaves in every tree (virtual loss spreads them), encodes all of them into one
+ * Float32Array, makes one evaluator call, then expands and backs up. Batching comes from the
+ * construction (many trees x several leaves), never from waiting on a queue.
+ *
+ * Node `n` of tree `t` lives at index `t * nodeCapacity + n`; node 0 of a tree's region is its root.
+ * Children of a node are contiguous (`firstChild .. firstChild + childCount`). Values are per seat.
+ */
+export class BatchedMcts<S> {
+  readonly numTrees: number;
+  readonly config: SearchConfig;
+  readonly stats: SearchStats = { evaluations: 0, evaluatorCalls: 0, simulations: 0, collisions: 0, capacityHits: 0 };
+
+  private readonly P: number;
+  private readonly A: number;
+  private readonly cap: number;
+  private readonly rng: Rng;
+
+  // Per node (numTrees * cap).
+  private readonly parent: Int32Array;
+  private readonly actionOf: Int32Array;
+  private readonly firstChild: Int32Array;
+  private readonly childCount: Int32Array;
+  private readonly visits: Int32Array;
+  private readonly pendingVisits: Int32Array;
+  private readonly prior: Float32Array;
+  private readonly toPlay: Int8Array;
+  private readonly flags: Uint8Array;
+  private readonly valueSum: Float32Array; // * P
+  private readonly terminalValue: Float32Array; // * P
+  private readonly states: (S | undefined)[];
+
+  // Per tree.
+  private readonly nextFree: Int32Array;
+  private readonly hasRoot: Uint8Array;
+  private readonly rootNoised: Uint8Array;
+
+  // Batch buffers (numTrees * leavesPerTree entries).
+  private readonly maxBatch: number;
+  private readonly leafNode: Int32Array;
+  private readonly batchStates: S[];
+  private readonly batch: LeafBatch<S> & { count: number };
+
+  // Scratch.
+  private readonly noise: Float64Array;
+  private readonly oldOf: Int32Array;
+  private readonly newOf: Int32Array;
+  private readonly valueScratch: Float32Array;
+
+  constructor(
+    readonly game: Game<S>,
+    readonly evaluator: Evaluator<S>,
+    numTrees: number,
+    config: Partial<SearchConfig> = {},
+  ) {
+    this.config = { ...defaultSearchConfig, ...config };
+    const c = this.config;
+    if (!(numTrees >= 1)) throw new RangeError('BatchedMcts: numTrees must be >= 1');
+    if (!(c.simulations >= 1)) throw new RangeError('BatchedMcts: simulations must be >= 1');
+    if (!(c.leavesPerTree >= 1)) throw new RangeError('BatchedMcts: leavesPerTree must be >= 1');
+    this.numTrees = numTrees;
+    this.P = game.numPlayers;
+    this.A = game.masker.actionSize;
+    this.cap = Math.max(2, c.nodeCapacity);
+    this.rng = new Rng(c.seed);
+    const total = numTrees * this.cap;
+    this.parent = new Int32Array(total);
+    this.actionOf = new Int32Array(total);
+    this.firstChild = new Int32Array(total);
+    this.childCount = new Int32Array(total);
+    this.visits = new Int32Array(total);
+    this.pendingVisits = new Int32Array(total);
+    this.prior = new Float32Array(total);
+    this.toPlay = new Int8Array(total);
+    this.flags = new Uint8Array(total);
+    this.valueSum = new Float32Array(total * this.P);
+    this.terminalValue = new Float32Array(total * this.P);
+    this.states = new Array<S | undefined>(total).fill(undefined);
+    this.nextFree = new Int32Array(numTrees);
+    this.hasRoot = new Uint8Array(numTrees);
+    this.rootNoised = new Uint8Array(numTrees);
+    this.maxBatch = numTrees * c.leavesPerTree;
+    this.leafNode = new Int32Array(this.maxBatch);
+    this.batchStates = new Array<S>(this.maxBatch);
+    this.batch = {
+      count: 0,
+      actionSize: this.A,
+      numSeats: this.P,
+      states: this.batchStates,
+      perspectives: new Int32Array(this.maxBatch),
+      inputs: new Float32Array(evaluator.needsInputs ? this.maxBatch * game.encoder.size : 0),
+      masks: new Uint8Array(this.maxBatch * this.A),
+      policyLogits: new Float32Array(this.maxBatch * this.A),
+      values: new Float32Array(this.maxBatch * this.P),
+    };
+    this.noise = new Float64Array(this.A);
+    this.oldOf = new Int32Array(this.cap);
+    this.newOf = new Int32Array(this.cap).fill(-1);
+    this.valueScratch = new Float32Array(this.P);
+  }
+
+  /** Average positions per evaluator call so far. */
+  get averageBatchSize(): number {
+    return this.stats.evaluatorCalls ? this.stats.evaluations / this.stats.evaluatorCalls : 0;
+  }
+
+  /** Starts tree `tree` afresh at a copy of `state`. */
+  setRoot(tree: number, state: S): void {
+    const base = tree * this.cap;
+    for (let n = base, end = base + this.nextFree[tree]; n < end; n++) this.states[n] = undefined;
+    this.initNode(base, -1, -1, 0);
+    this.states[base] = this.game.clone(state);
+    this.markStateKnown(base);
+    this.nextFree[tree] = 1;
+    this.hasRoot[tree] = 1;
+    this.rootNoised[tree] = 0;
+  }
+
+  /** Removes tree `tree` from the search (e.g. its game ended). */
+  clearTree(tree: number): void {
+    const base = tree * this.cap;
+    for (let n = base, end = base + this.nextFree[tree]; n < end; n++) this.states[n] = undefined;
+    this.nextFree[tree] = 0;
+    this.hasRoot[tree] = 0;
+  }
+
+  hasTree(tree: number): boolean {
+    return this.hasRoot[tree] === 1;
+  }
+
+  /**
+   * Moves tree `tree`'s root along `action`, keeping the searched subtree below it when the game has
+   * no chance (with chance the tree's sampled outcome may differ from the real one, so it restarts
+   * from `nextState`).
+   */
+  advance(tree: number, action: number, nextState: S): void {
+    const base = tree * this.cap;
+    const child = this.game.traits.chance ? -1 : this.findChild(base, action);
+    if (child < 0 || this.states[child] === undefined) {
+      this.setRoot(tree, nextState);
+      return;
+    }
+    this.compactSubtree(tree, child);
+  }
+
+  /** Runs `simulations` new simulations in every tree that has a non-terminal root. */
+  async search(): Promise<void> {
+    const { cap, numTrees } = this;
+    const sims = this.config.simulations;
+    const remaining = new Int32Array(numTrees);
+    for (let t = 0; t < numTrees; t++) {
+      const root = t * cap;
+      if (!this.hasRoot[t] || this.flags[root] & FLAG_TERMINAL) continue;
+      remaining[t] = sims;
+      if (this.flags[root] & FLAG_EXPANDED) this.applyRootNoise(t);
+    }
+    for (;;) {
+      let any = false;
+      this.batch.count = 0;
+      for (let t = 0; t < numTrees; t++) {
+        if (remaining[t] <= 0) continue;
+        any = true;
+        remaining[t] -= this.collectLeaves(t, Math.min(this.config.leavesPerTree, remaining[t]));
+      }
+      if (!any) break;
+      if (this.batch.count > 0) await this.evaluateBatch();
+    }
+  }
+
+  /** Visit counts of the root's children, written into `out[0..actionSize)` (zeros elsewhere). */
+  visitCounts(tree: number, out: Float32Array): Float32Array {
+    out.fill(0, 0, this.A);
+    const root = tree * this.cap;
+    const first = this.firstChild[root];
+    for (let k = 0; k < this.childCount[root]; k++) out[this.actionOf[first + k]] = this.visits[first + k];
+    return out;
+  }
+
+  /** Mean value per seat at the root (absolute seat order). */
+  rootValue(tree: number, out: Float32Array = new Float32Array(this.P)): Float32Array {
+    const root = tree * this.cap;
+    const n = Math.max(1, this.visits[root]);
+    for (let j = 0; j < this.P; j++) out[j] = this.valueSum[root * this.P + j] / n;
+    return out;
+  }
+
+  rootVisits(tree: number): number {
+    return this.visits[tree * this.cap];
+  }
+
+  /** Nodes in use in tree `tree`. */
+  treeSize(tree: number): number {
+    return this.nextFree[tree];
+  }
+
+  // ---- internals -------------------------------------------------------------------------------
+
+  private initNode(n: number, parent: number, action: number, prior: number): void {
+    this.parent[n] = parent;
+    this.actionOf[n] = action;
+    this.firstChild[n] = -1;
+    this.childCount[n] = 0;
+    this.visits[n] = 0;
+    this.pendingVisits[n] = 0;
+    this.prior[n] = prior;
+    this.toPlay[n] = -1;
+    this.flags[n] = 0;
+    this.valueSum.fill(0, n * this.P, (n + 1) * this.P);
+  }
+
+  /** Records whose turn it is at node `n` and whether it is terminal, from its state. */
+  private markStateKnown(n: number): void {
+    const state = this.states[n] as S;
+    if (this.game.isTerminal(state)) {
+      this.flags[n] |= FLAG_TERMINAL;
+      this.toPlay[n] = -1;
+      this.terminalValue.set(this.game.returns(state).subarray(0, this.P), n * this.P);
+    } else {
+      this.toPlay[n] = this.game.currentPlayer(state);
+    }
+  }
+
+  private findChild(node: number, action: number): number {
+    const first = this.firstChild[node];
+    for (let k = 0; k < this.childCount[node]; k++) if (this.actionOf[first + k] === action) return first + k;
+    return -1;
+  }
+
+  /** PUCT child choice at expanded node `n`, for the seat to move there. */
+  private selectChild(n: number): number {
+    const P = this.P;
+    const seat = this.toPlay[n];
+    const { cPuct, virtualLoss, fpuReduction } = this.config;
+    const parentN = this.visits[n] + this.pendingVisits[n];
+    const sqrtN = Math.sqrt(Math.max(1, parentN));
+    const parentQ = this.visits[n] > 0 ? this.valueSum[n * P + seat] / this.visits[n] : 0;
+    const fpu = parentQ - fpuReduction;
+    const first = this.firstChild[n];
+    const end = first + this.childCount[n];
+    let best = first;
+    let bestScore = -Infinity;
+    for (let c = first; c < end; c++) {
+      const nc = this.visits[c] + this.pendingVisits[c];
+      const q = nc > 0 ? (this.valueSum[c * P + seat] - virtualLoss * this.pendingVisits[c]) / nc : fpu;
+      const score = q + (cPuct * this.prior[c] * sqrtN) / (1 + nc);
+      if (score > bestScore) {
+        bestScore = score;
+        best = c;
+      }
+    }
+    return best;
+  }
+
+  /**
+   * Selects up to `wanted` leaves in tree `t`, queueing non-terminal ones for evaluation and backing up
+   * terminal ones at once. Returns the simulations it accounted for (queued + terminal). Stops early
+   * on a collision (the path led to a leaf already queued): further picks would likely repeat it.
+   */
+  private collectLeaves(t: number, wanted: number): number {
+    const root = t * this.cap;
+    let done = 0;
+    while (done < wanted) {
+      let n = root;
+      while ((this.flags[n] & (FLAG_EXPANDED | FLAG_TERMINAL)) === FLAG_EXPANDED) n = this.selectChild(n);
+      if (this.states[n] === undefined) {
+        const parentState = this.states[this.parent[n]] as S;
+        const state = this.game.clone(parentState);
+        this.game.applyAction(state, this.actionOf[n], this.rng);
+        this.states[n] = state;
+        this.markStateKnown(n);
+      }
+      if (this.flags[n] & FLAG_TERMINAL) {
+        this.backup(n, this.terminalValue, n * this.P, false);
+        done++;
+        continue;
+      }
+      if (this.flags[n] & FLAG_PENDING) {
+        this.stats.collisions++;
+        break;
+      }
+      this.flags[n] |= FLAG_PENDING;
+      this.addPendingVisit(n);
+      const i = this.batch.count++;
+      this.leafNode[i] = n;
+      this.batchStates[i] = this.states[n] as S;
+      this.batch.perspectives[i] = this.toPlay[n];
+      done++;
+    }
+    return done;
+  }
+
+  private addPendingVisit(leaf: number): void {
+    for (let n = leaf; n >= 0; n = this.parent[n]) this.pendingVisits[n]++;
+  }
+
+  /** Adds `values[offset..offset+P)` along the path from `leaf` to its root; releases virtual loss when `pending`. */
+  private backup(leaf: number, values: Float32Array, offset: number, pending: boolean): void {
+    const P = this.P;
+    const v = this.valueScratch;
+    for (let j = 0; j < P; j++) v[j] = values[offset + j];
+    for (let n = leaf; n >= 0; n = this.parent[n]) {
+      this.visits[n]++;
+      if (pending) this.pendingVisits[n]--;
+      const b = n * P;
+      for (let j = 0; j < P; j++) this.valueSum[b + j] += v[j];
+    }
+    this.stats.simulations++;
+  }
+
+  private async evaluateBatch(): Promise<void> {
+    const { game, batch, A } = this;
+    const count = batch.count;
+    const encSize = game.encoder.size;
+    for (let i = 0; i < count; i++) {
+      const state = this.batchStates[i];
+      game.masker.fillMask(state, batch.masks, i * A);
+      if (this.evaluator.needsInputs) game.encoder.encode(state, batch.perspectives[i], batch.inputs, i * encSize);
+    }
+    await this.evaluator.evaluate(batch);
+    this.stats.evaluations += count;
+    this.stats.evaluatorCalls++;
+    for (let i = 0; i < count; i++) {
+      const leaf = this.leafNode[i];
+      this.flags[leaf] &= ~FLAG_PENDING;
+      this.expand(leaf, i);
+      this.backup(leaf, batch.values, i * this.P, true);
+      this.batchStates[i] = undefined as unknown as S;
+    }
+  }
+
+  /** Creates the children of `leaf` with priors from the masked softmax of batch entry `i`'s logits. */
+  private expand(leaf: number, i: number): void {
+    const { A, batch } = this;
+    const t = Math.floor(leaf / this.cap);
+    const maskBase = i * A;
+    let legal = 0;
+    let maxLogit = -Infinity;
+    for (let a = 0; a < A; a++) {
+      if (batch.masks[maskBase + a]) {
+        legal++;
+        const l = batch.policyLogits[maskBase + a];
+        if (l > maxLogit) maxLogit = l;
+      }
+    }
+    if (legal === 0) throw new Error(`${this.game.traits.id}: non-terminal state with no legal action`);
+    if (this.nextFree[t] + legal > this.cap) {
+      this.stats.capacityHits++;
+      return;
+    }
+    const base = t * this.cap;
+    const first = base + this.nextFree[t];
+    this.nextFree[t] += legal;
+    let sum = 0;
+    let c = first;
+    for (let a = 0; a < A; a++) {
+      if (!batch.masks[maskBase + a]) continue;
+      const p = Math.exp(batch.policyLogits[maskBase + a] - maxLogit);
+      this.initNode(c, leaf, a, p);
+      this.states[c] = undefined;
+      sum += p;
+      c++;
+    }
+    for (c = first; c < first + legal; c++) this.prior[c] /= sum;
+    this.firstChild[leaf] = first;
+    this.childCount[leaf] = legal;
+    this.flags[leaf] |= FLAG_EXPANDED;
+    if (leaf === base) this.applyRootNoise(t);
+  }
+
+  private applyRootNoise(t: number): void {
+    const { dirichletAlpha, dirichletEpsilon } = this.config;
+    if (this.rootNoised[t] || dirichletAlpha <= 0 || dirichletEpsilon <= 0) return;
+    const root = t * this.cap;
+    const first = this.firstChild[root];
+    const n = this.childCount[root];
+    if (n <= 0) return;
+    this.rng.dirichlet(dirichletAlpha, this.noise, n);
+    for (let k = 0; k < n; k++) this.prior[first + k] = (1 - dirichletEpsilon) * this.prior[first + k] + dirichletEpsilon * this.noise[k];
+    this.rootNoised[t] = 1;
+  }
+
+  /**
+   * Makes `newRoot` (a node of tree `t`) the root, moving its subtree to the front of the tree's region
+   * in breadth-first order (children stay contiguous) and dropping everything else.
+   */
+  private compactSubtree(t: number, newRoot: number): void {
+    const base = t * this.cap;
+    const used = this.nextFree[t];
+    const { oldOf, newOf } = this;
+    // Breadth-first order of the kept subtree, in local indices.
+    oldOf[0] = newRoot - base;
+    let count = 1;
+    for (let i = 0; i < count; i++) {
+      const o = base + oldOf[i];
+      if (this.flags[o] & FLAG_EXPANDED) {
+        const first = this.firstChild[o] - base;
+        for (let k = 0; k < this.childCount[o]; k++) oldOf[count++] = first + k;
+      }
+    }
+    for (let i = 0; i < count; i++) newOf[oldOf[i]] = i;
+    // Permute every per-node array through a copy of the used region.
+    const P = this.P;
+    const permuteInt = (arr: Int32Array | Int8Array | Uint8Array | Float32Array): void => {
+      const copy = arr.slice(base, base + used);
+      for (let i = 0; i < count; i++) arr[base + i] = copy[oldOf[i]];
+    };
+    const permuteWide = (arr: Float32Array): void => {
+      const copy = arr.slice(base * P, (base + used) * P);
+      for (let i = 0; i < count; i++) for (let j = 0; j < P; j++) arr[(base + i) * P + j] = copy[oldOf[i] * P + j];
+    };
+    permuteInt(this.actionOf);
+    permuteInt(this.childCount);
+    permuteInt(this.visits);
+    permuteInt(this.pendingVisits);
+    permuteInt(this.prior);
+    permuteInt(this.toPlay);
+    permuteInt(this.flags);
+    permuteWide(this.valueSum);
+    permuteWide(this.terminalValue);
+    const parentCopy = this.parent.slice(base, base + used);
+    const firstCopy = this.firstChild.slice(base, base + used);
+    const statesCopy = this.states.slice(base, base + used);
+    for (let i = 0; i < count; i++) {
+      const o = oldOf[i];
+      this.parent[base + i] = i === 0 ? -1 : base + newOf[parentCopy[o] - base];
+      this.firstChild[base + i] = firstCopy[o] < 0 ? -1 : base + newOf[firstCopy[o] - base];
+      this.states[base + i] = statesCopy[o];
+    }
+    for (let i = count; i < used; i++) this.states[base + i] = undefined;
+    for (let i = 0; i < count; i++) newOf[oldOf[i]] = -1;
+    this.actionOf[base] = -1;
+    this.prior[base] = 0;
+    this.nextFree[t] = count;
+    this.rootNoised[t] = 0;
+  }
+}

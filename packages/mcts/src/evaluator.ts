@@ -1,0 +1,107 @@
+import type { Game, InferenceModel } from '@az/core';
+import { Rng } from '@az/core';
+
+/**
+ * The leaves of one search step, for one evaluator call. Buffers are owned by the search and reused
+ * between calls; an evaluator reads `count` entries and writes `policyLogits` and `values`.
+ */
+export interface LeafBatch<S> {
+  readonly count: number;
+  readonly actionSize: number;
+  readonly numSeats: number;
+  /** `states[i]` is leaf i (do not keep or mutate). */
+  readonly states: readonly S[];
+  /** Seat to move at leaf i; the encoding perspective. */
+  readonly perspectives: Int32Array;
+  /** `count * encoder.size` encoded inputs; only filled when the evaluator sets `needsInputs`. */
+  readonly inputs: Float32Array;
+  /** `count * actionSize` legal-action masks (1 legal). */
+  readonly masks: Uint8Array;
+  /** Out: `count * actionSize` policy logits (illegal entries are ignored). */
+  readonly policyLogits: Float32Array;
+  /** Out: `count * numSeats` values in [-1, 1], in absolute seat order. */
+  readonly values: Float32Array;
+}
+
+/** Scores leaves: a network, a uniform prior, random rollouts, or a test double. */
+export interface Evaluator<S> {
+  /** True when the search must encode the leaves into `inputs` before calling `evaluate`. */
+  readonly needsInputs: boolean;
+  evaluate(batch: LeafBatch<S>): Promise<void> | void;
+}
+
+/** Uniform prior and zero value: search guided only by terminal outcomes. */
+export class UniformEvaluator<S> implements Evaluator<S> {
+  readonly needsInputs = false;
+  evaluate(batch: LeafBatch<S>): void {
+    batch.policyLogits.fill(0, 0, batch.count * batch.actionSize);
+    batch.values.fill(0, 0, batch.count * batch.numSeats);
+  }
+}
+
+/** Uniform prior and the returns of one uniformly random playout (classic MCTS, no network). */
+export class RolloutEvaluator<S> implements Evaluator<S> {
+  readonly needsInputs = false;
+  private readonly rng: Rng;
+  private readonly mask: Uint8Array;
+
+  constructor(
+    private readonly game: Game<S>,
+    seed = 0,
+  ) {
+    this.rng = new Rng(seed);
+    this.mask = new Uint8Array(game.masker.actionSize);
+  }
+
+  evaluate(batch: LeafBatch<S>): void {
+    const { game, rng, mask } = this;
+    const P = batch.numSeats;
+    batch.policyLogits.fill(0, 0, batch.count * batch.actionSize);
+    for (let i = 0; i < batch.count; i++) {
+      const state = game.clone(batch.states[i]);
+      while (!game.isTerminal(state)) {
+        const n = game.masker.fillMask(state, mask, 0);
+        let k = rng.int(n);
+        let action = 0;
+        for (let a = 0; a < mask.length; a++) {
+          if (mask[a] && k-- === 0) {
+            action = a;
+            break;
+          }
+        }
+        game.applyAction(state, action, rng);
+      }
+      batch.values.set(game.returns(state).subarray(0, P), i * P);
+    }
+  }
+}
+
+/**
+ * A network behind the `InferenceModel` interface. The network's values are relative to the encoded
+ * perspective (index 0 = perspective seat); this rotates them into absolute seat order.
+ */
+export class NetworkEvaluator<S> implements Evaluator<S> {
+  readonly needsInputs = true;
+  private relativeValues = new Float32Array(0);
+
+  constructor(readonly model: InferenceModel) {}
+
+  async evaluate(batch: LeafBatch<S>): Promise<void> {
+    const P = batch.numSeats;
+    if (this.model.config.numSeats !== P) {
+      throw new Error(`network predicts ${this.model.config.numSeats} seat values but the game has ${P} seats`);
+    }
+    if (this.model.config.actionSize !== batch.actionSize) {
+      throw new Error(`network has ${this.model.config.actionSize} policy outputs but the game has ${batch.actionSize} actions`);
+    }
+    if (this.relativeValues.length < batch.count * P) this.relativeValues = new Float32Array(batch.values.length);
+    const rel = this.relativeValues;
+    await this.model.predict(batch.inputs, batch.count, batch.policyLogits, rel);
+    const values = batch.values;
+    for (let i = 0; i < batch.count; i++) {
+      const persp = batch.perspectives[i];
+      const base = i * P;
+      for (let j = 0; j < P; j++) values[base + ((persp + j) % P)] = rel[base + j];
+    }
+  }
+}

@@ -1,0 +1,4 @@
+// The public surface of @az/game-tictactoe.
+export { ticTacToePlugin, registerTicTacToe } from './plugin.js';
+export type { TicTacToeState } from './rules.js';
+export { minimaxValue, optimalActions, reachablePositions, MinimaxAgent } from './oracle.js';

@@ -1,0 +1,28 @@
+import { GAME_CONTRACT_VERSION, defaultRegistry, type GamePlugin, type GameRegistry } from '@az/core';
+import { TICTACTOE_TRAITS, TicTacToeGame } from './game.js';
+import { MinimaxAgent } from './oracle.js';
+import type { TicTacToeState } from './rules.js';
+
+export const ticTacToePlugin: GamePlugin<TicTacToeState> = {
+  contractVersion: GAME_CONTRACT_VERSION,
+  traits: TICTACTOE_TRAITS,
+  configSchema: {},
+  create: (config) => new TicTacToeGame(config),
+  bots: {
+    minimax: (_game, seed) => new MinimaxAgent(seed),
+  },
+  training: {
+    network: { kind: 'mlp', hidden: [64, 64] },
+    simulations: 64,
+  },
+};
+
+/**
+ * Registers tic-tac-toe with `registry` (the process-wide default registry if omitted). Calling it
+ * again for a registry that already holds this plugin does nothing; a different plugin under the id
+ * 'tictactoe' is still refused by the registry.
+ */
+export function registerTicTacToe(registry: GameRegistry = defaultRegistry): void {
+  if (registry.has(TICTACTOE_TRAITS.id) && registry.resolve(TICTACTOE_TRAITS.id) === ticTacToePlugin) return;
+  registry.register(ticTacToePlugin);
+}

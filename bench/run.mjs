@@ -1,4 +1,4 @@
-// `npm run bench`: runs every benchmark script (packages/*/bench/*.bench.mjs, apps/*/bench/*.bench.mjs)
+// `npm run bench`: runs every benchmark script (bench/suites/*.bench.mjs, packages/*/bench/*.bench.mjs, apps/*/bench/*.bench.mjs)
 // one after another, or only those whose path contains one of the arguments.
 import { readdirSync, existsSync } from 'node:fs';
 import { join, dirname } from 'node:path';
@@ -8,6 +8,8 @@ import { spawnSync } from 'node:child_process';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const filters = process.argv.slice(2);
 const scripts = [];
+// Benchmarks that span packages (search + game + network + trainer) live in bench/suites.
+for (const f of readdirSync(join(root, 'bench', 'suites')).sort()) if (f.endsWith('.bench.mjs')) scripts.push(join(root, 'bench', 'suites', f));
 for (const group of ['packages', 'apps']) {
   for (const pkg of readdirSync(join(root, group))) {
     const dir = join(root, group, pkg, 'bench');

@@ -1,0 +1,143 @@
+import { mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { RandomAgent, Rng } from '@az/core';
+import { BatchedMcts, UniformEvaluator } from '@az/mcts';
+import { MinimaxAgent, ticTacToePlugin, type TicTacToeState } from '@az/game-tictactoe';
+import { playArena } from './arena.js';
+import { decodeGameRecord, encodeGameRecord, type GameRecord } from './game-record.js';
+import { ReplayBuffer } from './replay-buffer.js';
+import { SelfPlay } from './self-play.js';
+
+const game = ticTacToePlugin.create({});
+
+async function playGames(n: number, seed: number): Promise<{ records: GameRecord[]; averageBatch: number }> {
+  const engine = new BatchedMcts(game, new UniformEvaluator<TicTacToeState>(), 8, { simulations: 32, leavesPerTree: 4, seed });
+  const selfPlay = new SelfPlay(game, engine, { temperatureMoves: 2, seed });
+  const records: GameRecord[] = [];
+  const progress: number[] = [];
+  const stats = await selfPlay.play(n, (r) => records.push(r), (f) => progress.push(f));
+  expect(stats.games).toBe(n);
+  expect(progress).toEqual(Array.from({ length: n }, (_, i) => i + 1));
+  return { records, averageBatch: stats.averageBatch };
+}
+
+describe('SelfPlay', () => {
+  it('plays the requested games in parallel slots with consistent targets', async () => {
+    const { records, averageBatch } = await playGames(20, 1);
+    expect(records).toHaveLength(20);
+    expect(averageBatch).toBeGreaterThan(4); // 8 slots x 4 leaves: batches span games
+    for (const r of records) {
+      expect(r.length).toBeGreaterThanOrEqual(5);
+      expect(r.length).toBeLessThanOrEqual(9);
+      expect(r.inputs.length).toBe(r.length * game.encoder.size);
+      for (let i = 0; i < r.length; i++) {
+        let total = 0;
+        for (let k = r.policyOffsets[i]; k < r.policyOffsets[i + 1]; k++) total += r.policyProb[k];
+        expect(total).toBeCloseTo(1, 5);
+        // Zero-sum: "my" value is minus "their" value, and alternating movers see alternating signs.
+        expect(r.values[i * 2]).toBeCloseTo(-r.values[i * 2 + 1], 6);
+        if (i > 0) expect(r.values[i * 2]).toBeCloseTo(-r.values[(i - 1) * 2], 6);
+      }
+      // The last mover of a decisive game is the winner.
+      const last = r.length - 1;
+      if (r.returns[0] !== 0) expect(r.values[last * 2]).toBe(1);
+    }
+  });
+
+  it('is reproducible from its seed', async () => {
+    const a = await playGames(6, 7);
+    const b = await playGames(6, 7);
+    expect(a.records.map((r) => Array.from(r.policyIndex))).toEqual(b.records.map((r) => Array.from(r.policyIndex)));
+  });
+});
+
+describe('GameRecord binary form', () => {
+  it('round-trips and rejects corruption', async () => {
+    const { records } = await playGames(2, 3);
+    const bytes = encodeGameRecord(records[0]);
+    const back = decodeGameRecord(bytes);
+    expect(Array.from(back.inputs)).toEqual(Array.from(records[0].inputs));
+    expect(Array.from(back.policyProb)).toEqual(Array.from(records[0].policyProb));
+    expect(Array.from(back.values)).toEqual(Array.from(records[0].values));
+    expect(back.weightsVersion).toBe(records[0].weightsVersion);
+    expect(() => decodeGameRecord(bytes.subarray(0, bytes.length - 8))).toThrow(/truncated/);
+    const bad = bytes.slice();
+    bad[0] ^= 0xff;
+    expect(() => decodeGameRecord(bad)).toThrow(/magic/);
+  });
+});
+
+describe('ReplayBuffer', () => {
+  const shape = { inputSize: game.encoder.size, actionSize: 9, numSeats: 2, policyWidth: 9 };
+
+  it('wraps around at capacity and samples dense targets', async () => {
+    const { records } = await playGames(10, 4);
+    const buffer = new ReplayBuffer(30, shape);
+    for (const r of records) buffer.addGame(r);
+    const total = records.reduce((s, r) => s + r.length, 0);
+    expect(buffer.totalAdded).toBe(total);
+    expect(buffer.size).toBe(Math.min(30, total));
+    const inputs = new Float32Array(16 * shape.inputSize);
+    const policy = new Float32Array(16 * 9);
+    const values = new Float32Array(16 * 2);
+    buffer.sample(16, new Rng(1), inputs, policy, values);
+    for (let i = 0; i < 16; i++) {
+      const p = policy.subarray(i * 9, (i + 1) * 9).reduce((s, x) => s + x, 0);
+      expect(p).toBeCloseTo(1, 5);
+      expect(Math.abs(values[i * 2])).toBeLessThanOrEqual(1);
+    }
+  });
+
+  it('keeps the largest policy entries when narrower than the distribution', async () => {
+    const { records } = await playGames(1, 5);
+    const narrow = new ReplayBuffer(20, { ...shape, policyWidth: 2 });
+    narrow.addGame(records[0]);
+    const policy = new Float32Array(9);
+    narrow.sample(1, new Rng(0), new Float32Array(shape.inputSize), policy, new Float32Array(2));
+    expect(policy.filter((x) => x > 0).length).toBeLessThanOrEqual(2);
+    expect(policy.reduce((s, x) => s + x, 0)).toBeCloseTo(1, 5);
+  });
+
+  it('saves and loads exactly, and names a corrupt file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'az-replay-'));
+    try {
+      const { records } = await playGames(4, 6);
+      const buffer = new ReplayBuffer(100, shape);
+      for (const r of records) buffer.addGame(r);
+      const path = join(dir, 'replay.bin');
+      buffer.save(path);
+      const loaded = ReplayBuffer.load(path, shape);
+      expect(loaded.size).toBe(buffer.size);
+      const sampleOf = (b: ReplayBuffer): number[] => {
+        const inputs = new Float32Array(8 * shape.inputSize);
+        b.sample(8, new Rng(2), inputs, new Float32Array(8 * 9), new Float32Array(16));
+        return Array.from(inputs);
+      };
+      expect(sampleOf(loaded)).toEqual(sampleOf(buffer));
+      const bytes = readFileSync(path);
+      writeFileSync(path, bytes.subarray(0, bytes.length - 100));
+      expect(() => ReplayBuffer.load(path, shape)).toThrow(/truncated or corrupt/);
+      expect(() => ReplayBuffer.load(path, { ...shape, actionSize: 10 })).toThrow(/does not match/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('playArena', () => {
+  it('rotates seats and never lets minimax lose to random', async () => {
+    const result = await playArena(game, [new MinimaxAgent(1), new RandomAgent(game, 2)], 40, { seed: 3 });
+    expect(result.games).toBe(40);
+    expect(result.losses[0]).toBe(0);
+    expect(result.wins[0]).toBeGreaterThan(20);
+    expect(result.wins[0] + result.draws[0]).toBe(40);
+    expect(result.wins[1]).toBe(0);
+  });
+
+  it('minimax against itself always draws', async () => {
+    const result = await playArena(game, [new MinimaxAgent(1), new MinimaxAgent(2)], 20, { seed: 4 });
+    expect(Array.from(result.draws)).toEqual([20, 20]);
+  });
+});

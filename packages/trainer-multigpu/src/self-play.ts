@@ -1,0 +1,158 @@
+import type { Game } from '@az/core';
+import { Rng } from '@az/core';
+import { selectActionFromVisits, type SearchEngine } from '@az/mcts';
+import type { GameRecord } from './game-record.js';
+
+export interface SelfPlayOptions {
+  /** Moves (per game) played by sampling visit counts at temperature 1; after that, the most visited. */
+  readonly temperatureMoves: number;
+  readonly seed: number;
+  /** Weights version stamped on every record. */
+  readonly weightsVersion?: number;
+}
+
+export interface SelfPlayStats {
+  games: number;
+  positions: number;
+  evaluations: number;
+  seconds: number;
+  averageBatch: number;
+}
+
+/** Positions of one game in progress, grown as it is played. */
+class GameInProgress {
+  readonly inputs: number[] = [];
+  readonly perspectives: number[] = [];
+  readonly policyOffsets: number[] = [0];
+  readonly policyIndex: number[] = [];
+  readonly policyProb: number[] = [];
+  moves = 0;
+}
+
+/**
+ * Plays many games at once through one `SearchEngine` (one slot per game, all searched in
+ * lock-step, so every network call is a batch across games). When a game ends its slot starts the
+ * next one, so batches stay full until the last games finish.
+ */
+export class SelfPlay<S> {
+  private readonly rng: Rng;
+  private readonly counts: Float32Array;
+  private readonly encoded: Float32Array;
+  /** Stamped on every record; the multi-process trainer bumps it when new weights arrive. */
+  weightsVersion: number;
+
+  constructor(
+    readonly game: Game<S>,
+    readonly engine: SearchEngine<S>,
+    readonly options: SelfPlayOptions,
+  ) {
+    this.rng = new Rng(options.seed);
+    this.counts = new Float32Array(game.masker.actionSize);
+    this.encoded = new Float32Array(game.encoder.size);
+    this.weightsVersion = options.weightsVersion ?? 0;
+  }
+
+  /**
+   * Plays `numGames` games; `onGame` receives each finished game as it completes, `onProgress` the
+   * number finished so far. `shouldStop` is polled between moves (Ctrl-C): unfinished games are dropped.
+   */
+  async play(
+    numGames: number,
+    onGame: (record: GameRecord) => void,
+    onProgress?: (finished: number) => void,
+    shouldStop?: () => boolean,
+  ): Promise<SelfPlayStats> {
+    const { game, engine } = this;
+    const slots = engine.numTrees;
+    const states: (S | null)[] = new Array<S | null>(slots).fill(null);
+    const progress: (GameInProgress | null)[] = new Array<GameInProgress | null>(slots).fill(null);
+    const evalBefore = engine.stats.evaluations;
+    const callsBefore = engine.stats.evaluatorCalls;
+    const start = performance.now();
+    let started = 0;
+    let finished = 0;
+    let positions = 0;
+
+    const startGame = (slot: number): void => {
+      if (started >= numGames) {
+        states[slot] = null;
+        progress[slot] = null;
+        engine.clearTree(slot);
+        return;
+      }
+      started++;
+      const state = game.initialState(this.rng);
+      states[slot] = state;
+      progress[slot] = new GameInProgress();
+      engine.setRoot(slot, state);
+    };
+    for (let s = 0; s < slots; s++) startGame(s);
+
+    while (finished < numGames && !shouldStop?.()) {
+      await engine.search();
+      for (let slot = 0; slot < slots; slot++) {
+        const state = states[slot];
+        const rec = progress[slot];
+        if (state === null || rec === null) continue;
+        const player = game.currentPlayer(state);
+        engine.visitCounts(slot, this.counts);
+        this.recordPosition(rec, state, player);
+        const temperature = rec.moves < this.options.temperatureMoves ? 1 : 0;
+        const action = selectActionFromVisits(this.counts, temperature, this.rng);
+        game.applyAction(state, action, this.rng);
+        rec.moves++;
+        positions++;
+        if (game.isTerminal(state)) {
+          onGame(this.finishRecord(rec, game.returns(state)));
+          finished++;
+          onProgress?.(finished);
+          startGame(slot);
+        } else if (rec.moves > game.maxGameLength) {
+          throw new Error(`${game.traits.id}: a game exceeded its declared maximum length of ${game.maxGameLength} actions`);
+        } else {
+          engine.advance(slot, action, state);
+        }
+      }
+    }
+    const evaluations = engine.stats.evaluations - evalBefore;
+    const calls = engine.stats.evaluatorCalls - callsBefore;
+    return { games: finished, positions, evaluations, seconds: (performance.now() - start) / 1000, averageBatch: calls ? evaluations / calls : 0 };
+  }
+
+  private recordPosition(rec: GameInProgress, state: S, player: number): void {
+    this.game.encoder.encode(state, player, this.encoded, 0);
+    for (let i = 0; i < this.encoded.length; i++) rec.inputs.push(this.encoded[i]);
+    rec.perspectives.push(player);
+    let total = 0;
+    for (let a = 0; a < this.counts.length; a++) total += this.counts[a];
+    for (let a = 0; a < this.counts.length; a++) {
+      if (this.counts[a] > 0) {
+        rec.policyIndex.push(a);
+        rec.policyProb.push(this.counts[a] / total);
+      }
+    }
+    rec.policyOffsets.push(rec.policyIndex.length);
+  }
+
+  private finishRecord(rec: GameInProgress, returns: Float32Array): GameRecord {
+    const P = this.game.numPlayers;
+    const length = rec.perspectives.length;
+    const values = new Float32Array(length * P);
+    for (let i = 0; i < length; i++) {
+      const persp = rec.perspectives[i];
+      for (let j = 0; j < P; j++) values[i * P + j] = returns[(persp + j) % P];
+    }
+    return {
+      length,
+      inputSize: this.game.encoder.size,
+      numSeats: P,
+      inputs: Float32Array.from(rec.inputs),
+      policyOffsets: Int32Array.from(rec.policyOffsets),
+      policyIndex: Int32Array.from(rec.policyIndex),
+      policyProb: Float32Array.from(rec.policyProb),
+      values,
+      returns: Float32Array.from(returns.subarray(0, P)),
+      weightsVersion: this.weightsVersion,
+    };
+  }
+}

@@ -115,6 +115,15 @@ export interface TrainingHints {
 /** A baseline player a game offers by name (random is built in everywhere). */
 export type BotFactory<S> = (game: Game<S>, seed: number) => Agent<S>;
 
+/** A game's own verdict on an agent (e.g. tic-tac-toe measures it against the exact oracle). */
+export interface AgentAssessment {
+  /** One line for the terminal, e.g. "optimal moves 4,520/4,520 (100.0%), 0 losses vs minimax". */
+  readonly summary: string;
+  readonly metrics: Readonly<Record<string, number>>;
+  /** Whether the agent meets the game's own bar (perfect play, ...), when it has one. */
+  readonly passed?: boolean;
+}
+
 /** What a game package exports and registers. */
 export interface GamePlugin<S = unknown> {
   /** The `GAME_CONTRACT_VERSION` the plugin was built against. */
@@ -129,4 +138,6 @@ export interface GamePlugin<S = unknown> {
   create(config: ResolvedConfig): Game<S>;
   readonly bots?: Readonly<Record<string, BotFactory<S>>>;
   readonly training?: TrainingHints;
+  /** Optional exact or reference assessment of an agent; the trainer reports it after training. */
+  assessAgent?(game: Game<S>, agent: Agent<S>): Promise<AgentAssessment>;
 }

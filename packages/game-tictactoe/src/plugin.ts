@@ -1,6 +1,7 @@
 import { GAME_CONTRACT_VERSION, defaultRegistry, type GamePlugin, type GameRegistry } from '@az/core';
 import { TICTACTOE_TRAITS, TicTacToeGame } from './game.js';
 import { MinimaxAgent } from './oracle.js';
+import { assessTicTacToeAgent } from './perfect-play.js';
 import type { TicTacToeState } from './rules.js';
 
 export const ticTacToePlugin: GamePlugin<TicTacToeState> = {
@@ -15,6 +16,7 @@ export const ticTacToePlugin: GamePlugin<TicTacToeState> = {
     network: { kind: 'mlp', hidden: [64, 64] },
     simulations: 64,
   },
+  assessAgent: (_game, agent) => assessTicTacToeAgent(agent),
 };
 
 /**

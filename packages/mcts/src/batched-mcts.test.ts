@@ -162,7 +162,7 @@ describe('NetworkEvaluator', () => {
 
 describe('MctsAgent and action selection', () => {
   it('plays the winning move for many states in one batched call', async () => {
-    const agent = new MctsAgent(ttt, new UniformEvaluator<TttState>(), { maxBatchTrees: 4, search: { simulations: 200 } });
+    const agent = MctsAgent.create(ttt, new UniformEvaluator<TttState>(), { maxBatchTrees: 4, search: { simulations: 200 } });
     const states = [tttFromString('XX.OO....', 0), tttFromString('OO.XX.X..', 1), tttFromString('X...O.O.X', 0)];
     expect(Array.from(await agent.act(states))).toEqual([2, 2, 2]);
   });

@@ -49,6 +49,28 @@ export interface SearchStats {
   capacityHits: number;
 }
 
+/**
+ * Search over many roots at once, one slot per game (or per determinized world) being played.
+ * `BatchedMcts` implements it for perfect information; @az/imperfect-info's determinized search
+ * implements it over several worlds per slot. Self-play, agents and arenas only use this.
+ */
+export interface SearchEngine<S> {
+  readonly numTrees: number;
+  readonly stats: SearchStats;
+  readonly averageBatchSize: number;
+  setRoot(slot: number, state: S): void;
+  clearTree(slot: number): void;
+  hasTree(slot: number): boolean;
+  /** The real game moved on by `action` to `nextState`; keep what can be kept. */
+  advance(slot: number, action: number, nextState: S): void;
+  /** Runs the configured simulations for every slot with a live root. */
+  search(): Promise<void>;
+  /** Root visit counts per action (zeros for unvisited or illegal actions). */
+  visitCounts(slot: number, out: Float32Array): Float32Array;
+  /** Mean root value per seat, absolute seat order. */
+  rootValue(slot: number, out?: Float32Array): Float32Array;
+}
+
 const FLAG_EXPANDED = 1;
 const FLAG_TERMINAL = 2;
 const FLAG_PENDING = 4;
@@ -62,7 +84,7 @@ const FLAG_PENDING = 4;
  * Node `n` of tree `t` lives at index `t * nodeCapacity + n`; node 0 of a tree's region is its root.
  * Children of a node are contiguous (`firstChild .. firstChild + childCount`). Values are per seat.
  */
-export class BatchedMcts<S> {
+export class BatchedMcts<S> implements SearchEngine<S> {
   readonly numTrees: number;
   readonly config: SearchConfig;
   readonly stats: SearchStats = { evaluations: 0, evaluatorCalls: 0, simulations: 0, collisions: 0, capacityHits: 0 };

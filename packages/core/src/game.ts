@@ -138,6 +138,11 @@ export interface GamePlugin<S = unknown> {
   create(config: ResolvedConfig): Game<S>;
   readonly bots?: Readonly<Record<string, BotFactory<S>>>;
   readonly training?: TrainingHints;
+  /**
+   * Per-seat statistics of a finished game for `az eval` (e.g. Blob: score per round, bid accuracy).
+   * The arena reports the mean of each with a confidence interval, per agent.
+   */
+  outcomeMetrics?(game: Game<S>, finalState: S, seat: number): Readonly<Record<string, number>>;
   /** Optional exact or reference assessment of an agent; the trainer reports it after training. */
   assessAgent?(game: Game<S>, agent: Agent<S>): Promise<AgentAssessment>;
 }

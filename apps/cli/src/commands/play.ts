@@ -1,0 +1,161 @@
+import { createInterface } from 'node:readline';
+import { parseConfigAssignments, resolveGame, Rng, type Agent, type Game, type GamePlugin } from '@az/core';
+import { defaultPlaySimulations } from '@az/trainer-multigpu';
+import { agentNames, gameFor, loadModel, makeAgent, type LoadedModel } from '../agents.js';
+import { helpText, parseFlags, UsageError } from '../args.js';
+
+export const playSpec = {
+  name: 'play',
+  summary: 'Play a game in the terminal against trained agents (or search/bots when there is no model).',
+  usage: 'az play --game ID [--model DIR] [--seat N] [options]',
+  flags: {
+    game: { type: 'string', description: 'game to play (see az games)', placeholder: 'ID' },
+    model: { type: 'string', description: 'trained model (run or checkpoint directory) for the other seats', placeholder: 'DIR' },
+    opponent: { type: 'string', description: "agent for the other seats when there is no model: random, mcts, or a game bot (default: the game's first bot for hidden-information games, else mcts)", placeholder: 'NAME' },
+    seat: { type: 'int', min: 0, default: 0, description: 'your seat (0 moves first)' },
+    color: { type: 'enum', values: ['white', 'black'], description: 'chess: your colour (white = seat 0)' },
+    players: { type: 'int', min: 1, description: "number of players, for games that have a 'players' setting" },
+    fen: { type: 'string', description: "start position, for games that have a 'fen' setting (chess)", placeholder: 'FEN' },
+    config: { type: 'string', description: 'game settings, key=value[,key=value...]', placeholder: 'K=V,...' },
+    sims: { type: 'int', min: 1, description: "search simulations per move for the computer (default: the game's training setting, at least 100)" },
+    seed: { type: 'int', min: 0, default: 0, description: 'random seed for deals and agents' },
+  },
+  examples: ['az play --game tictactoe', 'az play --game tictactoe --model runs/tictactoe --seat 1', 'az play --game blob --players 4', 'az play --game chess --color black --model runs/chess'],
+} as const;
+
+/** Settings that are sugar for a game config field; refused for games without that field. */
+export function gameConfigFromFlags(plugin: GamePlugin, configText: string | undefined, sugar: Record<string, string | number | undefined>, command: string): Record<string, unknown> {
+  const raw: Record<string, unknown> = configText ? parseConfigAssignments(configText) : {};
+  for (const [field, value] of Object.entries(sugar)) {
+    if (value === undefined) continue;
+    if (!(field in plugin.configSchema)) throw new UsageError(`az ${command}: --${field} does not apply to ${plugin.traits.id} (it has no '${field}' setting)`);
+    raw[field] = value;
+  }
+  return raw;
+}
+
+
+/** Lines from stdin one at a time (works for a TTY and for piped input); null at end of input. */
+class LineReader {
+  private readonly rl = createInterface({ input: process.stdin, terminal: false });
+  private readonly lines = this.rl[Symbol.asyncIterator]();
+
+  async ask(prompt: string): Promise<string | null> {
+    process.stdout.write(prompt);
+    const next = await this.lines.next();
+    if (next.done) {
+      process.stdout.write('\n');
+      return null;
+    }
+    return next.value;
+  }
+
+  close(): void {
+    this.rl.close();
+  }
+}
+
+function legalMoves<S>(game: Game<S>, state: S): string[] {
+  const mask = new Uint8Array(game.masker.actionSize);
+  game.masker.fillMask(state, mask, 0);
+  const out: string[] = [];
+  for (let a = 0; a < mask.length; a++) if (mask[a]) out.push(game.formatAction(state, a));
+  return out;
+}
+
+export async function playCommand(argv: readonly string[]): Promise<number> {
+  const { flags } = parseFlags(playSpec, argv);
+  if (flags.help) {
+    console.log(helpText(playSpec));
+    return 0;
+  }
+  if (!flags.game) throw new UsageError('az play: --game is required (see az games)');
+  const plugin = resolveGame(flags.game);
+  const rawConfig = gameConfigFromFlags(plugin, flags.config, { players: flags.players, fen: flags.fen }, 'play');
+  const models = new Map<string, LoadedModel>();
+  let model: LoadedModel | undefined;
+  if (flags.model) {
+    model = await loadModel(plugin, flags.model);
+    models.set(flags.model, model);
+  }
+  const game = gameFor(plugin, rawConfig, model);
+  let humanSeat = flags.seat ?? 0;
+  if (flags.color) humanSeat = flags.color === 'white' ? 0 : 1;
+  if (humanSeat >= game.numPlayers) throw new UsageError(`az play: --seat must be below ${game.numPlayers} for this ${game.traits.id} game`);
+
+  const opponentSpec = flags.model ?? flags.opponent ?? (game.traits.information === 'imperfect' ? Object.keys(plugin.bots ?? {})[0] ?? 'random' : 'mcts');
+  if (flags.model && flags.opponent) throw new UsageError('az play: give --model or --opponent, not both');
+  if (!flags.model && flags.opponent && !agentNames(plugin).includes(flags.opponent)) {
+    throw new UsageError(`az play: unknown opponent '${flags.opponent}': use ${agentNames(plugin).join(', ')}, or --model DIR`);
+  }
+  const simulations = flags.sims ?? defaultPlaySimulations(plugin);
+  const seed = flags.seed ?? 0;
+  const opponent: Agent<unknown> = await makeAgent(opponentSpec, plugin, game, { simulations, seed, batchTrees: 1 }, models);
+
+  const rng = new Rng(seed);
+  let state = game.initialState(rng);
+  const history: unknown[] = [];
+  const reader = new LineReader();
+  console.log(`${plugin.traits.name}: you are seat ${humanSeat}; the other seats are ${opponent.name}${model ? ` (iteration ${model.manifest.iteration})` : ''}.`);
+  console.log(`Type a move, or: moves (list legal moves), undo, position, help, quit.`);
+  try {
+    while (!game.isTerminal(state)) {
+      const seat = game.currentPlayer(state);
+      if (seat !== humanSeat) {
+        const [action] = await opponent.act([state]);
+        const text = game.formatAction(state, action);
+        game.applyAction(state, action, rng);
+        console.log(`seat ${seat} (${opponent.name}) plays ${text}`);
+        continue;
+      }
+      console.log('\n' + game.render(state, humanSeat));
+      const line = await reader.ask(`your move (seat ${humanSeat}): `);
+      if (line === null) {
+        console.log('end of input: game abandoned.');
+        return 0;
+      }
+      const input = line.trim();
+      const lower = input.toLowerCase();
+      if (input === '') continue;
+      if (lower === 'quit' || lower === 'exit' || lower === 'resign') {
+        console.log('you resigned.');
+        return 0;
+      }
+      if (lower === 'help' || lower === '?') {
+        console.log('Type a move in the notation the board shows. Commands: moves, undo, position (the position as text, e.g. FEN), quit/resign.');
+        continue;
+      }
+      if (lower === 'moves') {
+        console.log(`legal moves: ${legalMoves(game, state).join(' ')}`);
+        continue;
+      }
+      if (lower === 'position' || lower === 'fen') {
+        console.log(game.hash(state));
+        continue;
+      }
+      if (lower === 'undo') {
+        const previous = history.pop();
+        if (previous === undefined) console.log('nothing to undo.');
+        else state = previous;
+        continue;
+      }
+      const parsed = game.parseAction(state, input);
+      if (!parsed.ok) {
+        console.log(`${parsed.error}\nlegal moves: ${legalMoves(game, state).join(' ')}`);
+        continue;
+      }
+      history.push(game.clone(state));
+      game.applyAction(state, parsed.action, rng);
+    }
+    console.log('\n' + game.render(state, humanSeat));
+    const returns = game.returns(state);
+    const mine = returns[humanSeat];
+    const best = Math.max(...Array.from(returns));
+    const verdict = mine === best && Array.from(returns).filter((r) => r === best).length === 1 ? 'you win' : mine === best ? 'a draw' : 'you lose';
+    console.log(`game over: ${verdict} (returns by seat: ${Array.from(returns).map((r) => r.toFixed(2)).join(', ')})`);
+    return 0;
+  } finally {
+    reader.close();
+    for (const m of models.values()) m.dispose();
+  }
+}

@@ -1,0 +1,78 @@
+#!/usr/bin/env node
+// The `az` command: train, play, eval and list games. Each command has --help; bad flags and values
+// exit with status 2 and a message naming them, other failures with status 1.
+import { readFileSync } from 'node:fs';
+import { BackendUnavailableError, CheckpointError, ConfigError, PluginError, defaultRegistry } from '@az/core';
+import { UsageError } from './args.js';
+import { discoverGamePlugins } from './plugins.js';
+import { evalCommand } from './commands/eval.js';
+import { gamesCommand } from './commands/games.js';
+import { playCommand } from './commands/play.js';
+import { trainCommand } from './commands/train.js';
+
+const commands: Record<string, { run: (argv: readonly string[]) => Promise<number>; summary: string }> = {
+  train: { run: trainCommand, summary: 'train an agent by self-play (az train --game tictactoe)' },
+  play: { run: playCommand, summary: 'play in the terminal against a model or a bot' },
+  eval: { run: evalCommand, summary: 'arena between two agents (models, bots, random, mcts)' },
+  games: { run: gamesCommand, summary: 'list the installed games' },
+};
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+function usage(): string {
+  const lines = ['az: AlphaZero for any game.', '', 'Usage: az <command> [options]', '', 'Commands:'];
+  for (const [name, c] of Object.entries(commands)) lines.push(`  ${name.padEnd(8)}${c.summary}`);
+  lines.push('', "Run 'az <command> --help' for a command's options.");
+  return lines.join('\n');
+}
+
+export async function main(argv: readonly string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    console.log(usage());
+    return name === undefined ? 2 : 0;
+  }
+  if (name === '--version' || name === '-v') {
+    console.log(version());
+    return 0;
+  }
+  const command = commands[name];
+  if (!command) {
+    console.error(`az: unknown command '${name}'\n\n${usage()}`);
+    return 2;
+  }
+  const discovery = await discoverGamePlugins(defaultRegistry);
+  for (const p of discovery.problems) console.error(`az: warning: game plugin ${p.packageName} failed to load: ${p.reason}`);
+  try {
+    return await command.run(rest);
+  } catch (err) {
+    if (err instanceof UsageError || err instanceof ConfigError) {
+      console.error(`${err.message}\n(see az ${name} --help)`);
+      return 2;
+    }
+    if (err instanceof PluginError || err instanceof CheckpointError || err instanceof BackendUnavailableError) {
+      console.error(`az ${name}: ${err.message}`);
+      return 1;
+    }
+    if (err instanceof RangeError && /must be/.test(err.message)) {
+      console.error(`az ${name}: ${err.message}`);
+      return 2;
+    }
+    console.error(`az ${name}: ${err instanceof Error ? err.message : String(err)}`);
+    if (process.env.AZ_DEBUG && err instanceof Error) console.error(err.stack);
+    return 1;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    console.error(err);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,120 @@
+import type { BackendName, GamePlugin, NetworkSpec } from '@az/core';
+
+/** Everything a training run is configured by; `resolveTrainOptions` fills the defaults. */
+export interface TrainOptions {
+  readonly game: string;
+  /** Raw game config (validated by the game's schema). */
+  readonly gameConfig: Readonly<Record<string, unknown>>;
+  readonly iterations: number;
+  readonly gamesPerIteration: number;
+  /** Games played at once per self-play process (slots of the batched search). */
+  readonly parallelGames: number;
+  readonly simulations: number;
+  /** Leaves per tree per network call. */
+  readonly leavesPerTree: number;
+  readonly cPuct: number;
+  readonly dirichletAlpha: number;
+  readonly dirichletEpsilon: number;
+  readonly temperatureMoves: number;
+  readonly trainingSteps: number;
+  readonly batchSize: number;
+  readonly learningRate: number;
+  readonly weightDecay: number;
+  readonly replayCapacity: number;
+  /** Arena games per opponent after each iteration (0 = none). */
+  readonly evalGames: number;
+  readonly evalSimulations: number;
+  readonly network: NetworkSpec;
+  readonly backend: BackendName;
+  readonly out: string;
+  readonly resume?: string;
+  readonly seed: number;
+}
+
+export type TrainOptionsInput = Partial<TrainOptions> & Pick<TrainOptions, 'game'>;
+
+/** Framework defaults where neither the user nor the game's hints say otherwise. */
+export const FRAMEWORK_TRAIN_DEFAULTS = {
+  iterations: 10,
+  gamesPerIteration: 128,
+  parallelGames: 64,
+  simulations: 64,
+  leavesPerTree: 8,
+  cPuct: 1.5,
+  dirichletAlpha: 0.3,
+  dirichletEpsilon: 0.25,
+  trainingSteps: 100,
+  batchSize: 256,
+  learningRate: 1e-3,
+  weightDecay: 1e-4,
+  replayCapacity: 50_000,
+  evalGames: 20,
+  backend: 'auto' as BackendName,
+  seed: 1,
+} as const;
+
+/** Merges user options over the game's training hints over the framework defaults. */
+export function resolveTrainOptions(input: TrainOptionsInput, plugin: GamePlugin): TrainOptions {
+  const hints = plugin.training ?? {};
+  const d = FRAMEWORK_TRAIN_DEFAULTS;
+  const maxLen = plugin.traits.maxGameLength;
+  const simulations = input.simulations ?? hints.simulations ?? d.simulations;
+  const network: NetworkSpec = input.network ?? hints.network ?? { kind: 'mlp', hidden: [128, 128] };
+  const options: TrainOptions = {
+    game: input.game,
+    gameConfig: input.gameConfig ?? {},
+    iterations: input.iterations ?? hints.iterations ?? d.iterations,
+    gamesPerIteration: input.gamesPerIteration ?? hints.gamesPerIteration ?? d.gamesPerIteration,
+    parallelGames: input.parallelGames ?? hints.parallelGames ?? d.parallelGames,
+    simulations,
+    leavesPerTree: input.leavesPerTree ?? d.leavesPerTree,
+    cPuct: input.cPuct ?? d.cPuct,
+    dirichletAlpha: input.dirichletAlpha ?? hints.dirichletAlpha ?? d.dirichletAlpha,
+    dirichletEpsilon: input.dirichletEpsilon ?? d.dirichletEpsilon,
+    temperatureMoves: input.temperatureMoves ?? hints.temperatureMoves ?? Math.min(30, Math.ceil(maxLen / 4)),
+    trainingSteps: input.trainingSteps ?? hints.trainingSteps ?? d.trainingSteps,
+    batchSize: input.batchSize ?? hints.batchSize ?? d.batchSize,
+    learningRate: input.learningRate ?? d.learningRate,
+    weightDecay: input.weightDecay ?? d.weightDecay,
+    replayCapacity: input.replayCapacity ?? hints.replayCapacity ?? d.replayCapacity,
+    evalGames: input.evalGames ?? d.evalGames,
+    evalSimulations: input.evalSimulations ?? simulations,
+    network,
+    backend: input.backend ?? d.backend,
+    out: input.out ?? input.resume ?? `runs/${input.game}`,
+    resume: input.resume,
+    seed: input.seed ?? d.seed,
+  };
+  checkTrainOptions(options);
+  return options;
+}
+
+/** Rejects impossible values with a message naming the option. */
+export function checkTrainOptions(o: TrainOptions): void {
+  const positiveInts: (keyof TrainOptions)[] = ['iterations', 'gamesPerIteration', 'parallelGames', 'simulations', 'leavesPerTree', 'trainingSteps', 'batchSize', 'replayCapacity', 'evalSimulations'];
+  for (const key of positiveInts) {
+    const v = o[key];
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) throw new RangeError(`${key} must be a positive integer, got ${String(v)}`);
+  }
+  const nonNegativeInts: (keyof TrainOptions)[] = ['evalGames', 'temperatureMoves', 'seed'];
+  for (const key of nonNegativeInts) {
+    const v = o[key];
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) throw new RangeError(`${key} must be a non-negative integer, got ${String(v)}`);
+  }
+  const positiveNumbers: (keyof TrainOptions)[] = ['cPuct', 'learningRate'];
+  for (const key of positiveNumbers) {
+    const v = o[key];
+    if (typeof v !== 'number' || !(v > 0)) throw new RangeError(`${key} must be a positive number, got ${String(v)}`);
+  }
+  if (!(o.dirichletEpsilon >= 0 && o.dirichletEpsilon <= 1)) throw new RangeError(`dirichletEpsilon must be in [0, 1], got ${o.dirichletEpsilon}`);
+  if (!(o.dirichletAlpha >= 0)) throw new RangeError(`dirichletAlpha must be >= 0, got ${o.dirichletAlpha}`);
+  if (!(o.weightDecay >= 0)) throw new RangeError(`weightDecay must be >= 0, got ${o.weightDecay}`);
+}
+
+/**
+ * Search strength of the computer in `az play` and `az eval`, and of the trainer's final assessment
+ * (so "plays perfectly" is measured with the settings a user plays against).
+ */
+export function defaultPlaySimulations(plugin: GamePlugin): number {
+  return Math.max(100, plugin.training?.simulations ?? 0);
+}

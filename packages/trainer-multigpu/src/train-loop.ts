@@ -1,0 +1,356 @@
+import { appendFileSync, existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import {
+  CheckpointError,
+  NetworkTrainer,
+  RandomAgent,
+  Rng,
+  TfjsInferenceModel,
+  buildModel,
+  defaultRegistry,
+  initBackend,
+  loadCheckpoint,
+  resolveGameConfig,
+  saveCheckpoint,
+  type Agent,
+  type AgentAssessment,
+  type CheckpointManifest,
+  type Game,
+  type GameRegistry,
+  type LayersModel,
+  type NetworkConfig,
+  type OptimizerState,
+} from '@az/core';
+import { MctsAgent, NetworkEvaluator, type SearchConfig } from '@az/mcts';
+import { playArena } from './arena.js';
+import { defaultPlaySimulations, resolveTrainOptions, type TrainOptions, type TrainOptionsInput } from './options.js';
+import { ReplayBuffer } from './replay-buffer.js';
+import { createSearchEngine } from './search-factory.js';
+import { SelfPlay } from './self-play.js';
+
+export type TrainPhase = 'self-play' | 'train' | 'eval' | 'assess';
+
+/** What a front end (the CLI's progress bars, a test) hears from a run. */
+export interface TrainerEvents {
+  phase?(phase: TrainPhase, total: number, iteration: number): void;
+  progress?(done: number): void;
+  iteration?(metrics: IterationMetrics): void;
+  log?(message: string): void;
+}
+
+export interface ArenaSummary {
+  readonly games: number;
+  readonly wins: number;
+  readonly draws: number;
+  readonly losses: number;
+  readonly meanReturn: number;
+}
+
+/** One line of metrics.jsonl. */
+export interface IterationMetrics {
+  readonly iteration: number;
+  readonly weightsVersion: number;
+  readonly time: string;
+  readonly seconds: { readonly selfPlay: number; readonly train: number; readonly eval: number; readonly total: number };
+  readonly selfPlay: {
+    readonly games: number;
+    readonly positions: number;
+    readonly evaluations: number;
+    readonly gamesPerSecond: number;
+    readonly evalsPerSecond: number;
+    readonly averageBatch: number;
+  };
+  readonly train: {
+    readonly steps: number;
+    readonly policyLoss: number;
+    readonly valueLoss: number;
+    readonly l2: number;
+    readonly total: number;
+    readonly positionsPerSecond: number;
+  };
+  readonly replay: { readonly size: number; readonly totalAdded: number };
+  /** Arena results of the current network (with search) against each opponent. */
+  readonly eval: Readonly<Record<string, ArenaSummary>>;
+}
+
+export interface TrainSummary {
+  readonly game: string;
+  readonly iterations: number;
+  readonly seconds: number;
+  readonly gamesPlayed: number;
+  readonly checkpointDir: string;
+  readonly metricsFile: string;
+  readonly lastMetrics?: IterationMetrics;
+  readonly assessment?: AgentAssessment;
+  /** True when the run stopped early on request (Ctrl-C); the checkpoint holds what was done. */
+  readonly interrupted: boolean;
+  readonly backend: string;
+}
+
+/** Where a run keeps its files. */
+export function runPaths(out: string): { checkpoint: string; replay: string; metrics: string; options: string } {
+  const dir = resolve(out);
+  return { checkpoint: join(dir, 'checkpoint'), replay: join(dir, 'replay.bin'), metrics: join(dir, 'metrics.jsonl'), options: join(dir, 'options.json') };
+}
+
+/** A run directory or a checkpoint directory: returns the checkpoint directory inside it. */
+export function findCheckpointDir(path: string): string {
+  const dir = resolve(path);
+  if (existsSync(join(dir, 'manifest.json'))) return dir;
+  const inner = join(dir, 'checkpoint');
+  if (existsSync(join(inner, 'manifest.json'))) return inner;
+  if (!existsSync(dir)) throw new CheckpointError(dir, `no checkpoint at ${dir}: the directory does not exist`);
+  throw new CheckpointError(dir, `no checkpoint at ${dir}: neither ${join(dir, 'manifest.json')} nor ${join(inner, 'manifest.json')} exists`);
+}
+
+interface TrainerState {
+  iteration: number;
+  weightsVersion: number;
+  gamesPlayed: number;
+  rngState: number[];
+}
+
+/** The search settings self-play and evaluation use, from the run's options. */
+export function searchConfigFrom(o: TrainOptions, seed: number, forEvaluation: boolean): Partial<SearchConfig> {
+  const simulations = forEvaluation ? o.evalSimulations : o.simulations;
+  return {
+    simulations,
+    leavesPerTree: o.leavesPerTree,
+    cPuct: o.cPuct,
+    dirichletAlpha: o.dirichletAlpha,
+    dirichletEpsilon: forEvaluation ? 0 : o.dirichletEpsilon,
+    nodeCapacity: nodeCapacityFor(simulations, o.leavesPerTree),
+    seed,
+  };
+}
+
+/** Enough nodes for `simulations` expansions plus reuse from the previous move, bounded for memory. */
+function nodeCapacityFor(simulations: number, leavesPerTree: number): number {
+  return Math.max(256, (simulations + leavesPerTree) * 48);
+}
+
+/**
+ * The single-device AlphaZero loop: self-play (all games of an iteration in lock-step) -> replay
+ * buffer -> training -> arena evaluation -> checkpoint, repeated; metrics appended to metrics.jsonl.
+ * `signal` stops the run between moves or steps and still writes a checkpoint (Ctrl-C).
+ */
+export async function runTraining(
+  input: TrainOptionsInput,
+  deps: { registry?: GameRegistry; events?: TrainerEvents; signal?: AbortSignal } = {},
+): Promise<TrainSummary> {
+  const registry = deps.registry ?? defaultRegistry;
+  const events = deps.events ?? {};
+  const log = (m: string): void => events.log?.(m);
+  const plugin = registry.resolve(input.game);
+
+  // Resuming: the checkpoint fixes the game config and network; the user's flags fix the rest.
+  let resumed: { model: LayersModel; manifest: CheckpointManifest; optimizerState?: OptimizerState } | null = null;
+  if (input.resume) {
+    const dir = findCheckpointDir(input.resume);
+    resumed = await loadCheckpoint(dir, { gameId: plugin.traits.id });
+  }
+  const options = resolveTrainOptions(
+    resumed ? { ...input, gameConfig: resumed.manifest.gameConfig, network: resumed.manifest.network.spec } : input,
+    plugin,
+  );
+  const backend = await initBackend(options.backend);
+  log(`backend: ${backend.name}${backend.skipped.length ? ` (skipped ${backend.skipped.map((s) => s.name).join(', ')})` : ''}`);
+  const gameConfig = resolveGameConfig(plugin, options.gameConfig);
+  const game = plugin.create(gameConfig);
+  if (resumed && resumed.manifest.encoderVersion !== game.encoder.version) {
+    throw new CheckpointError(input.resume ?? '', `checkpoint encoder ${resumed.manifest.encoderVersion} does not match the game's encoder ${game.encoder.version}`);
+  }
+  const networkConfig: NetworkConfig = {
+    spec: options.network,
+    inputShape: game.encoder.shape,
+    actionSize: game.masker.actionSize,
+    numSeats: game.numPlayers,
+  };
+  const paths = runPaths(options.out);
+  mkdirSync(resolve(options.out), { recursive: true });
+
+  const model = resumed ? resumed.model : buildModel(networkConfig, { seed: options.seed });
+  const trainer = new NetworkTrainer(model, networkConfig, { learningRate: options.learningRate, weightDecay: options.weightDecay });
+  if (resumed?.optimizerState) trainer.setOptimizerState(resumed.optimizerState);
+  const replayShape = { inputSize: game.encoder.size, actionSize: game.masker.actionSize, numSeats: game.numPlayers, policyWidth: 256 };
+  let replay: ReplayBuffer;
+  const state: TrainerState = { iteration: 0, weightsVersion: 0, gamesPlayed: 0, rngState: new Rng(options.seed).getState() };
+  if (resumed) {
+    const extra = resumed.manifest.extra as Partial<TrainerState> | undefined;
+    state.iteration = resumed.manifest.iteration;
+    state.weightsVersion = resumed.manifest.weightsVersion;
+    state.gamesPlayed = extra?.gamesPlayed ?? 0;
+    if (Array.isArray(extra?.rngState)) state.rngState = extra.rngState;
+    // The replay buffer sits beside the checkpoint directory, in the run directory.
+    const replayPath = join(findCheckpointDir(input.resume ?? ''), '..', 'replay.bin');
+    const found = existsSync(replayPath);
+    replay = found ? ReplayBuffer.load(replayPath, replayShape) : new ReplayBuffer(options.replayCapacity, replayShape);
+    log(`resumed from ${findCheckpointDir(input.resume ?? '')} at iteration ${state.iteration} (weights v${state.weightsVersion}, replay ${replay.size} positions${found ? '' : `: no ${replayPath}, starting empty`})`);
+  } else {
+    replay = new ReplayBuffer(options.replayCapacity, replayShape);
+  }
+  writeFileSync(paths.options, JSON.stringify({ ...options, gameConfig }, null, 2) + '\n');
+
+  const rng = new Rng(0);
+  rng.setState(state.rngState);
+  const inference = new TfjsInferenceModel(model, networkConfig, { ownsModel: false });
+  const evaluator = new NetworkEvaluator(inference);
+  const started = performance.now();
+  let lastMetrics: IterationMetrics | undefined;
+  let interrupted = false;
+  const stopped = (): boolean => deps.signal?.aborted === true;
+
+  const saveAll = async (): Promise<void> => {
+    state.rngState = rng.getState();
+    await saveCheckpoint(
+      paths.checkpoint,
+      model,
+      {
+        gameId: game.traits.id,
+        gameConfig,
+        encoderVersion: game.encoder.version,
+        iteration: state.iteration,
+        weightsVersion: state.weightsVersion,
+        network: networkConfig,
+        backend: backend.name,
+        extra: { gamesPlayed: state.gamesPlayed, rngState: state.rngState },
+      },
+      trainer.getOptimizerState(),
+    );
+    const tmp = `${paths.replay}.tmp`;
+    replay.save(tmp);
+    renameSync(tmp, paths.replay);
+  };
+
+  while (state.iteration < options.iterations && !stopped()) {
+    const iteration = state.iteration + 1;
+    const t0 = performance.now();
+
+    // Self-play with the current weights.
+    const engine = createSearchEngine(game, evaluator, Math.min(options.parallelGames, options.gamesPerIteration), searchConfigFrom(options, rng.nextUint32(), false));
+    const selfPlay = new SelfPlay(game, engine, { temperatureMoves: options.temperatureMoves, seed: rng.nextUint32(), weightsVersion: state.weightsVersion });
+    events.phase?.('self-play', options.gamesPerIteration, iteration);
+    const sp = await selfPlay.play(options.gamesPerIteration, (r) => replay.addGame(r), (n) => events.progress?.(n), stopped);
+    state.gamesPlayed += sp.games;
+    const t1 = performance.now();
+    if (stopped()) {
+      interrupted = true;
+      break;
+    }
+
+    // Training on uniformly sampled positions from the buffer.
+    events.phase?.('train', options.trainingSteps, iteration);
+    const B = options.batchSize;
+    const inputs = new Float32Array(B * replayShape.inputSize);
+    const policy = new Float32Array(B * replayShape.actionSize);
+    const values = new Float32Array(B * replayShape.numSeats);
+    const sums = { policyLoss: 0, valueLoss: 0, l2: 0, total: 0 };
+    let steps = 0;
+    for (; steps < options.trainingSteps && !stopped(); steps++) {
+      replay.sample(B, rng, inputs, policy, values);
+      const losses = trainer.trainBatch(inputs, policy, values, B);
+      sums.policyLoss += losses.policyLoss;
+      sums.valueLoss += losses.valueLoss;
+      sums.l2 += losses.l2;
+      sums.total += losses.total;
+      events.progress?.(steps + 1);
+    }
+    state.weightsVersion++;
+    state.iteration = iteration;
+    const t2 = performance.now();
+
+    // Evaluation: the new network with search against random and the game's own bots.
+    const evalResults: Record<string, ArenaSummary> = {};
+    if (options.evalGames > 0 && !stopped()) {
+      const opponents = evaluationOpponents(game, plugin.bots ?? {}, options.seed + iteration);
+      events.phase?.('eval', options.evalGames * opponents.length, iteration);
+      let doneBefore = 0;
+      for (const opponent of opponents) {
+        const me = makeSearchAgent(game, evaluator, options, options.seed + iteration);
+        const lineup = Array.from({ length: game.numPlayers }, (_, seat) => (seat === 0 ? me : opponent));
+        const result = await playArena(game, lineup, options.evalGames, { seed: options.seed * 7919 + iteration, onProgress: (n) => events.progress?.(doneBefore + n) });
+        doneBefore += options.evalGames;
+        evalResults[opponent.name] = {
+          games: result.games,
+          wins: result.wins[0],
+          draws: result.draws[0],
+          losses: result.losses[0],
+          meanReturn: result.totalReturn[0] / result.games,
+        };
+      }
+    }
+    const t3 = performance.now();
+    await saveAll();
+    const t4 = performance.now();
+
+    const metrics: IterationMetrics = {
+      iteration,
+      weightsVersion: state.weightsVersion,
+      time: new Date().toISOString(),
+      seconds: { selfPlay: (t1 - t0) / 1000, train: (t2 - t1) / 1000, eval: (t3 - t2) / 1000, total: (t4 - t0) / 1000 },
+      selfPlay: {
+        games: sp.games,
+        positions: sp.positions,
+        evaluations: sp.evaluations,
+        gamesPerSecond: sp.games / sp.seconds,
+        evalsPerSecond: sp.evaluations / sp.seconds,
+        averageBatch: sp.averageBatch,
+      },
+      train: {
+        steps,
+        policyLoss: steps ? sums.policyLoss / steps : 0,
+        valueLoss: steps ? sums.valueLoss / steps : 0,
+        l2: steps ? sums.l2 / steps : 0,
+        total: steps ? sums.total / steps : 0,
+        positionsPerSecond: (steps * B) / Math.max(1e-9, (t2 - t1) / 1000),
+      },
+      replay: { size: replay.size, totalAdded: replay.totalAdded },
+      eval: evalResults,
+    };
+    appendFileSync(paths.metrics, JSON.stringify(metrics) + '\n');
+    lastMetrics = metrics;
+    events.iteration?.(metrics);
+  }
+  if (stopped()) interrupted = true;
+  if (interrupted) {
+    await saveAll();
+    log(`interrupted: checkpoint written at iteration ${state.iteration} to ${paths.checkpoint}`);
+  }
+
+  let assessment: AgentAssessment | undefined;
+  if (!interrupted && plugin.assessAgent) {
+    events.phase?.('assess', 0, state.iteration);
+    const playSettings: TrainOptions = { ...options, evalSimulations: defaultPlaySimulations(plugin) };
+    assessment = await plugin.assessAgent(game, makeSearchAgent(game, evaluator, playSettings, options.seed));
+  }
+  trainer.dispose();
+  inference.dispose();
+  model.dispose();
+  return {
+    game: game.traits.id,
+    iterations: state.iteration,
+    seconds: (performance.now() - started) / 1000,
+    gamesPlayed: state.gamesPlayed,
+    checkpointDir: paths.checkpoint,
+    metricsFile: paths.metrics,
+    lastMetrics,
+    assessment,
+    interrupted,
+    backend: backend.name,
+  };
+}
+
+/** The network with the evaluation search settings, as a batched agent. */
+function makeSearchAgent<S>(game: Game<S>, evaluator: NetworkEvaluator<S>, o: TrainOptions, seed: number): Agent<S> {
+  const engine = createSearchEngine(game, evaluator, 64, searchConfigFrom(o, seed, true));
+  return new MctsAgent('az', engine, game.masker.actionSize, 0, seed);
+}
+
+function evaluationOpponents<S>(game: Game<S>, bots: Readonly<Record<string, (g: Game<S>, seed: number) => Agent<S>>>, seed: number): Agent<S>[] {
+  const out: Agent<S>[] = [new RandomAgent(game, seed)];
+  for (const [name, make] of Object.entries(bots)) {
+    const bot = make(game, seed);
+    out.push({ name, act: (states) => bot.act(states) });
+  }
+  return out;
+}

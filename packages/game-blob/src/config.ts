@@ -1,0 +1,128 @@
+import { ConfigError, type ConfigSchema, type ResolvedConfig } from '@az/core';
+import { DECK_SIZE } from './cards.js';
+
+export type TrumpRule = 'rotation' | 'turned-up';
+export type ScoringRule = 'blob' | 'oh-hell';
+export type RoundsRule = 'one' | 'game';
+
+/** Default largest hand when `maxHand` is left at 0 (auto): the largest C <= 7 with C * players <= 52. */
+export const DEFAULT_MAX_HAND_CAP = 7;
+
+export const blobConfigSchema: ConfigSchema = {
+  players: { type: 'int', default: 4, min: 3, max: 8, description: 'number of players, seated in a ring' },
+  maxHand: {
+    type: 'int',
+    default: 0,
+    min: 0,
+    max: 17,
+    description: 'largest hand C (cards dealt in the first and last rounds); 0 = auto: the largest C <= 7 with C * players <= 52',
+  },
+  trump: {
+    type: 'enum',
+    values: ['rotation', 'turned-up'],
+    default: 'rotation',
+    description: 'rotation: round index mod 5 -> spades, hearts, clubs, diamonds, no trump; turned-up: the first undealt card names trump',
+  },
+  scoring: {
+    type: 'enum',
+    values: ['blob', 'oh-hell'],
+    default: 'blob',
+    description: 'blob: 10 + bid for an exact bid, else 0; oh-hell: tricks taken + 10 for an exact bid',
+  },
+  missPenalty: { type: 'boolean', default: false, description: 'oh-hell scoring only: a missed bid also loses the difference' },
+  rounds: { type: 'enum', values: ['one', 'game'], default: 'game', description: 'one: a single round of roundCards cards; game: the whole sequence of rounds' },
+  roundCards: { type: 'int', default: 5, min: 1, max: 17, description: 'rounds=one only: cards dealt in that single round' },
+  firstDealer: { type: 'int', default: 0, min: 0, max: 7, description: 'seat that deals the first round (the deal then moves left)' },
+};
+
+/** The config as typed, validated rules. */
+export interface BlobRules {
+  readonly players: number;
+  /** Largest hand; also the largest bid, so the action space has bids 0..maxHand. */
+  readonly maxHand: number;
+  readonly trump: TrumpRule;
+  readonly scoring: ScoringRule;
+  readonly missPenalty: boolean;
+  readonly rounds: RoundsRule;
+  readonly roundCards: number;
+  readonly firstDealer: number;
+  /** Cards dealt in each round, in order. */
+  readonly schedule: readonly number[];
+}
+
+/** Largest C <= 7 with C * players <= 52. */
+export function defaultMaxHand(players: number): number {
+  return Math.min(DEFAULT_MAX_HAND_CAP, Math.floor(DECK_SIZE / players));
+}
+
+/**
+ * Cross-field checks and derived defaults (the plugin's `finalizeConfig`). Idempotent, so `create`
+ * can apply it again to a config that was only schema-validated.
+ */
+export function finalizeBlobConfig(config: ResolvedConfig): ResolvedConfig {
+  const players = config.players as number;
+  const rounds = config.rounds as RoundsRule;
+  const roundCards = config.roundCards as number;
+  let maxHand = config.maxHand as number;
+  if (maxHand === 0) maxHand = rounds === 'one' ? roundCards : defaultMaxHand(players);
+  // In a single round, roundCards is the root cause when it overflows the deck (maxHand may derive from it).
+  if (rounds === 'one' && roundCards * players > DECK_SIZE) {
+    throw new ConfigError(
+      'roundCards',
+      `game 'blob' config: roundCards ${roundCards} with ${players} players needs ${roundCards * players} cards, but the deck has ${DECK_SIZE}`,
+    );
+  }
+  if (maxHand * players > DECK_SIZE) {
+    throw new ConfigError(
+      'maxHand',
+      `game 'blob' config: maxHand ${maxHand} with ${players} players needs ${maxHand * players} cards, but the deck has ${DECK_SIZE} (use maxHand <= ${Math.floor(DECK_SIZE / players)})`,
+    );
+  }
+  if (rounds === 'one' && roundCards > maxHand) {
+    throw new ConfigError('roundCards', `game 'blob' config: roundCards ${roundCards} exceeds maxHand ${maxHand} (bids would not fit the action space)`);
+  }
+  if (config.missPenalty === true && config.scoring !== 'oh-hell') {
+    throw new ConfigError('missPenalty', `game 'blob' config: missPenalty applies only to scoring=oh-hell (scoring is ${String(config.scoring)})`);
+  }
+  const firstDealer = config.firstDealer as number;
+  if (firstDealer >= players) {
+    throw new ConfigError('firstDealer', `game 'blob' config: firstDealer ${firstDealer} is not a seat of ${players} players (0..${players - 1})`);
+  }
+  return { ...config, maxHand };
+}
+
+/** Cards per round: C, C-1, ..., 1, then `players` rounds of 1, then 2, ..., C. */
+export function roundSchedule(maxHand: number, players: number): number[] {
+  const schedule: number[] = [];
+  for (let c = maxHand; c >= 1; c--) schedule.push(c);
+  for (let i = 0; i < players; i++) schedule.push(1);
+  for (let c = 2; c <= maxHand; c++) schedule.push(c);
+  return schedule;
+}
+
+/** Typed rules from a finalized config. */
+export function blobRules(config: ResolvedConfig): BlobRules {
+  const finalized = finalizeBlobConfig(config);
+  const players = finalized.players as number;
+  const maxHand = finalized.maxHand as number;
+  const rounds = finalized.rounds as RoundsRule;
+  const roundCards = finalized.roundCards as number;
+  return {
+    players,
+    maxHand,
+    trump: finalized.trump as TrumpRule,
+    scoring: finalized.scoring as ScoringRule,
+    missPenalty: finalized.missPenalty as boolean,
+    rounds,
+    roundCards,
+    firstDealer: finalized.firstDealer as number,
+    schedule: rounds === 'one' ? [roundCards] : roundSchedule(maxHand, players),
+  };
+}
+
+/** Upper bound (exact, in fact) on actions in one game: every seat bids once and plays every card dealt. */
+export function gameLength(rules: BlobRules): number {
+  let total = 0;
+  for (const cards of rules.schedule) total += rules.players * (1 + cards);
+  return total;
+}

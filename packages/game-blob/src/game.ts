@@ -1,0 +1,99 @@
+import { validateConfig, type Game, type GameTraits, type ParsedAction, type ResolvedConfig, type Rng } from '@az/core';
+import { blobConfigSchema, blobRules, finalizeBlobConfig, gameLength, type BlobRules } from './config.js';
+import { BlobEncoder, BlobMasker } from './encoding.js';
+import { blobInformationState, type BlobInformationState } from './information.js';
+import { formatBlobAction, parseBlobAction, renderBlob } from './notation.js';
+import { applyBlobAction, newGame } from './rules.js';
+import { BlobState, PHASE_OVER } from './state.js';
+import { scoreRange, scoresToValues, type ScoreRange } from './value.js';
+
+const DEFAULT_RULES = blobRules(validateConfig(blobConfigSchema));
+
+export const BLOB_TRAITS: GameTraits = {
+  id: 'blob',
+  name: 'Blob (Oh Hell)',
+  description:
+    'Trick-taking for 3-8 players: bid exactly how many tricks you will win; only exact bids score. Hidden hands, a fresh deal every round.',
+  minPlayers: 3,
+  maxPlayers: 8,
+  information: 'imperfect',
+  chance: true,
+  rewards: 'general-sum',
+  maxGameLength: gameLength(DEFAULT_RULES),
+};
+
+/**
+ * The `Game` for Blob under one config. Chance (every deal) happens inside `initialState` and in the
+ * `applyAction` that ends a round, driven by the `rng` passed in.
+ */
+export class BlobGame implements Game<BlobState> {
+  readonly traits = BLOB_TRAITS;
+  readonly config: ResolvedConfig;
+  readonly rules: BlobRules;
+  readonly numPlayers: number;
+  readonly maxGameLength: number;
+  readonly encoder: BlobEncoder;
+  readonly masker: BlobMasker;
+  /** The score range that `returns` maps to [-1, 1] (see value.ts). */
+  readonly scoreRange: ScoreRange;
+
+  constructor(config: ResolvedConfig = validateConfig(blobConfigSchema)) {
+    this.config = finalizeBlobConfig(config);
+    this.rules = blobRules(this.config);
+    this.numPlayers = this.rules.players;
+    this.maxGameLength = gameLength(this.rules);
+    this.encoder = new BlobEncoder(this.rules);
+    this.masker = new BlobMasker(this.rules);
+    this.scoreRange = scoreRange(this.rules);
+  }
+
+  initialState(rng: Rng): BlobState {
+    return newGame(this.rules, rng);
+  }
+
+  currentPlayer(state: BlobState): number {
+    return state.toAct;
+  }
+
+  applyAction(state: BlobState, action: number, rng: Rng): void {
+    applyBlobAction(this.rules, state, action, rng);
+  }
+
+  isTerminal(state: BlobState): boolean {
+    return state.phase === PHASE_OVER;
+  }
+
+  /**
+   * At the end: each seat's total score mapped to [-1, 1] by `scoreToValue` over this config's score
+   * range (whole game, or the single round). Before the end: zeros (no provisional estimate).
+   */
+  returns(state: BlobState): Float32Array {
+    const out = new Float32Array(this.numPlayers);
+    if (state.phase === PHASE_OVER) scoresToValues(state.scores, this.scoreRange, out);
+    return out;
+  }
+
+  clone(state: BlobState): BlobState {
+    return state.clone();
+  }
+
+  hash(state: BlobState): string {
+    return state.key();
+  }
+
+  render(state: BlobState, perspective?: number): string {
+    return renderBlob(this.rules, state, perspective);
+  }
+
+  formatAction(_state: BlobState, action: number): string {
+    return formatBlobAction(action);
+  }
+
+  parseAction(state: BlobState, text: string): ParsedAction {
+    return parseBlobAction(this.rules, state, text);
+  }
+
+  informationState(state: BlobState, seat: number): BlobInformationState {
+    return blobInformationState(state, seat);
+  }
+}

@@ -1,6 +1,7 @@
-import type { Game, GameTraits, ParsedAction, ResolvedConfig } from '@az/core';
+import type { Game, GameTraits, ParsedAction, ResolvedConfig, Symmetry } from '@az/core';
 import { TicTacToeEncoder, TicTacToeMasker } from './encoding.js';
 import { formatCell, parseMove, renderBoard } from './notation.js';
+import { ticTacToeSymmetries } from './symmetry.js';
 import { CELLS, NO_WINNER, applyMove, cloneState, isTerminalState, markChar, newState, type TicTacToeState } from './rules.js';
 
 export const TICTACTOE_TRAITS: GameTraits = {
@@ -22,6 +23,7 @@ export class TicTacToeGame implements Game<TicTacToeState> {
   readonly maxGameLength = CELLS;
   readonly encoder = new TicTacToeEncoder();
   readonly masker = new TicTacToeMasker();
+  readonly symmetries: readonly Symmetry[] = ticTacToeSymmetries();
 
   constructor(readonly config: ResolvedConfig = {}) {}
 

@@ -1,5 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import type { Rng } from '@az/core';
+import type { Rng, Symmetry } from '@az/core';
 import type { GameRecord } from './game-record.js';
 
 export interface ReplayShape {
@@ -90,20 +90,26 @@ export class ReplayBuffer {
 
   /**
    * Fills a training minibatch of `count` uniformly sampled positions: `inputs` (count * inputSize),
-   * dense `policy` (count * actionSize) and `values` (count * numSeats).
+   * dense `policy` (count * actionSize) and `values` (count * numSeats). With `symmetries`, each
+   * position is seen through one of them or the identity, chosen uniformly (data augmentation).
    */
-  sample(count: number, rng: Rng, inputs: Float32Array, policy: Float32Array, values: Float32Array): void {
+  sample(count: number, rng: Rng, inputs: Float32Array, policy: Float32Array, values: Float32Array, symmetries: readonly Symmetry[] = []): void {
     if (this.filled === 0) throw new Error('replay buffer is empty');
     const { inputSize, actionSize, numSeats, policyWidth: W } = this.shape;
     policy.fill(0, 0, count * actionSize);
     for (let i = 0; i < count; i++) {
       const s = rng.int(this.filled);
-      inputs.set(this.inputs.subarray(s * inputSize, (s + 1) * inputSize), i * inputSize);
+      const k = symmetries.length ? rng.int(symmetries.length + 1) : 0;
+      const sym = k > 0 ? symmetries[k - 1] : null;
+      const src = s * inputSize;
+      const dst = i * inputSize;
+      if (sym) for (let e = 0; e < inputSize; e++) inputs[dst + sym.inputMap[e]] = this.inputs[src + e];
+      else inputs.set(this.inputs.subarray(src, src + inputSize), dst);
       values.set(this.values.subarray(s * numSeats, (s + 1) * numSeats), i * numSeats);
       for (let j = 0; j < W; j++) {
         const a = this.policyIndex[s * W + j];
         if (a < 0) break;
-        policy[i * actionSize + a] = this.policyProb[s * W + j];
+        policy[i * actionSize + (sym ? sym.actionMap[a] : a)] = this.policyProb[s * W + j];
       }
     }
   }

@@ -100,6 +100,26 @@ describe('ReplayBuffer', () => {
     expect(policy.reduce((s, x) => s + x, 0)).toBeCloseTo(1, 5);
   });
 
+  it('applies a random symmetry per sampled position when asked', async () => {
+    const { records } = await playGames(1, 8);
+    const buffer = new ReplayBuffer(20, shape);
+    buffer.addGame({ ...records[0], length: 1 }); // just the opening position: one X move policy
+    const plain = new Float32Array(9);
+    buffer.sample(1, new Rng(0), new Float32Array(shape.inputSize), plain, new Float32Array(2));
+    const seen = new Set<string>();
+    const inputs = new Float32Array(64 * shape.inputSize);
+    const policy = new Float32Array(64 * 9);
+    buffer.sample(64, new Rng(1), inputs, policy, new Float32Array(128), game.symmetries);
+    for (let i = 0; i < 64; i++) {
+      const p = policy.subarray(i * 9, (i + 1) * 9);
+      expect(p.reduce((x, y) => x + y, 0)).toBeCloseTo(1, 5);
+      // Each augmented policy is the original one permuted by some symmetry (or unchanged).
+      expect([...p].sort().join()).toBe([...plain].sort().join());
+      seen.add(Array.from(p).join());
+    }
+    expect(seen.size).toBeGreaterThan(1);
+  });
+
   it('saves and loads exactly, and names a corrupt file', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'az-replay-'));
     try {

@@ -14,19 +14,23 @@ import {
   saveCheckpoint,
   type Agent,
   type AgentAssessment,
+  type BackendInfo,
   type CheckpointManifest,
   type Game,
+  type GamePlugin,
   type GameRegistry,
   type LayersModel,
   type NetworkConfig,
   type OptimizerState,
+  type ResolvedConfig,
 } from '@az/core';
-import { MctsAgent, NetworkEvaluator, type SearchConfig } from '@az/mcts';
+import { MctsAgent, NetworkEvaluator, type Evaluator, type SearchConfig, type SearchEngine } from '@az/mcts';
 import { playArena } from './arena.js';
 import { defaultPlaySimulations, resolveTrainOptions, type TrainOptions, type TrainOptionsInput } from './options.js';
 import { ReplayBuffer } from './replay-buffer.js';
 import { createSearchEngine } from './search-factory.js';
 import { SelfPlay } from './self-play.js';
+import type { WorkerEvent } from './transport.js';
 
 export type TrainPhase = 'self-play' | 'train' | 'eval' | 'assess';
 
@@ -36,6 +40,8 @@ export interface TrainerEvents {
   progress?(done: number): void;
   iteration?(metrics: IterationMetrics): void;
   log?(message: string): void;
+  /** Multi-process runs: a self-play worker started, exited, restarted... */
+  worker?(event: WorkerEvent): void;
 }
 
 export interface ArenaSummary {
@@ -71,6 +77,36 @@ export interface IterationMetrics {
   readonly replay: { readonly size: number; readonly totalAdded: number };
   /** Arena results of the current network (with search) against each opponent. */
   readonly eval: Readonly<Record<string, ArenaSummary>>;
+  /** Multi-process runs only: where this iteration's games came from and what happened to the workers. */
+  readonly workers?: WorkerIterationMetrics;
+}
+
+/** Per device (e.g. 'gpu:1', 'cpu:0'), for one iteration of a multi-process run. */
+export interface DeviceIterationMetrics {
+  /** Games accepted into the replay buffer from this device's workers. */
+  readonly games: number;
+  readonly positions: number;
+  /** Worker processes restarted on this device (crashed or hung). */
+  readonly restarts: number;
+  /** Games from this device dropped on arrival as too old. */
+  readonly staleGamesDropped: number;
+}
+
+/** The multi-process part of a metrics.jsonl line (counts are for this iteration unless named total). */
+export interface WorkerIterationMetrics {
+  readonly devices: Readonly<Record<string, DeviceIterationMetrics>>;
+  /** Worker processes live at the end of the iteration. */
+  readonly live: number;
+  readonly restarts: number;
+  readonly staleGamesDropped: number;
+  /** Games received over IPC (accepted + stale). */
+  readonly gamesReceived: number;
+  /** Oldest weights version a game may carry and still be accepted (current version - max age). */
+  readonly minAcceptedVersion: number;
+  /** Mean age in weights versions of the games accepted this iteration. */
+  readonly meanGameAge: number;
+  readonly totalRestarts: number;
+  readonly totalStaleGamesDropped: number;
 }
 
 export interface TrainSummary {
@@ -103,6 +139,7 @@ export function findCheckpointDir(path: string): string {
   throw new CheckpointError(dir, `no checkpoint at ${dir}: neither ${join(dir, 'manifest.json')} nor ${join(inner, 'manifest.json')} exists`);
 }
 
+/** What a checkpoint's `extra` carries besides the manifest's iteration and weights version. */
 interface TrainerState {
   iteration: number;
   weightsVersion: number;
@@ -130,14 +167,56 @@ function nodeCapacityFor(simulations: number, leavesPerTree: number): number {
 }
 
 /**
- * The single-device AlphaZero loop: self-play (all games of an iteration in lock-step) -> replay
- * buffer -> training -> arena evaluation -> checkpoint, repeated; metrics appended to metrics.jsonl.
- * `signal` stops the run between moves or steps and still writes a checkpoint (Ctrl-C).
+ * The self-play search engine, built the same way in the single-process loop and in every self-play
+ * worker process (worker.ts), so both paths play with identical settings.
  */
-export async function runTraining(
-  input: TrainOptionsInput,
-  deps: { registry?: GameRegistry; events?: TrainerEvents; signal?: AbortSignal } = {},
-): Promise<TrainSummary> {
+export function createSelfPlayEngine<S>(game: Game<S>, evaluator: Evaluator<S>, options: TrainOptions, slots: number, seed: number): SearchEngine<S> {
+  return createSearchEngine(game, evaluator, slots, searchConfigFrom(options, seed, false), {
+    determinizations: options.determinizations,
+  });
+}
+
+/**
+ * A training run opened from its options (and checkpoint, when resuming): everything the single-process
+ * and the multi-process loops share. Internal to this package: the loops are the public API.
+ */
+export interface RunSession {
+  readonly plugin: GamePlugin;
+  readonly options: TrainOptions;
+  readonly backend: BackendInfo;
+  readonly game: Game<unknown>;
+  readonly gameConfig: ResolvedConfig;
+  readonly networkConfig: NetworkConfig;
+  readonly paths: ReturnType<typeof runPaths>;
+  readonly model: LayersModel;
+  readonly trainer: NetworkTrainer;
+  readonly replay: ReplayBuffer;
+  readonly state: TrainerState;
+  /** Drives every seed of the run (self-play, sampling); its state is checkpointed. */
+  readonly rng: Rng;
+  readonly inference: TfjsInferenceModel;
+  /** The trainer's own network with search: evaluation and the final assessment. */
+  readonly evaluator: NetworkEvaluator<unknown>;
+  readonly startedAt: number;
+  readonly events: TrainerEvents;
+  readonly stopped: () => boolean;
+  log(message: string): void;
+  /** Checkpoint (weights, optimizer, iteration, weights version, rng) and replay buffer, both atomically. */
+  saveAll(extra?: Readonly<Record<string, unknown>>): Promise<void>;
+}
+
+export interface RunDeps {
+  registry?: GameRegistry;
+  events?: TrainerEvents;
+  signal?: AbortSignal;
+}
+
+/**
+ * Resolves options (the checkpoint fixes the game config and network when resuming; the caller's options
+ * fix the rest), initialises the backend, builds or loads the model, optimizer and replay buffer, and
+ * writes options.json.
+ */
+export async function openRun(input: TrainOptionsInput, deps: RunDeps): Promise<RunSession> {
   const registry = deps.registry ?? defaultRegistry;
   const events = deps.events ?? {};
   const log = (m: string): void => events.log?.(m);
@@ -195,12 +274,8 @@ export async function runTraining(
   rng.setState(state.rngState);
   const inference = new TfjsInferenceModel(model, networkConfig, { ownsModel: false });
   const evaluator = new NetworkEvaluator(inference);
-  const started = performance.now();
-  let lastMetrics: IterationMetrics | undefined;
-  let interrupted = false;
-  const stopped = (): boolean => deps.signal?.aborted === true;
 
-  const saveAll = async (): Promise<void> => {
+  const saveAll = async (extra: Readonly<Record<string, unknown>> = {}): Promise<void> => {
     state.rngState = rng.getState();
     await saveCheckpoint(
       paths.checkpoint,
@@ -213,7 +288,7 @@ export async function runTraining(
         weightsVersion: state.weightsVersion,
         network: networkConfig,
         backend: backend.name,
-        extra: { gamesPlayed: state.gamesPlayed, rngState: state.rngState },
+        extra: { ...extra, gamesPlayed: state.gamesPlayed, rngState: state.rngState },
       },
       trainer.getOptimizerState(),
     );
@@ -222,12 +297,162 @@ export async function runTraining(
     renameSync(tmp, paths.replay);
   };
 
+  return {
+    plugin,
+    options,
+    backend,
+    game,
+    gameConfig,
+    networkConfig,
+    paths,
+    model,
+    trainer,
+    replay,
+    state,
+    rng,
+    inference,
+    evaluator,
+    startedAt: performance.now(),
+    events,
+    stopped: () => deps.signal?.aborted === true,
+    log,
+    saveAll,
+  };
+}
+
+/** What one iteration's training phase did (averaged losses). */
+export type TrainPhaseResult = IterationMetrics['train'];
+
+/**
+ * One iteration's training phase: `trainingSteps` Adam steps on minibatches sampled uniformly from the
+ * replay buffer, stopping early on request. It does not bump the weights version; the caller does, once
+ * per phase. `betweenSteps` lets the multi-process loop serve its workers' messages between steps.
+ */
+export async function trainPhase(run: RunSession, iteration: number, betweenSteps?: () => Promise<void>): Promise<TrainPhaseResult> {
+  const { options, replay, trainer, rng, events, stopped } = run;
+  const t1 = performance.now();
+  events.phase?.('train', options.trainingSteps, iteration);
+  const shape = replay.shape;
+  const B = options.batchSize;
+  const inputs = new Float32Array(B * shape.inputSize);
+  const policy = new Float32Array(B * shape.actionSize);
+  const values = new Float32Array(B * shape.numSeats);
+  const sums = { policyLoss: 0, valueLoss: 0, l2: 0, total: 0 };
+  let steps = 0;
+  for (; steps < options.trainingSteps && !stopped(); steps++) {
+    replay.sample(B, rng, inputs, policy, values);
+    const losses = trainer.trainBatch(inputs, policy, values, B);
+    sums.policyLoss += losses.policyLoss;
+    sums.valueLoss += losses.valueLoss;
+    sums.l2 += losses.l2;
+    sums.total += losses.total;
+    events.progress?.(steps + 1);
+    if (betweenSteps) await betweenSteps();
+  }
+  const t2 = performance.now();
+  return {
+    steps,
+    policyLoss: steps ? sums.policyLoss / steps : 0,
+    valueLoss: steps ? sums.valueLoss / steps : 0,
+    l2: steps ? sums.l2 / steps : 0,
+    total: steps ? sums.total / steps : 0,
+    positionsPerSecond: (steps * B) / Math.max(1e-9, (t2 - t1) / 1000),
+  };
+}
+
+/** Evaluation: the trainer's network with search against random and the game's own bots. */
+export async function evalPhase(run: RunSession, iteration: number): Promise<Record<string, ArenaSummary>> {
+  const { options, game, plugin, evaluator, events, stopped } = run;
+  const evalResults: Record<string, ArenaSummary> = {};
+  if (options.evalGames > 0 && !stopped()) {
+    const opponents = evaluationOpponents(game, plugin.bots ?? {}, options.seed + iteration);
+    events.phase?.('eval', options.evalGames * opponents.length, iteration);
+    let doneBefore = 0;
+    for (const opponent of opponents) {
+      const me = makeSearchAgent(game, evaluator, options, options.seed + iteration);
+      const lineup = Array.from({ length: game.numPlayers }, (_, seat) => (seat === 0 ? me : opponent));
+      const result = await playArena(game, lineup, options.evalGames, { seed: options.seed * 7919 + iteration, onProgress: (n) => events.progress?.(doneBefore + n) });
+      doneBefore += options.evalGames;
+      evalResults[opponent.name] = {
+        games: result.games,
+        wins: result.wins[0],
+        draws: result.draws[0],
+        losses: result.losses[0],
+        meanReturn: result.totalReturn[0] / result.games,
+      };
+    }
+  }
+  return evalResults;
+}
+
+/** Appends one line to metrics.jsonl and tells the front end. */
+export function recordIteration(run: RunSession, metrics: IterationMetrics): void {
+  appendFileSync(run.paths.metrics, JSON.stringify(metrics) + '\n');
+  run.events.iteration?.(metrics);
+}
+
+/**
+ * Ends a run: a final checkpoint when it was interrupted, the game's own assessment of the final network
+ * when it was not, and the tensors freed.
+ */
+export async function closeRun(run: RunSession, interrupted: boolean, lastMetrics: IterationMetrics | undefined, saveExtra?: () => Readonly<Record<string, unknown>>): Promise<TrainSummary> {
+  const { plugin, options, game, evaluator, state, paths, events } = run;
+  if (interrupted) {
+    await run.saveAll(saveExtra?.());
+    run.log(`interrupted: checkpoint written at iteration ${state.iteration} to ${paths.checkpoint}`);
+  }
+  let assessment: AgentAssessment | undefined;
+  if (!interrupted && plugin.assessAgent) {
+    events.phase?.('assess', 0, state.iteration);
+    const playSettings: TrainOptions = { ...options, evalSimulations: defaultPlaySimulations(plugin) };
+    assessment = await plugin.assessAgent(game, makeSearchAgent(game, evaluator, playSettings, options.seed));
+  }
+  disposeRun(run);
+  return {
+    game: game.traits.id,
+    iterations: state.iteration,
+    seconds: (performance.now() - run.startedAt) / 1000,
+    gamesPlayed: state.gamesPlayed,
+    checkpointDir: paths.checkpoint,
+    metricsFile: paths.metrics,
+    lastMetrics,
+    assessment,
+    interrupted,
+    backend: run.backend.name,
+  };
+}
+
+const disposedRuns = new WeakSet<RunSession>();
+
+/** Frees the run's tensors; safe to call again (error paths may reach it after closeRun). */
+export function disposeRun(run: RunSession): void {
+  if (disposedRuns.has(run)) return;
+  disposedRuns.add(run);
+  run.trainer.dispose();
+  run.inference.dispose();
+  run.model.dispose();
+}
+
+/**
+ * The single-device AlphaZero loop: self-play (all games of an iteration in lock-step) -> replay
+ * buffer -> training -> arena evaluation -> checkpoint, repeated; metrics appended to metrics.jsonl.
+ * `signal` stops the run between moves or steps and still writes a checkpoint (Ctrl-C).
+ */
+export async function runTraining(
+  input: TrainOptionsInput,
+  deps: { registry?: GameRegistry; events?: TrainerEvents; signal?: AbortSignal } = {},
+): Promise<TrainSummary> {
+  const run = await openRun(input, deps);
+  const { options, game, replay, state, rng, evaluator, events, stopped } = run;
+  let lastMetrics: IterationMetrics | undefined;
+  let interrupted = false;
+
   while (state.iteration < options.iterations && !stopped()) {
     const iteration = state.iteration + 1;
     const t0 = performance.now();
 
     // Self-play with the current weights.
-    const engine = createSearchEngine(game, evaluator, Math.min(options.parallelGames, options.gamesPerIteration), searchConfigFrom(options, rng.nextUint32(), false));
+    const engine = createSelfPlayEngine(game, evaluator, options, Math.min(options.parallelGames, options.gamesPerIteration), rng.nextUint32());
     const selfPlay = new SelfPlay(game, engine, { temperatureMoves: options.temperatureMoves, seed: rng.nextUint32(), weightsVersion: state.weightsVersion });
     events.phase?.('self-play', options.gamesPerIteration, iteration);
     const sp = await selfPlay.play(options.gamesPerIteration, (r) => replay.addGame(r), (n) => events.progress?.(n), stopped);
@@ -238,49 +463,15 @@ export async function runTraining(
       break;
     }
 
-    // Training on uniformly sampled positions from the buffer.
-    events.phase?.('train', options.trainingSteps, iteration);
-    const B = options.batchSize;
-    const inputs = new Float32Array(B * replayShape.inputSize);
-    const policy = new Float32Array(B * replayShape.actionSize);
-    const values = new Float32Array(B * replayShape.numSeats);
-    const sums = { policyLoss: 0, valueLoss: 0, l2: 0, total: 0 };
-    let steps = 0;
-    for (; steps < options.trainingSteps && !stopped(); steps++) {
-      replay.sample(B, rng, inputs, policy, values);
-      const losses = trainer.trainBatch(inputs, policy, values, B);
-      sums.policyLoss += losses.policyLoss;
-      sums.valueLoss += losses.valueLoss;
-      sums.l2 += losses.l2;
-      sums.total += losses.total;
-      events.progress?.(steps + 1);
-    }
+    // Training on uniformly sampled positions from the buffer; one new weights version per phase.
+    const train = await trainPhase(run, iteration);
     state.weightsVersion++;
     state.iteration = iteration;
     const t2 = performance.now();
 
-    // Evaluation: the new network with search against random and the game's own bots.
-    const evalResults: Record<string, ArenaSummary> = {};
-    if (options.evalGames > 0 && !stopped()) {
-      const opponents = evaluationOpponents(game, plugin.bots ?? {}, options.seed + iteration);
-      events.phase?.('eval', options.evalGames * opponents.length, iteration);
-      let doneBefore = 0;
-      for (const opponent of opponents) {
-        const me = makeSearchAgent(game, evaluator, options, options.seed + iteration);
-        const lineup = Array.from({ length: game.numPlayers }, (_, seat) => (seat === 0 ? me : opponent));
-        const result = await playArena(game, lineup, options.evalGames, { seed: options.seed * 7919 + iteration, onProgress: (n) => events.progress?.(doneBefore + n) });
-        doneBefore += options.evalGames;
-        evalResults[opponent.name] = {
-          games: result.games,
-          wins: result.wins[0],
-          draws: result.draws[0],
-          losses: result.losses[0],
-          meanReturn: result.totalReturn[0] / result.games,
-        };
-      }
-    }
+    const evalResults = await evalPhase(run, iteration);
     const t3 = performance.now();
-    await saveAll();
+    await run.saveAll();
     const t4 = performance.now();
 
     const metrics: IterationMetrics = {
@@ -296,53 +487,20 @@ export async function runTraining(
         evalsPerSecond: sp.evaluations / sp.seconds,
         averageBatch: sp.averageBatch,
       },
-      train: {
-        steps,
-        policyLoss: steps ? sums.policyLoss / steps : 0,
-        valueLoss: steps ? sums.valueLoss / steps : 0,
-        l2: steps ? sums.l2 / steps : 0,
-        total: steps ? sums.total / steps : 0,
-        positionsPerSecond: (steps * B) / Math.max(1e-9, (t2 - t1) / 1000),
-      },
+      train,
       replay: { size: replay.size, totalAdded: replay.totalAdded },
       eval: evalResults,
     };
-    appendFileSync(paths.metrics, JSON.stringify(metrics) + '\n');
+    recordIteration(run, metrics);
     lastMetrics = metrics;
-    events.iteration?.(metrics);
   }
   if (stopped()) interrupted = true;
-  if (interrupted) {
-    await saveAll();
-    log(`interrupted: checkpoint written at iteration ${state.iteration} to ${paths.checkpoint}`);
-  }
-
-  let assessment: AgentAssessment | undefined;
-  if (!interrupted && plugin.assessAgent) {
-    events.phase?.('assess', 0, state.iteration);
-    const playSettings: TrainOptions = { ...options, evalSimulations: defaultPlaySimulations(plugin) };
-    assessment = await plugin.assessAgent(game, makeSearchAgent(game, evaluator, playSettings, options.seed));
-  }
-  trainer.dispose();
-  inference.dispose();
-  model.dispose();
-  return {
-    game: game.traits.id,
-    iterations: state.iteration,
-    seconds: (performance.now() - started) / 1000,
-    gamesPlayed: state.gamesPlayed,
-    checkpointDir: paths.checkpoint,
-    metricsFile: paths.metrics,
-    lastMetrics,
-    assessment,
-    interrupted,
-    backend: backend.name,
-  };
+  return closeRun(run, interrupted, lastMetrics);
 }
 
 /** The network with the evaluation search settings, as a batched agent. */
 function makeSearchAgent<S>(game: Game<S>, evaluator: NetworkEvaluator<S>, o: TrainOptions, seed: number): Agent<S> {
-  const engine = createSearchEngine(game, evaluator, 64, searchConfigFrom(o, seed, true));
+  const engine = createSearchEngine(game, evaluator, 64, searchConfigFrom(o, seed, true), { determinizations: o.determinizations });
   return new MctsAgent('az', engine, game.masker.actionSize, 0, seed);
 }
 

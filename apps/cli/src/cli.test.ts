@@ -1,0 +1,123 @@
+// End-to-end tests of the built `az` binary: what a user types, what they see, the exit codes.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const bin = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'main.js');
+const work = mkdtempSync(join(tmpdir(), 'az-cli-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+function az(args: string[], input?: string): { code: number; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [bin, ...args], { input: input ?? '', encoding: 'utf8', cwd: work, timeout: 240_000 });
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('az (usage and errors)', () => {
+  it('lists commands, and every command has --help', () => {
+    const top = az(['--help']);
+    expect(top.code).toBe(0);
+    for (const cmd of ['train', 'play', 'eval', 'games']) {
+      expect(top.stdout).toContain(cmd);
+      const help = az([cmd, '--help']);
+      expect(help.code).toBe(0);
+      expect(help.stdout).toContain(`Usage: az ${cmd}`);
+    }
+  });
+
+  it('rejects unknown commands, unknown flags and bad values with exit 2, naming them', () => {
+    expect(az(['trian']).code).toBe(2);
+    expect(az(['trian']).stderr).toContain("unknown command 'trian'");
+    const flag = az(['train', '--game', 'tictactoe', '--itterations', '3']);
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toContain("'--itterations'");
+    const value = az(['train', '--game', 'tictactoe', '--sims', '0']);
+    expect(value.code).toBe(2);
+    expect(value.stderr).toContain('--sims must be at least 1');
+    const game = az(['train', '--game', 'checkers']);
+    expect(game.code).toBe(1);
+    expect(game.stderr).toContain("unknown game 'checkers'");
+    const config = az(['play', '--game', 'tictactoe', '--config', 'size=4']);
+    expect(config.code).toBe(2);
+    expect(config.stderr).toContain("unknown field 'size'");
+    const sugar = az(['play', '--game', 'tictactoe', '--players', '3']);
+    expect(sugar.code).toBe(2);
+    expect(sugar.stderr).toContain("has no 'players' setting");
+  });
+
+  it('lists the installed games with their traits', () => {
+    const r = az(['games']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/tictactoe\s+Tic-tac-toe: 2 players, perfect information/);
+    const json = JSON.parse(az(['games', '--json']).stdout) as { id: string }[];
+    expect(json.map((g) => g.id)).toContain('tictactoe');
+  });
+});
+
+describe('az play', () => {
+  it('re-prompts on garbage and illegal moves and never crashes', () => {
+    // Human is X. 'zz' is garbage, then b2, then 'b2' again (now occupied), then quit.
+    const r = az(['play', '--game', 'tictactoe', '--sims', '50'], 'zz\nb2\nb2\nmoves\nquit\n');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('legal moves:');
+    expect(r.stdout).toMatch(/already taken|occupied/);
+    expect(r.stdout).toContain('seat 1 (mcts) plays');
+    expect(r.stdout).toContain('you resigned');
+  });
+
+  it('plays a whole game to the end and handles end of input', () => {
+    // Enough moves in cell order to finish any game; illegal ones are refused and the next is tried.
+    const moves = Array.from({ length: 4 }, () => ['1', '2', '3', '4', '5', '6', '7', '8', '9']).flat().join('\n') + '\n';
+    const r = az(['play', '--game', 'tictactoe', '--seat', '1', '--sims', '50'], moves);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('game over:');
+    const eof = az(['play', '--game', 'tictactoe'], '');
+    expect(eof.code).toBe(0);
+    expect(eof.stdout).toContain('end of input');
+  });
+});
+
+describe('az train, resume, eval and play with a model', () => {
+  const out = join(work, 'run');
+
+  it('trains, writes a checkpoint and metrics, and resumes where it stopped', () => {
+    const common = ['--game', 'tictactoe', '--out', out, '--games-per-iter', '16', '--parallel-games', '8', '--sims', '16', '--train-steps', '5', '--batch-size', '32', '--eval-games', '4', '--quiet'];
+    const first = az(['train', ...common, '--iterations', '1']);
+    expect(first.stderr + first.stdout).toContain('az train: tictactoe, 1 iterations');
+    expect(first.code).toBe(0);
+    expect(existsSync(join(out, 'checkpoint', 'manifest.json'))).toBe(true);
+    expect(existsSync(join(out, 'replay.bin'))).toBe(true);
+    const second = az(['train', ...common, '--iterations', '2', '--resume', out]);
+    expect(second.code).toBe(0);
+    expect(second.stderr).toContain('resumed from');
+    const metrics = readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { iteration: number; weightsVersion: number; train: { policyLoss: number } });
+    expect(metrics.map((m) => m.iteration)).toEqual([1, 2]);
+    expect(metrics.map((m) => m.weightsVersion)).toEqual([1, 2]);
+    expect(Number.isFinite(metrics[1].train.policyLoss)).toBe(true);
+  });
+
+  it('evaluates the model in an arena and plays against it', () => {
+    const r = az(['eval', '--game', 'tictactoe', '--a', out, '--b', 'random', '--games', '10', '--sims', '16', '--json']);
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout) as { games: number; a: { wins: number; draws: number; losses: number } };
+    expect(report.games).toBe(10);
+    expect(report.a.wins + report.a.draws + report.a.losses).toBe(10);
+    const p = az(['play', '--game', 'tictactoe', '--model', out, '--sims', '16'], 'b2\nquit\n');
+    expect(p.code).toBe(0);
+    expect(p.stdout).toMatch(/seat 1 \(model .*\) plays/);
+  });
+
+  it('refuses a corrupt checkpoint with a message naming the problem', () => {
+    const bad = join(work, 'bad', 'checkpoint');
+    mkdirSync(bad, { recursive: true });
+    writeFileSync(join(bad, 'manifest.json'), '{ not json');
+    const r = az(['play', '--game', 'tictactoe', '--model', join(work, 'bad')]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/manifest/i);
+    const missing = az(['eval', '--game', 'tictactoe', '--a', join(work, 'nope'), '--b', 'random']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("unknown agent");
+  });
+});

@@ -1,4 +1,4 @@
-import type { ConfigSchema, ResolvedConfig } from './config.js';
+import type { ConfigSchema, ConfigValue, ResolvedConfig } from './config.js';
 import type { NetworkSpec } from './network/spec.js';
 import type { Rng } from './rng.js';
 
@@ -48,6 +48,34 @@ export interface Masker<S> {
   fillMask(state: S, out: Uint8Array, offset?: number): number;
 }
 
+/**
+ * Samples full states of a hidden-information game that are consistent with what one seat knows.
+ *
+ * Determinized search (perfect-information MCTS run on sampled "worlds", as in PIMC / ISMCTS) calls
+ * `sample` once per world: the result must agree with `seat`'s information state exactly (own hand,
+ * everything public, everything revealed by play) and fill the hidden parts at random, ideally
+ * uniformly over the deals that are still possible. Lives in core (not @az/imperfect-info) because
+ * `Game` refers to it: a game offers its determinizer as `Game.determinizer`.
+ */
+export interface Determinizer<S> {
+  /**
+   * A full state consistent with what `seat` knows in `state`. When `out` is given it is overwritten
+   * and returned (so a search can reuse one scratch state per world); otherwise a new state is made.
+   * `state` itself is never modified.
+   */
+  sample(state: S, seat: number, rng: Rng, out?: S): S;
+}
+
+/**
+ * A symmetry of the game (a board rotation or reflection) as forward maps: element `i` of an
+ * encoding moves to `inputMap[i]`, action `a` to `actionMap[a]`. The trainer uses these to augment
+ * training data (a random symmetry per sampled position); values are unchanged by a symmetry.
+ */
+export interface Symmetry {
+  readonly inputMap: Int32Array;
+  readonly actionMap: Int32Array;
+}
+
 export type ParsedAction = { readonly ok: true; readonly action: number } | { readonly ok: false; readonly error: string };
 
 /**
@@ -62,6 +90,8 @@ export interface Game<S> {
   readonly maxGameLength: number;
   readonly encoder: Encoder<S>;
   readonly masker: Masker<S>;
+  /** Non-identity symmetries of the encoding and action space, for data augmentation (optional). */
+  readonly symmetries?: readonly Symmetry[];
 
   /** A new game; `rng` drives any chance (the deal). Same seed, same game. */
   initialState(rng: Rng): S;
@@ -85,6 +115,13 @@ export interface Game<S> {
    * only on this, never on hidden parts of the full state.
    */
   informationState?(state: S, seat: number): unknown;
+  /**
+   * Imperfect-information games that want determinized search (self-play, `az play`/`eval` search
+   * agents) must provide this: it samples the hidden parts of a state consistently with one seat's
+   * view. Perfect-information games leave it out. Search refuses an imperfect-information game
+   * without one, naming the game.
+   */
+  readonly determinizer?: Determinizer<S>;
 }
 
 /**
@@ -99,6 +136,12 @@ export interface Agent<S> {
 
 /** Hints a game gives the trainer about sensible defaults (all optional; the CLI flags override). */
 export interface TrainingHints {
+  /**
+   * Game settings training uses unless the user sets them (the user's `--config` is merged over
+   * these). For games whose natural training unit is smaller than their default game, e.g. Blob
+   * trains on single rounds although its default config plays a whole game.
+   */
+  readonly gameConfig?: Readonly<Record<string, ConfigValue>>;
   readonly network?: NetworkSpec;
   readonly simulations?: number;
   readonly gamesPerIteration?: number;
@@ -110,6 +153,8 @@ export interface TrainingHints {
   /** Moves played with temperature 1 before switching to the most-visited move. */
   readonly temperatureMoves?: number;
   readonly dirichletAlpha?: number;
+  /** Imperfect-information games: sampled worlds searched per move (determinized search). */
+  readonly determinizations?: number;
 }
 
 /** A baseline player a game offers by name (random is built in everywhere). */

@@ -24,10 +24,13 @@ export {
   type Encoder,
   type Masker,
   type ParsedAction,
+  type Symmetry,
+  type Determinizer,
   type Game,
   type Agent,
   type TrainingHints,
   type BotFactory,
+  type AgentAssessment,
   type GamePlugin,
 } from './game.js';
 export {
@@ -42,4 +45,53 @@ export {
   listGames,
   createGame,
 } from './registry.js';
+export {
+  testGameContract,
+  ContractViolation,
+  type ContractCheck,
+  type GameContractOptions,
+  type GameContractReport,
+} from './testkit.js';
 export type { NetworkSpec, MlpSpec, ResNetSpec, NetworkConfig, InferenceModel } from './network/spec.js';
+
+// Networks: tfjs backends, the model builder, inference, training, weights transport and checkpoints.
+export { tf, type LayersModel } from './network/tf.js';
+export {
+  initBackend,
+  currentBackend,
+  BackendUnavailableError,
+  BACKEND_NAMES,
+  type BackendName,
+  type ResolvedBackendName,
+  type BackendInfo,
+} from './network/backend.js';
+export { registerWasmTrainingKernels, wasmTrainingKernelsRegistered } from './network/wasm-kernels.js';
+export {
+  buildModel,
+  validateNetworkConfig,
+  countParameters,
+  NetworkConfigError,
+  BATCH_NORM_EPSILON,
+  BATCH_NORM_MOMENTUM,
+  DEFAULT_POLICY_FILTERS,
+  DEFAULT_VALUE_FILTERS,
+  DEFAULT_VALUE_HIDDEN,
+  POLICY_OUTPUT_NAME,
+  VALUE_OUTPUT_NAME,
+  type BuildModelOptions,
+} from './network/model.js';
+export { TfjsInferenceModel, createInferenceModel, checkModelMatchesConfig, ModelShapeError, type TfjsInferenceOptions } from './network/tfjs-model.js';
+export { NetworkTrainer, OptimizerStateError, type TrainerOptions, type TrainLosses, type OptimizerState } from './network/training.js';
+export { serializeWeights, loadWeightsInto, weightsByteLength, WeightsMismatchError, type SerializedWeights, type WeightSpec } from './network/weights.js';
+export {
+  saveCheckpoint,
+  loadCheckpoint,
+  readCheckpointManifest,
+  CheckpointError,
+  CHECKPOINT_FORMAT,
+  CHECKPOINT_FORMAT_VERSION,
+  type CheckpointManifest,
+  type CheckpointManifestInput,
+  type CheckpointExpectation,
+  type LoadedCheckpoint,
+} from './network/checkpoint.js';

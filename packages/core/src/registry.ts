@@ -21,6 +21,12 @@ const ID_PATTERN = /^[a-z][a-z0-9-]*$/;
 
 /** Throws a PluginError unless `version` is the contract this core implements. */
 export function checkContractVersion(id: string, version: unknown): void {
+  if (version === undefined || version === null) {
+    throw new PluginError(
+      id,
+      `game plugin '${id}' does not state the game contract version it was built for (contractVersion); this @az/core implements version ${GAME_CONTRACT_VERSION}`,
+    );
+  }
   if (version !== GAME_CONTRACT_VERSION) {
     throw new PluginError(
       id,

@@ -1,0 +1,436 @@
+/**
+ * Checkpoints: a directory holding
+ *   manifest.json     what the network is for (game, config, encoder version, iteration, network config...)
+ *   model.json        tfjs model topology + weights manifest (standard tfjs layers format)
+ *   weights.bin       the weights, as described by model.json
+ *   optimizer.json    optional: Adam scalars and the moments' layout
+ *   optimizer.bin     optional: Adam moments
+ * Files go through node:fs (tfjs's own file:// handler needs tfjs-node). Saving writes a temporary sibling
+ * directory and renames it into place, so a crash never leaves a half-written checkpoint under the final name.
+ */
+import { randomBytes } from 'node:crypto';
+import { constants as fsConstants, promises as fs } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import type { ResolvedConfig } from '../config.js';
+import type { NetworkConfig } from './spec.js';
+import { tf } from './tf.js';
+import { checkModelMatchesConfig, ModelShapeError } from './tfjs-model.js';
+import type { OptimizerState } from './training.js';
+
+export const CHECKPOINT_FORMAT = 'az-checkpoint';
+export const CHECKPOINT_FORMAT_VERSION = 1;
+
+export const MANIFEST_FILE = 'manifest.json';
+export const MODEL_FILE = 'model.json';
+export const WEIGHTS_FILE = 'weights.bin';
+export const OPTIMIZER_FILE = 'optimizer.json';
+export const OPTIMIZER_DATA_FILE = 'optimizer.bin';
+
+export interface CheckpointManifest {
+  readonly format: typeof CHECKPOINT_FORMAT;
+  readonly formatVersion: number;
+  readonly gameId: string;
+  /** The game's resolved config, so the game can be recreated exactly. */
+  readonly gameConfig: ResolvedConfig;
+  /** `Encoder.version` when the network was trained; a different encoder makes the network meaningless. */
+  readonly encoderVersion: string;
+  /** Training iteration that produced these weights. */
+  readonly iteration: number;
+  /** Monotonic version of the weights (increments whenever the trainer publishes new weights). */
+  readonly weightsVersion: number;
+  readonly network: NetworkConfig;
+  /** Backend the checkpoint was written from (informational: weights load on any backend). */
+  readonly backend: string;
+  /** ISO 8601 time of writing. */
+  readonly createdAt: string;
+  /** Free-form data the trainer wants back (rng state, schedules...). Must be JSON-serialisable. */
+  readonly extra?: Readonly<Record<string, unknown>>;
+}
+
+/** What the caller supplies; format, formatVersion and (unless given) createdAt are filled in. */
+export type CheckpointManifestInput = Omit<CheckpointManifest, 'format' | 'formatVersion' | 'createdAt'> & { readonly createdAt?: string };
+
+export interface LoadedCheckpoint {
+  readonly model: tf.LayersModel;
+  readonly manifest: CheckpointManifest;
+  readonly optimizerState?: OptimizerState;
+}
+
+/** What the caller expects the checkpoint to be for; a mismatch is a CheckpointError. */
+export interface CheckpointExpectation {
+  readonly gameId?: string;
+  readonly encoderVersion?: string;
+}
+
+/** A checkpoint that cannot be written or read. `path` is the file or directory at fault. */
+export class CheckpointError extends Error {
+  constructor(readonly path: string, message: string) {
+    super(message);
+    this.name = 'CheckpointError';
+  }
+}
+
+/**
+ * Writes a checkpoint directory atomically. An existing checkpoint at `dir` is replaced; an existing
+ * directory that is not a checkpoint (and not empty) is refused, so a typo cannot wipe unrelated files.
+ * Returns the manifest as written.
+ */
+export async function saveCheckpoint(
+  dir: string,
+  model: tf.LayersModel,
+  manifest: CheckpointManifestInput,
+  optimizerState?: OptimizerState
+): Promise<CheckpointManifest> {
+  const target = resolve(dir);
+  const full: CheckpointManifest = {
+    ...manifest,
+    format: CHECKPOINT_FORMAT,
+    formatVersion: CHECKPOINT_FORMAT_VERSION,
+    createdAt: manifest.createdAt ?? new Date().toISOString(),
+  };
+  const problem = manifestProblem(full);
+  if (problem) throw new CheckpointError(target, `cannot save checkpoint ${target}: manifest ${problem}`);
+  try {
+    checkModelMatchesConfig(model, full.network);
+  } catch (err) {
+    throw new CheckpointError(target, `cannot save checkpoint ${target}: ${errorMessage(err)}`);
+  }
+  await refuseToClobber(target);
+
+  // Capture the model's artifacts in memory, then write them ourselves.
+  let artifacts: tf.io.ModelArtifacts | null = null;
+  await model.save(
+    tf.io.withSaveHandler(async (a) => {
+      artifacts = a;
+      return { modelArtifactsInfo: tf.io.getModelArtifactsInfoForJSON(a) };
+    })
+  );
+  const captured = artifacts as tf.io.ModelArtifacts | null;
+  if (!captured || !captured.weightSpecs || captured.weightData === undefined) {
+    throw new CheckpointError(target, `cannot save checkpoint ${target}: tfjs produced no weights`);
+  }
+  const weightData = new tf.io.CompositeArrayBuffer(captured.weightData).slice();
+  const modelJson = {
+    format: captured.format,
+    generatedBy: captured.generatedBy,
+    convertedBy: captured.convertedBy,
+    modelTopology: captured.modelTopology,
+    weightsManifest: [{ paths: [WEIGHTS_FILE], weights: captured.weightSpecs }],
+  };
+
+  const parent = dirname(target);
+  await fs.mkdir(parent, { recursive: true });
+  const tmp = join(parent, `.${basename(target)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
+  await fs.mkdir(tmp);
+  try {
+    await writeFileSynced(join(tmp, WEIGHTS_FILE), new Uint8Array(weightData));
+    await writeFileSynced(join(tmp, MODEL_FILE), JSON.stringify(modelJson));
+    if (optimizerState) {
+      const { data, ...meta } = optimizerState;
+      await writeFileSynced(join(tmp, OPTIMIZER_DATA_FILE), new Uint8Array(data));
+      await writeFileSynced(
+        join(tmp, OPTIMIZER_FILE),
+        JSON.stringify({ ...meta, dataFile: OPTIMIZER_DATA_FILE, byteLength: data.byteLength }, null, 2) + '\n'
+      );
+    }
+    // The manifest goes last: a directory with a manifest is a complete checkpoint.
+    await writeFileSynced(join(tmp, MANIFEST_FILE), JSON.stringify(full, null, 2) + '\n');
+    await syncDirectory(tmp);
+    await moveIntoPlace(tmp, target);
+    await syncDirectory(parent);
+  } catch (err) {
+    await fs.rm(tmp, { recursive: true, force: true });
+    if (err instanceof CheckpointError) throw err;
+    throw new CheckpointError(target, `cannot save checkpoint ${target}: ${errorMessage(err)}`);
+  }
+  return full;
+}
+
+/**
+ * Reads and checks a checkpoint's manifest only (cheap; no model is built). Throws CheckpointError when the
+ * directory is missing, is not a checkpoint, or the manifest is corrupt or for another game/encoder.
+ */
+export async function readCheckpointManifest(dir: string, expect: CheckpointExpectation = {}): Promise<CheckpointManifest> {
+  const target = resolve(dir);
+  let stat;
+  try {
+    stat = await fs.stat(target);
+  } catch (err) {
+    if (isNotFound(err)) throw new CheckpointError(target, `checkpoint directory not found: ${target}`);
+    throw new CheckpointError(target, `cannot read checkpoint directory ${target}: ${errorMessage(err)}`);
+  }
+  if (!stat.isDirectory()) throw new CheckpointError(target, `${target} is not a checkpoint directory (it is a file)`);
+  const manifestPath = join(target, MANIFEST_FILE);
+  const text = await readTextOrNull(manifestPath);
+  if (text === null) throw new CheckpointError(manifestPath, `${target} is not a checkpoint: it has no ${MANIFEST_FILE}`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw new CheckpointError(manifestPath, `corrupt checkpoint manifest ${manifestPath}: not valid JSON (${errorMessage(err)})`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || (parsed as { format?: unknown }).format !== CHECKPOINT_FORMAT) {
+    throw new CheckpointError(manifestPath, `${manifestPath} is not an az checkpoint manifest (expected "format": "${CHECKPOINT_FORMAT}")`);
+  }
+  const version = (parsed as { formatVersion?: unknown }).formatVersion;
+  if (typeof version !== 'number' || !Number.isInteger(version) || version < 1) {
+    throw new CheckpointError(manifestPath, `corrupt checkpoint manifest ${manifestPath}: formatVersion must be a positive integer`);
+  }
+  if (version > CHECKPOINT_FORMAT_VERSION) {
+    throw new CheckpointError(
+      manifestPath,
+      `checkpoint ${target} has format version ${version}, newer than this az reads (${CHECKPOINT_FORMAT_VERSION}); upgrade az`
+    );
+  }
+  const problem = manifestProblem(parsed);
+  if (problem) throw new CheckpointError(manifestPath, `corrupt checkpoint manifest ${manifestPath}: ${problem}`);
+  const manifest = parsed as CheckpointManifest;
+  if (expect.gameId !== undefined && manifest.gameId !== expect.gameId) {
+    throw new CheckpointError(target, `checkpoint ${target} is for game '${manifest.gameId}', not '${expect.gameId}'`);
+  }
+  if (expect.encoderVersion !== undefined && manifest.encoderVersion !== expect.encoderVersion) {
+    throw new CheckpointError(
+      target,
+      `checkpoint ${target} was trained with encoder version '${manifest.encoderVersion}' of game '${manifest.gameId}', but the game now encodes positions as version '${expect.encoderVersion}'; the network cannot be reused (train a new one)`
+    );
+  }
+  return manifest;
+}
+
+/**
+ * Loads a checkpoint: manifest, model (on the current backend) and optimizer state if one was saved.
+ * Every failure is a CheckpointError naming the path and the problem.
+ */
+export async function loadCheckpoint(dir: string, expect: CheckpointExpectation = {}): Promise<LoadedCheckpoint> {
+  const target = resolve(dir);
+  const manifest = await readCheckpointManifest(target, expect);
+
+  const modelPath = join(target, MODEL_FILE);
+  const modelText = await readTextOrNull(modelPath);
+  if (modelText === null) throw new CheckpointError(modelPath, `checkpoint ${target} is incomplete: ${MODEL_FILE} is missing`);
+  let modelJson: tf.io.ModelJSON;
+  try {
+    modelJson = JSON.parse(modelText) as tf.io.ModelJSON;
+  } catch (err) {
+    throw new CheckpointError(modelPath, `corrupt ${modelPath}: not valid JSON (${errorMessage(err)})`);
+  }
+  if (!modelJson || typeof modelJson !== 'object' || !modelJson.modelTopology || !Array.isArray(modelJson.weightsManifest)) {
+    throw new CheckpointError(modelPath, `corrupt ${modelPath}: expected a tfjs layers model with modelTopology and weightsManifest`);
+  }
+  const weightSpecs = modelJson.weightsManifest.flatMap((group) => group.weights ?? []);
+  const weightsPath = join(target, WEIGHTS_FILE);
+  const weightBytes = await readBytesOrNull(weightsPath);
+  if (weightBytes === null) throw new CheckpointError(weightsPath, `checkpoint ${target} is incomplete: ${WEIGHTS_FILE} is missing`);
+  const expected = weightSpecsByteLength(weightSpecs);
+  if (weightBytes.byteLength !== expected) {
+    const what = weightBytes.byteLength < expected ? 'truncated' : 'oversized';
+    throw new CheckpointError(weightsPath, `${weightsPath} is ${what}: ${weightBytes.byteLength} bytes, but ${MODEL_FILE} describes ${expected}`);
+  }
+
+  let model: tf.LayersModel;
+  try {
+    model = await tf.loadLayersModel({
+      load: async () => ({
+        modelTopology: modelJson.modelTopology,
+        format: modelJson.format,
+        generatedBy: modelJson.generatedBy,
+        convertedBy: modelJson.convertedBy,
+        weightSpecs,
+        weightData: toArrayBuffer(weightBytes),
+      }),
+    });
+  } catch (err) {
+    throw new CheckpointError(modelPath, `cannot build the model in ${modelPath}: ${errorMessage(err)}`);
+  }
+  try {
+    checkModelMatchesConfig(model, manifest.network);
+  } catch (err) {
+    model.dispose();
+    if (err instanceof ModelShapeError)
+      throw new CheckpointError(modelPath, `checkpoint ${target}: ${MODEL_FILE} disagrees with the manifest's network config: ${err.message}`);
+    throw err;
+  }
+
+  let optimizerState: OptimizerState | undefined;
+  try {
+    optimizerState = await readOptimizerState(target);
+  } catch (err) {
+    model.dispose();
+    throw err;
+  }
+  return optimizerState ? { model, manifest, optimizerState } : { model, manifest };
+}
+
+async function readOptimizerState(target: string): Promise<OptimizerState | undefined> {
+  const metaPath = join(target, OPTIMIZER_FILE);
+  const text = await readTextOrNull(metaPath);
+  if (text === null) return undefined;
+  let meta: Omit<OptimizerState, 'data'> & { byteLength?: unknown };
+  try {
+    meta = JSON.parse(text) as Omit<OptimizerState, 'data'> & { byteLength?: unknown };
+  } catch (err) {
+    throw new CheckpointError(metaPath, `corrupt ${metaPath}: not valid JSON (${errorMessage(err)})`);
+  }
+  const wellFormed =
+    meta.format === 'az-adam' &&
+    typeof meta.step === 'number' &&
+    Array.isArray(meta.variables) &&
+    meta.variables.every(
+      (v) => typeof v?.name === 'string' && Array.isArray(v.shape) && (v.shape as unknown[]).every((d) => Number.isInteger(d) && (d as number) >= 0)
+    );
+  if (!wellFormed) {
+    throw new CheckpointError(metaPath, `corrupt ${metaPath}: not an az optimizer state`);
+  }
+  const dataPath = join(target, OPTIMIZER_DATA_FILE);
+  const bytes = await readBytesOrNull(dataPath);
+  if (bytes === null) throw new CheckpointError(dataPath, `checkpoint ${target} is incomplete: ${OPTIMIZER_DATA_FILE} is missing`);
+  const expected = 8 * meta.variables.reduce((sum, v) => sum + v.shape.reduce((a, b) => a * b, 1), 0);
+  if (bytes.byteLength !== expected) {
+    const what = bytes.byteLength < expected ? 'truncated' : 'oversized';
+    throw new CheckpointError(dataPath, `${dataPath} is ${what}: ${bytes.byteLength} bytes, but ${OPTIMIZER_FILE} describes ${expected}`);
+  }
+  const { byteLength: _byteLength, dataFile: _dataFile, ...rest } = meta as typeof meta & { dataFile?: unknown };
+  return { ...rest, data: toArrayBuffer(bytes) };
+}
+
+/** Bytes a list of tfjs weight specs occupies in a weights file. */
+export function weightSpecsByteLength(specs: readonly tf.io.WeightsManifestEntry[]): number {
+  const bytesPer: Record<string, number> = { float32: 4, int32: 4, bool: 1, uint8: 1, uint16: 2, float16: 2, complex64: 8 };
+  let total = 0;
+  for (const spec of specs) {
+    const dtype = spec.quantization?.dtype ?? spec.dtype;
+    const per = bytesPer[dtype];
+    if (per === undefined) throw new Error(`unsupported weight dtype ${dtype}`);
+    total += spec.shape.reduce((a, b) => a * b, 1) * per;
+  }
+  return total;
+}
+
+/** A description of the first thing wrong with a manifest, or null when it is well formed. */
+function manifestProblem(m: unknown): string | null {
+  if (typeof m !== 'object' || m === null) return 'is not an object';
+  const r = m as Record<string, unknown>;
+  const isObject = (v: unknown): boolean => typeof v === 'object' && v !== null && !Array.isArray(v);
+  const checks: [string, boolean][] = [
+    ['gameId (a non-empty string)', typeof r.gameId === 'string' && r.gameId.length > 0],
+    ['gameConfig (an object)', isObject(r.gameConfig)],
+    ['encoderVersion (a string)', typeof r.encoderVersion === 'string'],
+    ['iteration (a non-negative integer)', Number.isInteger(r.iteration) && (r.iteration as number) >= 0],
+    ['weightsVersion (a non-negative integer)', Number.isInteger(r.weightsVersion) && (r.weightsVersion as number) >= 0],
+    ['network (a network config)', isNetworkConfig(r.network)],
+    ['backend (a string)', typeof r.backend === 'string'],
+    ['createdAt (a string)', typeof r.createdAt === 'string'],
+    ['extra (an object, when present)', r.extra === undefined || isObject(r.extra)],
+  ];
+  for (const [field, ok] of checks) if (!ok) return `field ${field} is missing or invalid`;
+  return null;
+}
+
+function isNetworkConfig(v: unknown): boolean {
+  if (typeof v !== 'object' || v === null) return false;
+  const n = v as Record<string, unknown>;
+  const spec = n.spec as Record<string, unknown> | undefined;
+  return (
+    Array.isArray(n.inputShape) &&
+    n.inputShape.every((d) => Number.isInteger(d)) &&
+    Number.isInteger(n.actionSize) &&
+    Number.isInteger(n.numSeats) &&
+    typeof spec === 'object' &&
+    spec !== null &&
+    (spec.kind === 'mlp' || spec.kind === 'resnet')
+  );
+}
+
+async function refuseToClobber(target: string): Promise<void> {
+  let entries: string[];
+  try {
+    entries = await fs.readdir(target);
+  } catch (err) {
+    if (isNotFound(err)) return;
+    const code = (err as { code?: unknown }).code;
+    if (code === 'ENOTDIR') throw new CheckpointError(target, `cannot save checkpoint: ${target} exists and is a file`);
+    throw new CheckpointError(target, `cannot save checkpoint ${target}: ${errorMessage(err)}`);
+  }
+  if (entries.length > 0 && !entries.includes(MANIFEST_FILE)) {
+    throw new CheckpointError(
+      target,
+      `cannot save checkpoint: ${target} exists and is not a checkpoint (no ${MANIFEST_FILE}); refusing to replace it`
+    );
+  }
+}
+
+/** Renames `tmp` to `target`, replacing an existing checkpoint there; the old one is removed only after. */
+async function moveIntoPlace(tmp: string, target: string): Promise<void> {
+  try {
+    await fs.rename(tmp, target);
+    return;
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    if (code !== 'ENOTEMPTY' && code !== 'EEXIST' && code !== 'EPERM') throw err;
+  }
+  const old = `${tmp}.old`;
+  await fs.rename(target, old);
+  try {
+    await fs.rename(tmp, target);
+  } catch (err) {
+    await fs.rename(old, target).catch(() => undefined);
+    throw err;
+  }
+  await fs.rm(old, { recursive: true, force: true });
+}
+
+async function writeFileSynced(path: string, data: string | Uint8Array): Promise<void> {
+  const handle = await fs.open(path, 'w');
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** fsync a directory so a rename in it is durable; not supported everywhere (Windows), hence best effort. */
+async function syncDirectory(path: string): Promise<void> {
+  let handle;
+  try {
+    handle = await fs.open(path, fsConstants.O_RDONLY);
+    await handle.sync();
+  } catch {
+    // best effort
+  } finally {
+    await handle?.close();
+  }
+}
+
+async function readTextOrNull(path: string): Promise<string | null> {
+  try {
+    return await fs.readFile(path, 'utf8');
+  } catch (err) {
+    if (isNotFound(err)) return null;
+    throw new CheckpointError(path, `cannot read ${path}: ${errorMessage(err)}`);
+  }
+}
+
+async function readBytesOrNull(path: string): Promise<Uint8Array | null> {
+  try {
+    return await fs.readFile(path);
+  } catch (err) {
+    if (isNotFound(err)) return null;
+    throw new CheckpointError(path, `cannot read ${path}: ${errorMessage(err)}`);
+  }
+}
+
+/** A standalone ArrayBuffer with exactly these bytes (Node Buffers may share a larger pool). */
+function toArrayBuffer(bytes: Uint8Array): ArrayBuffer {
+  const out = new ArrayBuffer(bytes.byteLength);
+  new Uint8Array(out).set(bytes);
+  return out;
+}
+
+function isNotFound(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 'ENOENT';
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,165 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { initBackend } from './backend.js';
+import { buildModel } from './model.js';
+import { tf } from './tf.js';
+import { NetworkTrainer, OptimizerStateError } from './training.js';
+import { loadWeightsInto, serializeWeights } from './weights.js';
+import { TINY_MLP, TINY_RESNET, randomBatch, relativeError } from './test-nets.js';
+
+function weightsOf(model: tf.LayersModel): Float32Array {
+  return new Float32Array(serializeWeights(model).data);
+}
+
+describe('NetworkTrainer', () => {
+  beforeAll(async () => {
+    await initBackend('wasm');
+  });
+
+  it('computes cross-entropy, mean squared error and weight decay as documented', () => {
+    const model = buildModel(TINY_MLP, { seed: 1 });
+    const trainer = new NetworkTrainer(model, TINY_MLP, { weightDecay: 0.01 });
+    const b = randomBatch(TINY_MLP, 6, 2);
+    const [logits, values] = tf.tidy(() => (model.predict(tf.tensor(b.inputs, [6, 5])) as tf.Tensor[]).map((t) => Array.from(t.dataSync())));
+    let policyLoss = 0;
+    let valueLoss = 0;
+    for (let i = 0; i < 6; i++) {
+      const row = logits.slice(i * 4, i * 4 + 4);
+      const max = Math.max(...row);
+      const logSum = Math.log(row.reduce((s, x) => s + Math.exp(x - max), 0)) + max;
+      for (let a = 0; a < 4; a++) policyLoss -= (b.policyTargets[i * 4 + a] * (row[a] - logSum)) / 6;
+      for (let s = 0; s < 2; s++) valueLoss += (values[i * 2 + s] - b.valueTargets[i * 2 + s]) ** 2 / 12;
+    }
+    let squares = 0;
+    for (const w of model.trainableWeights)
+      if (w.originalName.endsWith('/kernel')) squares += tf.tidy(() => tf.sum(tf.square(w.read())).dataSync()[0]);
+
+    const evaluated = trainer.evaluateBatch(b.inputs, b.policyTargets, b.valueTargets, 6);
+    expect(evaluated.policyLoss).toBeCloseTo(policyLoss, 5);
+    expect(evaluated.valueLoss).toBeCloseTo(valueLoss, 5);
+    expect(evaluated.l2).toBeCloseTo(0.01 * squares, 6);
+    expect(evaluated.total).toBeCloseTo(policyLoss + valueLoss + 0.01 * squares, 5);
+    // trainBatch reports the loss before its step (no batch norm in an MLP, so the same numbers).
+    const trained = trainer.trainBatch(b.inputs, b.policyTargets, b.valueTargets, 6);
+    expect(trained.total).toBeCloseTo(evaluated.total, 5);
+    expect(trainer.evaluateBatch(b.inputs, b.policyTargets, b.valueTargets, 6).total).toBeLessThan(evaluated.total);
+    trainer.dispose();
+    model.dispose();
+  });
+
+  it('takes the same steps as tf.train.adam', () => {
+    const config = TINY_MLP;
+    const ours = buildModel(config, { seed: 4 });
+    const reference = buildModel(config, { seed: 4 });
+    const b = randomBatch(config, 8, 5);
+    const trainer = new NetworkTrainer(ours, config, { learningRate: 0.01, weightDecay: 0 });
+    const adam = tf.train.adam(0.01);
+    for (let step = 0; step < 3; step++) {
+      trainer.trainBatch(b.inputs, b.policyTargets, b.valueTargets, 8);
+      tf.tidy(() => {
+        const x = tf.tensor(b.inputs, [8, 5]);
+        const pt = tf.tensor(b.policyTargets, [8, 4]);
+        const vt = tf.tensor(b.valueTargets, [8, 2]);
+        adam.minimize(() => {
+          const [p, v] = reference.apply(x, { training: true }) as tf.Tensor[];
+          const policyLoss = tf.neg(tf.mean(tf.sum(tf.mul(pt, tf.logSoftmax(p)), -1)));
+          return tf.add(policyLoss, tf.mean(tf.squaredDifference(v, vt))) as tf.Scalar;
+        });
+      });
+    }
+    expect(relativeError(weightsOf(reference), weightsOf(ours))).toBeLessThan(1e-5);
+    adam.dispose();
+    trainer.dispose();
+    ours.dispose();
+    reference.dispose();
+  });
+
+  it('resumes from a saved optimizer state exactly', () => {
+    const b = randomBatch(TINY_RESNET, 4, 8);
+    const a = buildModel(TINY_RESNET, { seed: 1 });
+    const trainerA = new NetworkTrainer(a, TINY_RESNET, { learningRate: 3e-3 });
+    for (let i = 0; i < 3; i++) trainerA.trainBatch(b.inputs, b.policyTargets, b.valueTargets, 4);
+    const state = trainerA.getOptimizerState();
+    expect(state.step).toBe(3);
+    expect(state.variables.map((v) => v.name)).toEqual(a.trainableWeights.map((w) => w.originalName));
+
+    const resumed = buildModel(TINY_RESNET, { seed: 99 });
+    loadWeightsInto(resumed, serializeWeights(a));
+    const trainerB = new NetworkTrainer(resumed, TINY_RESNET);
+    trainerB.setOptimizerState(state);
+    expect(trainerB.step).toBe(3);
+    expect(trainerB.learningRate).toBe(3e-3);
+
+    const before = tf.memory().numTensors;
+    const lossA = trainerA.trainBatch(b.inputs, b.policyTargets, b.valueTargets, 4);
+    const lossB = trainerB.trainBatch(b.inputs, b.policyTargets, b.valueTargets, 4);
+    expect(lossB).toEqual(lossA);
+    expect(weightsOf(resumed)).toEqual(weightsOf(a));
+    expect(tf.memory().numTensors).toBe(before);
+
+    // Without the state (fresh moments, step 1) the same step lands elsewhere: the state mattered.
+    const fresh = buildModel(TINY_RESNET, { seed: 99 });
+    loadWeightsInto(fresh, serializeWeights(a));
+    const trainerC = new NetworkTrainer(fresh, TINY_RESNET, { learningRate: 3e-3 });
+    trainerA.trainBatch(b.inputs, b.policyTargets, b.valueTargets, 4);
+    trainerC.trainBatch(b.inputs, b.policyTargets, b.valueTargets, 4);
+    expect(weightsOf(fresh)).not.toEqual(weightsOf(a));
+    for (const m of [a, resumed, fresh]) m.dispose();
+    for (const t of [trainerA, trainerB, trainerC]) t.dispose();
+  });
+
+  it('refuses an optimizer state for another architecture', () => {
+    const mlp = buildModel(TINY_MLP, { seed: 1 });
+    const wider = buildModel({ ...TINY_MLP, spec: { kind: 'mlp', hidden: [9, 6] } }, { seed: 1 });
+    const state = new NetworkTrainer(mlp, TINY_MLP).getOptimizerState();
+    const trainer = new NetworkTrainer(wider, TINY_MLP);
+    expect(() => trainer.setOptimizerState(state)).toThrow(OptimizerStateError);
+    expect(() => trainer.setOptimizerState(state)).toThrow(/dense_0\/kernel/);
+    expect(() => trainer.setOptimizerState({ ...state, variables: trainer.getOptimizerState().variables })).toThrow(/bytes/);
+    mlp.dispose();
+    wider.dispose();
+  });
+
+  it('uses the learning rate set between steps', () => {
+    const model = buildModel(TINY_MLP, { seed: 2 });
+    const trainer = new NetworkTrainer(model, TINY_MLP, { learningRate: 0 });
+    const b = randomBatch(TINY_MLP, 4, 3);
+    const initial = weightsOf(model);
+    trainer.trainBatch(b.inputs, b.policyTargets, b.valueTargets, 4);
+    expect(weightsOf(model)).toEqual(initial);
+    trainer.learningRate = 0.05;
+    trainer.trainBatch(b.inputs, b.policyTargets, b.valueTargets, 4);
+    expect(weightsOf(model)).not.toEqual(initial);
+    trainer.dispose();
+    model.dispose();
+  });
+
+  it('updates batch-norm moving statistics when training, not when evaluating', () => {
+    const model = buildModel(TINY_RESNET, { seed: 3 });
+    const trainer = new NetworkTrainer(model, TINY_RESNET, { learningRate: 0 });
+    const b = randomBatch(TINY_RESNET, 4, 4);
+    const movingMean = (): number[] => Array.from(model.getLayer('stem_bn').getWeights()[2].dataSync());
+    const initial = movingMean();
+    expect(initial.every((v) => v === 0)).toBe(true);
+    trainer.evaluateBatch(b.inputs, b.policyTargets, b.valueTargets, 4);
+    expect(movingMean()).toEqual(initial);
+    trainer.trainBatch(b.inputs, b.policyTargets, b.valueTargets, 4);
+    expect(movingMean().some((v) => v !== 0)).toBe(true);
+    trainer.dispose();
+    model.dispose();
+  });
+
+  it('learns a fixed batch and rejects short buffers', () => {
+    const model = buildModel(TINY_MLP, { seed: 5 });
+    const trainer = new NetworkTrainer(model, TINY_MLP, { learningRate: 0.03 });
+    const b = randomBatch(TINY_MLP, 16, 6);
+    const first = trainer.trainBatch(b.inputs, b.policyTargets, b.valueTargets, 16);
+    let last = first;
+    for (let i = 0; i < 30; i++) last = trainer.trainBatch(b.inputs, b.policyTargets, b.valueTargets, 16);
+    expect(last.policyLoss).toBeLessThan(first.policyLoss);
+    expect(last.valueLoss).toBeLessThan(first.valueLoss * 0.5);
+    expect(() => trainer.trainBatch(b.inputs, b.policyTargets, b.valueTargets, 17)).toThrow(/inputs holds 80 floats but 17 examples need 85/);
+    expect(() => trainer.trainBatch(b.inputs, b.policyTargets, b.valueTargets, 0)).toThrow(/positive integer/);
+    trainer.dispose();
+    model.dispose();
+  });
+});

@@ -1,0 +1,284 @@
+/**
+ * One gradient step at a time on a policy/value LayersModel.
+ *
+ * loss = softmax cross-entropy(policy targets, logits)        (targets are probability vectors)
+ *      + mean squared error(value targets, values)             (averaged over batch and seats)
+ *      + weightDecay * sum of squared kernel weights           (conv and dense kernels; not biases or BN)
+ *
+ * Adam is implemented here rather than with tf.train.adam so the learning rate can change between steps
+ * and the optimizer state has a plain, named, serialisable form for checkpoints and resuming.
+ */
+import type { NetworkConfig } from './spec.js';
+import { tf } from './tf.js';
+import { checkModelMatchesConfig } from './tfjs-model.js';
+
+export interface TrainerOptions {
+  /** Adam step size (default 1e-3). Can be changed between steps with `learningRate`. */
+  readonly learningRate?: number;
+  /** L2 coefficient on kernel weights (default 1e-4). */
+  readonly weightDecay?: number;
+  readonly beta1?: number;
+  readonly beta2?: number;
+  /** Added to sqrt(v) (default 1e-7, as tfjs and Keras). */
+  readonly epsilon?: number;
+}
+
+export interface TrainLosses {
+  readonly policyLoss: number;
+  readonly valueLoss: number;
+  /** The weight-decay term as added to the loss (weightDecay * sum of squared kernels). */
+  readonly l2: number;
+  readonly total: number;
+}
+
+/**
+ * Adam's state, serialisable: scalars plus the first and second moments of every trainable weight as one
+ * float32 buffer, laid out per weight as [m..., v...] in `variables` order.
+ */
+export interface OptimizerState {
+  readonly format: 'az-adam';
+  readonly formatVersion: 1;
+  /** Adam steps taken so far (for bias correction). */
+  readonly step: number;
+  readonly learningRate: number;
+  readonly weightDecay: number;
+  readonly beta1: number;
+  readonly beta2: number;
+  readonly epsilon: number;
+  readonly variables: readonly { readonly name: string; readonly shape: readonly number[] }[];
+  readonly data: ArrayBuffer;
+}
+
+export class OptimizerStateError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'OptimizerStateError';
+  }
+}
+
+interface Slot {
+  readonly name: string;
+  readonly variable: tf.Variable;
+  readonly m: tf.Variable;
+  readonly v: tf.Variable;
+  readonly size: number;
+}
+
+export class NetworkTrainer {
+  learningRate: number;
+  weightDecay: number;
+  readonly beta1: number;
+  readonly beta2: number;
+  readonly epsilon: number;
+  private stepCount = 0;
+  private readonly slots: Slot[];
+  private readonly kernels: tf.Variable[];
+  private readonly inputSize: number;
+  private disposed = false;
+
+  constructor(readonly model: tf.LayersModel, readonly config: NetworkConfig, options: TrainerOptions = {}) {
+    checkModelMatchesConfig(model, config);
+    this.learningRate = options.learningRate ?? 1e-3;
+    this.weightDecay = options.weightDecay ?? 1e-4;
+    this.beta1 = options.beta1 ?? 0.9;
+    this.beta2 = options.beta2 ?? 0.999;
+    this.epsilon = options.epsilon ?? 1e-7;
+    this.inputSize = config.inputShape.reduce((a, b) => a * b, 1);
+    this.slots = model.trainableWeights.map((w) => {
+      const variable = w.read() as tf.Variable;
+      return {
+        name: w.originalName,
+        variable,
+        m: tf.variable(tf.zerosLike(variable), false),
+        v: tf.variable(tf.zerosLike(variable), false),
+        size: variable.size,
+      };
+    });
+    // Kernels of conv and dense layers carry the weight decay; biases, BN gamma/beta do not.
+    this.kernels = this.slots.filter((s) => s.name.endsWith('/kernel')).map((s) => s.variable);
+  }
+
+  /** Adam steps taken so far. */
+  get step(): number {
+    return this.stepCount;
+  }
+
+  /**
+   * One Adam step on `count` examples: inputs are encoded positions back to back, policyTargets `count *
+   * actionSize` probabilities, valueTargets `count * numSeats` values in [-1, 1]. Batch norm uses batch
+   * statistics and updates its moving averages. Returns the losses before the step.
+   */
+  trainBatch(inputs: Float32Array, policyTargets: Float32Array, valueTargets: Float32Array, count: number): TrainLosses {
+    this.checkBatch(inputs, policyTargets, valueTargets, count);
+    const vars = this.slots.map((s) => s.variable);
+    const losses = tf.tidy(() => {
+      const { x, pt, vt } = this.batchTensors(inputs, policyTargets, valueTargets, count);
+      let parts: tf.Tensor | null = null;
+      const { grads } = tf.variableGrads(() => {
+        const [logits, values] = this.model.apply(x, { training: true }) as tf.Tensor[];
+        const terms = this.lossTerms(logits, values, pt, vt);
+        // keep: the loss parts must outlive variableGrads' scope; they leave the tidy as its result and readLosses frees them.
+        parts = tf.keep(tf.stack(terms));
+        return terms[3] as tf.Scalar;
+      }, vars);
+      this.applyAdam(grads);
+      return parts as unknown as tf.Tensor;
+    });
+    return readLosses(losses);
+  }
+
+  /** The same losses as `trainBatch` without changing anything (BN in inference mode), e.g. for validation. */
+  evaluateBatch(inputs: Float32Array, policyTargets: Float32Array, valueTargets: Float32Array, count: number): TrainLosses {
+    this.checkBatch(inputs, policyTargets, valueTargets, count);
+    const losses = tf.tidy(() => {
+      const { x, pt, vt } = this.batchTensors(inputs, policyTargets, valueTargets, count);
+      const [logits, values] = this.model.apply(x, { training: false }) as tf.Tensor[];
+      return tf.stack(this.lossTerms(logits, values, pt, vt));
+    });
+    return readLosses(losses);
+  }
+
+  getOptimizerState(): OptimizerState {
+    this.checkNotDisposed();
+    const total = this.slots.reduce((sum, s) => sum + 2 * s.size, 0);
+    const out = new Float32Array(total);
+    let offset = 0;
+    for (const slot of this.slots) {
+      out.set(slot.m.dataSync() as Float32Array, offset);
+      out.set(slot.v.dataSync() as Float32Array, offset + slot.size);
+      offset += 2 * slot.size;
+    }
+    return {
+      format: 'az-adam',
+      formatVersion: 1,
+      step: this.stepCount,
+      learningRate: this.learningRate,
+      weightDecay: this.weightDecay,
+      beta1: this.beta1,
+      beta2: this.beta2,
+      epsilon: this.epsilon,
+      variables: this.slots.map((s) => ({ name: s.name, shape: [...s.variable.shape] })),
+      data: out.buffer,
+    };
+  }
+
+  /**
+   * Restores a state from `getOptimizerState` (of a model with the same architecture): moments, step,
+   * learning rate and weight decay. Set `learningRate` afterwards to override a restored one.
+   */
+  setOptimizerState(state: OptimizerState): void {
+    this.checkNotDisposed();
+    if (state.format !== 'az-adam' || state.formatVersion !== 1) {
+      throw new OptimizerStateError(`optimizer state has format ${String(state.format)} v${String(state.formatVersion)}; expected az-adam v1`);
+    }
+    if (state.variables.length !== this.slots.length) {
+      throw new OptimizerStateError(
+        `optimizer state covers ${state.variables.length} variables but the model has ${this.slots.length} trainable weights`
+      );
+    }
+    this.slots.forEach((slot, i) => {
+      const v = state.variables[i];
+      const same = v.name === slot.name && v.shape.length === slot.variable.shape.length && v.shape.every((d, k) => d === slot.variable.shape[k]);
+      if (!same) {
+        throw new OptimizerStateError(
+          `optimizer state variable ${i} is '${v.name}' [${v.shape.join(', ')}] but the model's is '${slot.name}' [${slot.variable.shape.join(', ')}]`
+        );
+      }
+    });
+    const floats = this.slots.reduce((sum, s) => sum + 2 * s.size, 0);
+    if (state.data.byteLength !== floats * 4) {
+      throw new OptimizerStateError(`optimizer state data holds ${state.data.byteLength} bytes; expected ${floats * 4}`);
+    }
+    const all = new Float32Array(state.data.slice(0));
+    let offset = 0;
+    tf.tidy(() => {
+      for (const slot of this.slots) {
+        slot.m.assign(tf.tensor(all.slice(offset, offset + slot.size), slot.variable.shape));
+        slot.v.assign(tf.tensor(all.slice(offset + slot.size, offset + 2 * slot.size), slot.variable.shape));
+        offset += 2 * slot.size;
+      }
+    });
+    this.stepCount = state.step;
+    this.learningRate = state.learningRate;
+    this.weightDecay = state.weightDecay;
+  }
+
+  /** Frees the optimizer's moment tensors (not the model). */
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    for (const slot of this.slots) {
+      slot.m.dispose();
+      slot.v.dispose();
+    }
+  }
+
+  private lossTerms(logits: tf.Tensor, values: tf.Tensor, pt: tf.Tensor, vt: tf.Tensor): tf.Scalar[] {
+    const policyLoss = tf.neg(tf.mean(tf.sum(tf.mul(pt, tf.logSoftmax(logits)), -1))) as tf.Scalar;
+    const valueLoss = tf.mean(tf.squaredDifference(values, vt)) as tf.Scalar;
+    const l2 =
+      this.kernels.length > 0 && this.weightDecay !== 0
+        ? (tf.mul(tf.addN(this.kernels.map((k) => tf.sum(tf.square(k)))), this.weightDecay) as tf.Scalar)
+        : tf.scalar(0);
+    const total = tf.add(tf.add(policyLoss, valueLoss), l2) as tf.Scalar;
+    return [policyLoss, valueLoss, l2, total];
+  }
+
+  private applyAdam(grads: tf.NamedTensorMap): void {
+    this.stepCount++;
+    const t = this.stepCount;
+    const { beta1, beta2, epsilon } = this;
+    const lr = this.learningRate;
+    const correction1 = 1 - Math.pow(beta1, t);
+    const correction2 = 1 - Math.pow(beta2, t);
+    for (const slot of this.slots) {
+      const g = grads[slot.variable.name];
+      if (!g) continue;
+      const m = tf.add(tf.mul(slot.m, beta1), tf.mul(g, 1 - beta1));
+      const v = tf.add(tf.mul(slot.v, beta2), tf.mul(tf.square(g), 1 - beta2));
+      slot.m.assign(m);
+      slot.v.assign(v);
+      const update = tf.div(tf.div(m, correction1), tf.add(tf.sqrt(tf.div(v, correction2)), epsilon));
+      slot.variable.assign(tf.sub(slot.variable, tf.mul(update, lr)));
+    }
+  }
+
+  private batchTensors(
+    inputs: Float32Array,
+    policyTargets: Float32Array,
+    valueTargets: Float32Array,
+    count: number
+  ): { x: tf.Tensor; pt: tf.Tensor; vt: tf.Tensor } {
+    const { actionSize, numSeats, inputShape } = this.config;
+    return {
+      x: tf.tensor(inputs.subarray(0, count * this.inputSize), [count, ...inputShape], 'float32'),
+      pt: tf.tensor2d(policyTargets.subarray(0, count * actionSize), [count, actionSize], 'float32'),
+      vt: tf.tensor2d(valueTargets.subarray(0, count * numSeats), [count, numSeats], 'float32'),
+    };
+  }
+
+  private checkBatch(inputs: Float32Array, policyTargets: Float32Array, valueTargets: Float32Array, count: number): void {
+    this.checkNotDisposed();
+    if (!Number.isInteger(count) || count <= 0) throw new RangeError(`trainBatch: count must be a positive integer (got ${count})`);
+    const need = (name: string, buffer: Float32Array, perItem: number): void => {
+      if (buffer.length < count * perItem)
+        throw new RangeError(`trainBatch: ${name} holds ${buffer.length} floats but ${count} examples need ${count * perItem}`);
+    };
+    need('inputs', inputs, this.inputSize);
+    need('policyTargets', policyTargets, this.config.actionSize);
+    need('valueTargets', valueTargets, this.config.numSeats);
+  }
+
+  private checkNotDisposed(): void {
+    if (this.disposed) throw new Error('NetworkTrainer used after dispose()');
+  }
+}
+
+function readLosses(losses: tf.Tensor): TrainLosses {
+  try {
+    const [policyLoss, valueLoss, l2, total] = losses.dataSync();
+    return { policyLoss, valueLoss, l2, total };
+  } finally {
+    losses.dispose();
+  }
+}

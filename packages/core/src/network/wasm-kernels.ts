@@ -1,0 +1,258 @@
+/**
+ * Kernels that let the tfjs wasm backend train convolutional nets at a useful speed.
+ *
+ * tfjs-backend-wasm 4.22 ships no Conv2DBackpropFilter (training a conv net fails outright), a slow
+ * Conv2DBackpropInput (over half of a training step) and a Tile that is ~90x slower than the same
+ * broadcast (batch-norm's gradient tiles the inverse standard deviation over the whole activation). The
+ * replacements below are built on the backend's own Conv2D (XNNPACK), Transpose and heap memory:
+ *
+ * - dW = correlation of the input with dy: channels of x become the batch (x -> [Cin, H, W, B]) and dy
+ *   becomes the filter (dy -> [Ho, Wo, B, Cout]); a Conv2D with the forward padding gives [Cin, kh, kw, Cout].
+ * - dx = convolution of dy with the spatially flipped filter, in and out channels swapped, padded by
+ *   (k - 1 - forward padding) on each side.
+ *
+ * Only NHWC, stride 1 and dilation 1 (all the model builder uses) are handled; the filter gradient throws a
+ * clear error otherwise, the input gradient falls back to the shipped kernel (which handles strides).
+ */
+import type { BackendWasm } from '@tensorflow/tfjs-backend-wasm';
+import { tf } from './tf.js';
+
+type KernelArgs = Parameters<tf.KernelFunc>[0];
+type Pad = 'valid' | 'same' | number | tf.backend_util.ExplicitPadding;
+
+interface SavedKernels {
+  conv2d: tf.KernelFunc;
+  transpose: tf.KernelFunc;
+  /** The shipped kernels we replace, kept as fallbacks for cases ours do not handle. */
+  backpropInput: tf.KernelConfig | null;
+  tile: tf.KernelConfig;
+}
+
+let saved: SavedKernels | null = null;
+/** Backends on which a replaced kernel's setupFunc has run (see runShipped). */
+const shippedSetupDone = new WeakMap<tf.KernelConfig, WeakSet<object>>();
+
+/**
+ * Registers the fast wasm kernels (Conv2DBackpropFilter, Conv2DBackpropInput, Tile) in place of the shipped
+ * ones. Call after @tensorflow/tfjs-backend-wasm has been imported; calling again does nothing.
+ */
+export function registerWasmTrainingKernels(): void {
+  if (saved) return;
+  const kernel = (name: string): tf.KernelConfig | null => {
+    try {
+      return tf.getKernel(name, 'wasm') ?? null;
+    } catch {
+      return null;
+    }
+  };
+  const conv2d = kernel('Conv2D');
+  const transpose = kernel('Transpose');
+  const tile = kernel('Tile');
+  if (!conv2d || !transpose || !tile) {
+    throw new Error('registerWasmTrainingKernels: the wasm backend is not loaded (import @tensorflow/tfjs-backend-wasm first)');
+  }
+  saved = { conv2d: conv2d.kernelFunc, transpose: transpose.kernelFunc, tile, backpropInput: kernel('Conv2DBackpropInput') };
+  replaceKernel('Conv2DBackpropFilter', conv2DBackpropFilter);
+  replaceKernel('Conv2DBackpropInput', conv2DBackpropInput);
+  replaceKernel('Tile', fastTile);
+}
+
+/** True once `registerWasmTrainingKernels` has run. */
+export function wasmTrainingKernelsRegistered(): boolean {
+  return saved !== null;
+}
+
+function replaceKernel(kernelName: string, kernelFunc: (args: KernelArgs) => tf.TensorInfo): void {
+  if (tf.getKernel(kernelName, 'wasm')) tf.unregisterKernel(kernelName, 'wasm');
+  tf.registerKernel({ kernelName, backendName: 'wasm', kernelFunc: kernelFunc as tf.KernelFunc });
+}
+
+function kernels(): SavedKernels {
+  if (!saved) throw new Error('wasm training kernels used before registerWasmTrainingKernels()');
+  return saved;
+}
+
+/** Runs a saved wasm kernel that returns a single tensor. */
+function run(kernelFunc: tf.KernelFunc, backend: BackendWasm, inputs: tf.NamedTensorInfoMap, attrs: tf.NamedAttrMap): tf.TensorInfo {
+  const out = kernelFunc({ inputs, backend, attrs });
+  if (Array.isArray(out)) throw new Error('wasm kernel returned several tensors where one was expected');
+  return out;
+}
+
+/**
+ * Runs a shipped kernel we unregistered. tfjs calls a kernel's setupFunc (which binds its wasm function)
+ * only for kernels registered when the backend initialises, so an unregistered one is set up here, once
+ * per backend instance.
+ */
+function runShipped(config: tf.KernelConfig, args: KernelArgs): tf.TensorInfo {
+  let done = shippedSetupDone.get(config);
+  if (!done) shippedSetupDone.set(config, (done = new WeakSet()));
+  if (!done.has(args.backend)) {
+    config.setupFunc?.(args.backend as tf.KernelBackend);
+    done.add(args.backend);
+  }
+  return run(config.kernelFunc, args.backend as BackendWasm, args.inputs, args.attrs ?? {});
+}
+
+function transposeInfo(backend: BackendWasm, x: tf.TensorInfo, perm: number[]): tf.TensorInfo {
+  return run(kernels().transpose, backend, { x }, { perm });
+}
+
+/** Conv2D (NHWC, stride 1, dilation 1) with explicit [top, bottom, left, right] padding. */
+function conv2dExplicit(
+  backend: BackendWasm,
+  x: tf.TensorInfo,
+  filter: tf.TensorInfo,
+  pad: readonly [number, number, number, number]
+): tf.TensorInfo {
+  const explicit: tf.backend_util.ExplicitPadding = [
+    [0, 0],
+    [pad[0], pad[1]],
+    [pad[2], pad[3]],
+    [0, 0],
+  ];
+  return run(kernels().conv2d, backend, { x, filter }, {
+    strides: [1, 1],
+    pad: explicit,
+    dataFormat: 'NHWC',
+    dilations: [1, 1],
+  } as unknown as tf.NamedAttrMap);
+}
+
+interface ConvAttrs {
+  strides: number | [number, number];
+  pad: Pad;
+  dataFormat: 'NHWC' | 'NCHW';
+  dimRoundingMode?: 'floor' | 'round' | 'ceil';
+}
+
+/** Validates what the fast kernels support and returns the forward convolution's geometry. */
+function convGeometry(
+  xShape: [number, number, number, number],
+  filterShape: [number, number, number, number],
+  attrs: ConvAttrs
+): tf.backend_util.Conv2DInfo | string {
+  if (attrs.dataFormat !== undefined && attrs.dataFormat !== 'NHWC') return `dataFormat ${attrs.dataFormat} (only NHWC)`;
+  const info = tf.backend_util.computeConv2DInfo(xShape, filterShape, attrs.strides, 1, attrs.pad, attrs.dimRoundingMode, false, 'channelsLast');
+  if (info.strideHeight !== 1 || info.strideWidth !== 1) return `strides ${info.strideHeight}x${info.strideWidth} (only 1x1)`;
+  if (info.dilationHeight !== 1 || info.dilationWidth !== 1) return `dilations ${info.dilationHeight}x${info.dilationWidth} (only 1x1)`;
+  if (info.padInfo.top < 0 || info.padInfo.left < 0 || info.padInfo.bottom < 0 || info.padInfo.right < 0) return `negative padding`;
+  return info;
+}
+
+function conv2DBackpropFilter(args: KernelArgs): tf.TensorInfo {
+  const backend = args.backend as BackendWasm;
+  const x = args.inputs.x as tf.TensorInfo;
+  const dy = args.inputs.dy as tf.TensorInfo;
+  const attrs = args.attrs as unknown as ConvAttrs & { filterShape: [number, number, number, number] };
+  const info = convGeometry(x.shape as [number, number, number, number], attrs.filterShape, attrs);
+  if (typeof info === 'string') {
+    throw new Error(`az wasm Conv2DBackpropFilter supports NHWC, stride 1, dilation 1 and 'same'/'valid' padding only; got ${info}`);
+  }
+  const { top, bottom, left, right } = info.padInfo;
+  // x as a batch of Cin single-"channel" images whose channels are the B examples; dy as the filter.
+  const xT = transposeInfo(backend, x, [3, 1, 2, 0]); // [Cin, H, W, B]
+  const dyT = transposeInfo(backend, dy, [1, 2, 0, 3]); // [Ho, Wo, B, Cout]
+  try {
+    const corr = conv2dExplicit(backend, xT, dyT, [top, bottom, left, right]); // [Cin, kh, kw, Cout]
+    try {
+      return transposeInfo(backend, corr, [1, 2, 0, 3]); // [kh, kw, Cin, Cout]
+    } finally {
+      backend.disposeData(corr.dataId);
+    }
+  } finally {
+    backend.disposeData(xT.dataId);
+    backend.disposeData(dyT.dataId);
+  }
+}
+
+function conv2DBackpropInput(args: KernelArgs): tf.TensorInfo {
+  const backend = args.backend as BackendWasm;
+  const dy = args.inputs.dy as tf.TensorInfo;
+  const filter = args.inputs.filter as tf.TensorInfo;
+  const attrs = args.attrs as unknown as ConvAttrs & { inputShape: [number, number, number, number] };
+  const info = convGeometry(attrs.inputShape, filter.shape as [number, number, number, number], attrs);
+  if (typeof info === 'string') {
+    const shipped = kernels().backpropInput;
+    if (shipped) return runShipped(shipped, args);
+    throw new Error(`az wasm Conv2DBackpropInput supports NHWC, stride 1, dilation 1 and 'same'/'valid' padding only; got ${info}`);
+  }
+  const [kh, kw, cin, cout] = filter.shape;
+  const { top, bottom, left, right } = info.padInfo;
+  // Flipped filter with in/out channels swapped: flipped[p, q, o, c] = filter[kh-1-p, kw-1-q, c, o]. The
+  // filter is small (k*k*Cin*Cout), so a plain loop over the heap beats two kernel launches.
+  const flipped = backend.makeOutput([kh, kw, cout, cin], 'float32');
+  try {
+    const src = backend.typedArrayFromHeap(filter) as Float32Array;
+    const dst = backend.typedArrayFromHeap(flipped) as Float32Array;
+    for (let p = 0; p < kh; p++) {
+      for (let q = 0; q < kw; q++) {
+        const srcBase = ((kh - 1 - p) * kw + (kw - 1 - q)) * cin * cout;
+        const dstBase = (p * kw + q) * cout * cin;
+        for (let c = 0; c < cin; c++) {
+          const srcRow = srcBase + c * cout;
+          for (let o = 0; o < cout; o++) dst[dstBase + o * cin + c] = src[srcRow + o];
+        }
+      }
+    }
+    return conv2dExplicit(backend, dy, flipped, [kh - 1 - top, kh - 1 - bottom, kw - 1 - left, kw - 1 - right]);
+  } finally {
+    backend.disposeData(flipped.dataId);
+  }
+}
+
+/**
+ * Tile by block copies on the heap: each dimension's first copy is built from the one below, then
+ * replicated with doubling copyWithin, so the work is one pass over the output.
+ */
+function fastTile(args: KernelArgs): tf.TensorInfo {
+  const backend = args.backend as BackendWasm;
+  const x = args.inputs.x as tf.TensorInfo;
+  const reps = (args.attrs as unknown as { reps: number[] }).reps;
+  if (x.dtype === 'string' || x.dtype === 'complex64') return runShipped(kernels().tile, args);
+  const outShape = x.shape.map((size, i) => size * reps[i]);
+  const out = backend.makeOutput(outShape, x.dtype);
+  if (outShape.some((size) => size === 0)) return out;
+  // Views are taken after makeOutput: allocating may grow the heap and detach earlier views.
+  const src = backend.typedArrayFromHeap(x);
+  const dst = backend.typedArrayFromHeap(out);
+  tileInto(src, x.shape, reps, dst);
+  return out;
+}
+
+type HeapArray = Float32Array | Int32Array | Uint8Array;
+
+/** Writes `src` (of `shape`) tiled `reps` times along each axis into `dst`. Exported for tests. */
+export function tileInto(src: tf.backend_util.TypedArray, shape: readonly number[], reps: readonly number[], dst: tf.backend_util.TypedArray): void {
+  const rank = shape.length;
+  const s = src as HeapArray;
+  const d = dst as HeapArray;
+  if (rank === 0) {
+    d[0] = s[0];
+    return;
+  }
+  const inStrides = new Array<number>(rank);
+  const outStrides = new Array<number>(rank);
+  inStrides[rank - 1] = 1;
+  outStrides[rank - 1] = 1;
+  for (let i = rank - 2; i >= 0; i--) {
+    inStrides[i] = inStrides[i + 1] * shape[i + 1];
+    outStrides[i] = outStrides[i + 1] * shape[i + 1] * reps[i + 1];
+  }
+  const fill = (axis: number, inOffset: number, outOffset: number): void => {
+    const n = shape[axis];
+    if (axis === rank - 1) {
+      d.set(s.subarray(inOffset, inOffset + n), outOffset);
+    } else {
+      for (let i = 0; i < n; i++) fill(axis + 1, inOffset + i * inStrides[axis], outOffset + i * outStrides[axis]);
+    }
+    const block = n * outStrides[axis];
+    const total = block * reps[axis];
+    for (let filled = block; filled < total; ) {
+      const len = Math.min(filled, total - filled);
+      d.copyWithin(outOffset + filled, outOffset, outOffset + len);
+      filled += len;
+    }
+  };
+  fill(0, 0, 0);
+}

@@ -1,0 +1,154 @@
+// The test-kit must pass a correct game and catch each kind of broken one, naming the check.
+import { describe, expect, it } from 'vitest';
+import type { Game, GamePlugin } from './game.js';
+import { GAME_CONTRACT_VERSION } from './game.js';
+import type { Rng } from './rng.js';
+import { ContractViolation, testGameContract, type ContractCheck, type GameContractOptions } from './testkit.js';
+
+/** Nim: take 1-3 stones, taking the last wins. `secret` is hidden information nobody acts on. */
+interface Nim {
+  stones: number;
+  toMove: number;
+  secret: number[];
+}
+
+type Tweak = Partial<{
+  maskAllowsFour: boolean;
+  leaveEncodingUnwritten: boolean;
+  shareSecretOnClone: boolean;
+  encodeSecret: boolean;
+  neverEnds: boolean;
+  returnsOutOfRange: boolean;
+}>;
+
+function nimPlugin(tweak: Tweak = {}, information: 'perfect' | 'imperfect' = 'perfect'): GamePlugin<Nim> {
+  const start = 7;
+  const traits = {
+    id: 'nim',
+    name: 'Nim',
+    description: 'take 1-3 stones',
+    minPlayers: 2,
+    maxPlayers: 2,
+    information,
+    chance: true,
+    rewards: 'zero-sum',
+    maxGameLength: start,
+  } as const;
+  const game: Game<Nim> = {
+    traits,
+    config: {},
+    numPlayers: 2,
+    maxGameLength: start,
+    encoder: {
+      version: 'nim-1',
+      shape: [start + 2],
+      size: start + 2,
+      encode(s, perspective, out, offset) {
+        for (let i = 0; i <= start; i++) out[offset + i] = s.stones === i ? 1 : 0;
+        out[offset + start + 1] = tweak.encodeSecret ? s.secret[0] : s.toMove === perspective ? 1 : 0;
+        if (tweak.leaveEncodingUnwritten) out[offset] = Number.NaN;
+      },
+    },
+    masker: {
+      actionSize: 3,
+      fillMask(s, out, offset = 0) {
+        let n = 0;
+        for (let a = 0; a < 3; a++) n += out[offset + a] = a + 1 <= s.stones ? 1 : 0;
+        if (tweak.maskAllowsFour && s.stones === 2) {
+          // claims "take 3" is legal with 2 left
+          out[offset + 2] = 1;
+          n++;
+        }
+        return n;
+      },
+    },
+    initialState: (rng: Rng) => ({ stones: start, toMove: 0, secret: [rng.int(100)] }),
+    currentPlayer: (s) => s.toMove,
+    applyAction(s, a, rng) {
+      if (!(Number.isInteger(a) && a >= 0 && a < 3 && a + 1 <= s.stones)) throw new Error(`cannot take ${a + 1}`);
+      s.stones -= tweak.neverEnds && s.stones === 1 ? 0 : a + 1;
+      s.toMove = 1 - s.toMove;
+      s.secret[0] = rng.int(100);
+    },
+    isTerminal: (s) => s.stones === 0,
+    returns(s) {
+      const r = new Float32Array(2);
+      if (s.stones === 0) {
+        r[1 - s.toMove] = tweak.returnsOutOfRange ? 2 : 1;
+        r[s.toMove] = -1;
+      }
+      return r;
+    },
+    clone: (s) => ({ stones: s.stones, toMove: s.toMove, secret: tweak.shareSecretOnClone ? s.secret : [...s.secret] }),
+    hash: (s) => `${s.stones}/${s.toMove}/${s.secret[0]}`,
+    render: (s) => `${s.stones} stones`,
+    formatAction: (_s, a) => `take${a + 1}`,
+    parseAction(s, text) {
+      const m = /^take([123])$/.exec(text.trim());
+      if (!m || Number(m[1]) > s.stones) return { ok: false, error: 'no' };
+      return { ok: true, action: Number(m[1]) - 1 };
+    },
+    informationState: (s, seat) => ({ stones: s.stones, toMove: s.toMove, seat }),
+  };
+  return { contractVersion: GAME_CONTRACT_VERSION, traits, configSchema: {}, create: () => game };
+}
+
+const resampleHidden: GameContractOptions<Nim>['resampleHidden'] = (s, _seat, rng) => ({ ...s, secret: [rng.int(100)] });
+
+async function violation(plugin: GamePlugin<Nim>, options: GameContractOptions<Nim> = {}): Promise<ContractViolation> {
+  try {
+    await testGameContract(plugin, { playouts: 8, ...options });
+  } catch (err) {
+    if (err instanceof ContractViolation) return err;
+    throw err;
+  }
+  throw new Error('expected a contract violation');
+}
+
+describe('testGameContract', () => {
+  it('passes a correct game and reports what it checked', async () => {
+    const report = await testGameContract(nimPlugin(), { playouts: 8 });
+    expect(report.gameId).toBe('nim');
+    expect(report.skipped).toEqual([]);
+    expect(report.longestGame).toBeLessThanOrEqual(7);
+    for (const check of ['plugin', 'mask', 'mask-matches-apply', 'encoding', 'clone', 'determinism', 'returns', 'notation'] as ContractCheck[]) {
+      expect(report.checks[check], check).toBeGreaterThan(0);
+    }
+  });
+
+  it('names the broken promise, the seed and the move', async () => {
+    const cases: [Tweak, ContractCheck][] = [
+      [{ maskAllowsFour: true }, 'mask-matches-apply'],
+      [{ leaveEncodingUnwritten: true }, 'encoding'],
+      [{ shareSecretOnClone: true }, 'clone'],
+      [{ neverEnds: true }, 'playout'],
+      [{ returnsOutOfRange: true }, 'returns'],
+    ];
+    for (const [tweak, check] of cases) {
+      const v = await violation(nimPlugin(tweak));
+      expect(v.check, JSON.stringify(tweak)).toBe(check);
+      expect(v.message).toMatch(/^\[nim\] /);
+    }
+    const v = await violation(nimPlugin({ maskAllowsFour: true }));
+    expect(v.seed).toBeTypeOf('number');
+    expect(v.message).toMatch(/legal action 2|marked legal/);
+  });
+
+  it('refuses a plugin built for another contract version, saying which', async () => {
+    const v = await violation({ ...nimPlugin(), contractVersion: GAME_CONTRACT_VERSION + 1 });
+    expect(v.check).toBe('plugin');
+    expect(v.message).toContain(`built for game contract version ${GAME_CONTRACT_VERSION + 1}`);
+    expect(v.message).toContain(`implements version ${GAME_CONTRACT_VERSION}`);
+  });
+
+  it('checks that encodings of imperfect-information games ignore hidden information', async () => {
+    const leaky = nimPlugin({ encodeSecret: true }, 'imperfect');
+    expect((await violation(leaky, { resampleHidden })).check).toBe('hidden-information');
+    // without a sampler the check cannot run, and the report says so
+    const report = await testGameContract(nimPlugin({}, 'imperfect'), { playouts: 4 });
+    expect(report.skipped.join()).toMatch(/hidden-information/);
+    const ok = await testGameContract(nimPlugin({}, 'imperfect'), { playouts: 4, resampleHidden });
+    expect(ok.skipped).toEqual([]);
+    expect(ok.checks['hidden-information']).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,661 @@
+/**
+ * The contract test-kit: `testGameContract(plugin, options)` plays many seeded random games and
+ * checks, at every step, the promises the Game / Encoder / Masker contracts make to search, training
+ * and the CLI. It is framework-agnostic on purpose (no vitest, no node:assert): it throws a
+ * `ContractViolation` naming the check, the seed and the move so a failure can be replayed, and
+ * otherwise returns a report. A plugin's own test calls it inside its `it`:
+ *
+ *   it('meets the game contract', async () => {
+ *     const report = await testGameContract(myPlugin, { playouts: 50 });
+ *     expect(report.skipped).toEqual([]);
+ *   });
+ *
+ * What it checks (each name appears in `ContractViolation.check` and in `report.checks`):
+ * - plugin: contract version, traits, config schema defaults, `create`.
+ * - shape: encoder shape/size/version, masker action size.
+ * - playout: random playouts never throw and end within `game.maxGameLength` actions.
+ * - player: the seat to act is in 0..numPlayers-1.
+ * - mask: the mask is 0/1, its count is returned, a live state has a legal action, and writing at an
+ *   offset touches exactly `actionSize` entries.
+ * - mask-matches-apply: every action the mask allows is accepted by `applyAction` and (all or a
+ *   sample of) the actions it forbids, plus out-of-range ones, are refused by throwing.
+ * - encoding: every element is written, finite, for every seat, and writing at an offset gives the
+ *   same floats and touches nothing outside `size`.
+ * - clone: a clone has the same hash, and playing on it leaves the original untouched.
+ * - determinism: the same seed (for chance and for the move choices) gives the same game.
+ * - returns: one finite value per seat in [-1, 1] (summing to 0 for two-player zero-sum games).
+ * - notation: `parseAction(formatAction(a))` gives back `a` for legal actions.
+ * - hidden-information: for imperfect-information games, re-sampling the hidden parts of a state
+ *   (with `game.determinizer` and/or the `resampleHidden` option) changes neither the seat's
+ *   encoding, nor its information state, nor (for the seat to act) the mask, and the sampled state
+ *   plays on to a legal end.
+ * - bots: each bot the plugin offers answers with legal actions for a batch of states.
+ */
+import { randomLegalAction } from './agents.js';
+import { validateConfig, type ResolvedConfig } from './config.js';
+import type { Agent, Game, GamePlugin } from './game.js';
+import { checkContractVersion } from './registry.js';
+import { Rng } from './rng.js';
+
+export type ContractCheck =
+  | 'plugin'
+  | 'shape'
+  | 'playout'
+  | 'player'
+  | 'mask'
+  | 'mask-matches-apply'
+  | 'encoding'
+  | 'clone'
+  | 'determinism'
+  | 'returns'
+  | 'notation'
+  | 'hidden-information'
+  | 'bots';
+
+export interface GameContractOptions<S> {
+  /** Raw game config (as from `--config`), validated with the plugin's schema. Default: all defaults. */
+  readonly config?: Readonly<Record<string, unknown>>;
+  /** Random games to play (each with its own seed). Default 32. */
+  readonly playouts?: number;
+  /** Seed of the first playout; playout i uses seed + i. Default 1. */
+  readonly seed?: number;
+  /**
+   * States per playout at which every action is tried against `applyAction` (plus the clone,
+   * notation, offset and hidden-information checks, which are dearer). Spread evenly over the game.
+   * Default 3.
+   */
+  readonly deepChecksPerPlayout?: number;
+  /**
+   * Illegal actions tried per deep-checked state (a random sample, so big action spaces stay cheap);
+   * `Infinity` tries all of them. Default 64.
+   */
+  readonly illegalSamples?: number;
+  /** Playouts that are replayed to check that the same seed gives the same game. Default 4. */
+  readonly determinismPlayouts?: number;
+  /** Check that `parseAction(formatAction(a))` is `a`. Default true. */
+  readonly notation?: boolean;
+  /** Games each bot plays against itself (in every seat), batched, at least 2; 0 skips bots. Default 2. */
+  readonly botGames?: number;
+  /**
+   * Imperfect-information games without `game.determinizer` (or to test another sampler too): returns
+   * a new state that `seat` cannot tell apart from `state` (only hidden information differs).
+   * Must not modify `state`.
+   */
+  readonly resampleHidden?: (state: S, seat: number, rng: Rng) => S;
+  /** Hidden-information samples per seat at each deep-checked state. Default 2. */
+  readonly hiddenSamples?: number;
+}
+
+export interface GameContractReport {
+  readonly gameId: string;
+  readonly config: ResolvedConfig;
+  readonly playouts: number;
+  /** Actions played in all playouts. */
+  readonly moves: number;
+  readonly longestGame: number;
+  /** How many times each check ran (a check that ran 0 times did not apply or was skipped). */
+  readonly checks: Readonly<Record<ContractCheck, number>>;
+  /** Checks that could not run, with why (e.g. an imperfect-information game with no sampler). */
+  readonly skipped: readonly string[];
+}
+
+/** A broken promise of the game contract. `check` names it; the message says where and how to replay. */
+export class ContractViolation extends Error {
+  constructor(
+    readonly gameId: string,
+    readonly check: ContractCheck,
+    message: string,
+    /** Seed of the playout it happened in, when it happened in one. */
+    readonly seed?: number,
+    /** Actions played in that playout before it happened. */
+    readonly move?: number,
+  ) {
+    super(`[${gameId}] ${check}: ${message}` + (seed !== undefined ? ` (playout seed ${seed}${move !== undefined ? `, after ${move} moves` : ''})` : ''));
+    this.name = 'ContractViolation';
+  }
+}
+
+const ALL_CHECKS: readonly ContractCheck[] = [
+  'plugin',
+  'shape',
+  'playout',
+  'player',
+  'mask',
+  'mask-matches-apply',
+  'encoding',
+  'clone',
+  'determinism',
+  'returns',
+  'notation',
+  'hidden-information',
+  'bots',
+];
+
+/** Salt that separates the move-choice stream from the chance stream of a playout. */
+const CHOICE_SALT = 0x9e3779b9;
+const DEEP_SALT = 0x2545f491;
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+function isPositiveInt(n: unknown): n is number {
+  return typeof n === 'number' && Number.isInteger(n) && n > 0;
+}
+
+/** A stable text of any value, typed arrays included, to compare information states. */
+function stableText(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => {
+    if (ArrayBuffer.isView(v) && !(v instanceof DataView)) return Array.from(v as unknown as ArrayLike<number>);
+    if (v instanceof Map) return [...v.entries()];
+    if (v instanceof Set) return [...v.values()];
+    return v;
+  });
+}
+
+/**
+ * Checks a game plugin against the contract by seeded random play; see the file comment for the list.
+ * Resolves to a report, or rejects with the first `ContractViolation`.
+ */
+export async function testGameContract<S>(plugin: GamePlugin<S>, options: GameContractOptions<S> = {}): Promise<GameContractReport> {
+  const kit = new ContractKit(plugin, options);
+  return kit.run();
+}
+
+class ContractKit<S> {
+  private readonly id: string;
+  private readonly counts = Object.fromEntries(ALL_CHECKS.map((c) => [c, 0])) as Record<ContractCheck, number>;
+  private readonly skipped: string[] = [];
+  private game!: Game<S>;
+  private config: ResolvedConfig = {};
+  private mask!: Uint8Array;
+  private scratchMask!: Uint8Array;
+  private enc!: Float32Array;
+  private encOffset!: Float32Array;
+  private readonly playouts: number;
+  private readonly baseSeed: number;
+  private readonly deepChecks: number;
+  private readonly illegalSamples: number;
+  private readonly hiddenSamples: number;
+  /** Samplers of hidden information, by name for messages. */
+  private samplers: { name: string; sample: (state: S, seat: number, rng: Rng) => S }[] = [];
+  /** Seed and move of the playout being checked, for messages. */
+  private where: { seed?: number; move?: number } = {};
+
+  constructor(
+    private readonly plugin: GamePlugin<S>,
+    private readonly options: GameContractOptions<S>,
+  ) {
+    this.id = typeof plugin?.traits?.id === 'string' ? plugin.traits.id : '?';
+    this.playouts = options.playouts ?? 32;
+    this.baseSeed = options.seed ?? 1;
+    this.deepChecks = options.deepChecksPerPlayout ?? 3;
+    this.illegalSamples = options.illegalSamples ?? 64;
+    this.hiddenSamples = options.hiddenSamples ?? 2;
+  }
+
+  private fail(check: ContractCheck, message: string): never {
+    throw new ContractViolation(this.id, check, message, this.where.seed, this.where.move);
+  }
+
+  private ok(check: ContractCheck): void {
+    this.counts[check]++;
+  }
+
+  /** A short description of a state for messages: its hash, cut to a readable length. */
+  private describe(state: S): string {
+    let h: string;
+    try {
+      h = this.game.hash(state);
+    } catch (err) {
+      return `<hash threw: ${errorText(err)}>`;
+    }
+    return h.length > 120 ? `${h.slice(0, 117)}...` : h;
+  }
+
+  async run(): Promise<GameContractReport> {
+    this.checkPlugin();
+    this.checkShapes();
+    let moves = 0;
+    let longest = 0;
+    const determinism = Math.min(this.playouts, this.options.determinismPlayouts ?? 4);
+    for (let i = 0; i < this.playouts; i++) {
+      const seed = this.baseSeed + i;
+      const hashes = this.playout(seed, true);
+      moves += hashes.length - 1;
+      longest = Math.max(longest, hashes.length - 1);
+      if (i < determinism) {
+        const again = this.playout(seed, false);
+        this.where = { seed };
+        const at = hashes.findIndex((h, k) => h !== again[k]);
+        if (at >= 0 || again.length !== hashes.length) {
+          const k = at >= 0 ? at : Math.min(hashes.length, again.length);
+          this.where = { seed, move: k };
+          this.fail('determinism', `replaying the same seed gave a different game: ${JSON.stringify(hashes[k] ?? '<ended>')} then ${JSON.stringify(again[k] ?? '<ended>')}`);
+        }
+        this.ok('determinism');
+      }
+    }
+    this.where = {};
+    await this.checkBots();
+    return {
+      gameId: this.id,
+      config: this.config,
+      playouts: this.playouts,
+      moves,
+      longestGame: longest,
+      checks: { ...this.counts },
+      skipped: [...this.skipped],
+    };
+  }
+
+  private checkPlugin(): void {
+    const p = this.plugin;
+    if (!p || typeof p !== 'object') this.fail('plugin', 'the plugin is not an object');
+    try {
+      checkContractVersion(this.id, p.contractVersion);
+    } catch (err) {
+      this.fail('plugin', errorText(err));
+    }
+    const t = p.traits;
+    if (!t || !/^[a-z][a-z0-9-]*$/.test(t.id)) this.fail('plugin', `traits.id ${JSON.stringify(t?.id)} must be lowercase letters, digits and dashes`);
+    for (const key of ['name', 'description'] as const) if (typeof t[key] !== 'string' || t[key] === '') this.fail('plugin', `traits.${key} must be a non-empty string`);
+    if (!(isPositiveInt(t.minPlayers) && isPositiveInt(t.maxPlayers) && t.minPlayers <= t.maxPlayers)) {
+      this.fail('plugin', `traits must satisfy 1 <= minPlayers <= maxPlayers (got ${t.minPlayers}..${t.maxPlayers})`);
+    }
+    if (!isPositiveInt(t.maxGameLength)) this.fail('plugin', `traits.maxGameLength must be a positive integer (got ${t.maxGameLength})`);
+    if (t.information !== 'perfect' && t.information !== 'imperfect') this.fail('plugin', `traits.information must be 'perfect' or 'imperfect'`);
+    if (t.rewards !== 'zero-sum' && t.rewards !== 'general-sum') this.fail('plugin', `traits.rewards must be 'zero-sum' or 'general-sum'`);
+    if (typeof t.chance !== 'boolean') this.fail('plugin', 'traits.chance must be a boolean');
+    if (typeof p.create !== 'function') this.fail('plugin', 'create must be a function');
+    try {
+      // The defaults alone must make a valid config: `az train --game <id>` uses them.
+      const defaults = validateConfig(p.configSchema, {}, `game '${this.id}' config`);
+      if (p.finalizeConfig) p.finalizeConfig(defaults);
+      const raw = validateConfig(p.configSchema, this.options.config ?? {}, `game '${this.id}' config`);
+      this.config = p.finalizeConfig ? p.finalizeConfig(raw) : raw;
+    } catch (err) {
+      this.fail('plugin', `config: ${errorText(err)}`);
+    }
+    try {
+      this.game = p.create(this.config);
+    } catch (err) {
+      this.fail('plugin', `create threw: ${errorText(err)}`);
+    }
+    const g = this.game;
+    if (g.traits?.id !== t.id) this.fail('plugin', `game.traits.id is ${JSON.stringify(g.traits?.id)}, not the plugin's '${t.id}'`);
+    if (!(Number.isInteger(g.numPlayers) && g.numPlayers >= t.minPlayers && g.numPlayers <= t.maxPlayers)) {
+      this.fail('plugin', `game.numPlayers ${g.numPlayers} is outside the traits' ${t.minPlayers}..${t.maxPlayers}`);
+    }
+    if (!isPositiveInt(g.maxGameLength)) this.fail('plugin', `game.maxGameLength must be a positive integer (got ${g.maxGameLength})`);
+    if (p.bots) for (const [name, f] of Object.entries(p.bots)) if (typeof f !== 'function') this.fail('plugin', `bot '${name}' is not a factory function`);
+    this.ok('plugin');
+
+    if (g.determinizer) this.samplers.push({ name: 'game.determinizer', sample: (s, seat, rng) => g.determinizer!.sample(s, seat, rng) });
+    if (this.options.resampleHidden) this.samplers.push({ name: 'resampleHidden', sample: this.options.resampleHidden });
+    if (t.information === 'imperfect' && this.samplers.length === 0) {
+      this.skipped.push('hidden-information: the game has no determinizer and no resampleHidden option was given');
+    }
+  }
+
+  private checkShapes(): void {
+    const { encoder, masker } = this.game;
+    if (!encoder || !masker) this.fail('shape', 'the game needs an encoder and a masker');
+    if (typeof encoder.version !== 'string' || encoder.version === '') this.fail('shape', 'encoder.version must be a non-empty string');
+    if (!Array.isArray(encoder.shape) || encoder.shape.length === 0 || !encoder.shape.every(isPositiveInt)) {
+      this.fail('shape', `encoder.shape must be a non-empty list of positive integers (got ${JSON.stringify(encoder.shape)})`);
+    }
+    const product = encoder.shape.reduce((a, b) => a * b, 1);
+    if (product !== encoder.size) this.fail('shape', `encoder.size ${encoder.size} is not the product of its shape ${JSON.stringify(encoder.shape)} (${product})`);
+    if (!isPositiveInt(masker.actionSize)) this.fail('shape', `masker.actionSize must be a positive integer (got ${masker.actionSize})`);
+    this.mask = new Uint8Array(masker.actionSize);
+    this.scratchMask = new Uint8Array(masker.actionSize + 2);
+    this.enc = new Float32Array(encoder.size);
+    this.encOffset = new Float32Array(encoder.size + 2);
+    this.ok('shape');
+  }
+
+  /**
+   * One seeded random game. With `check`, every state is checked (and some deeply); either way the
+   * list of hashes (initial state, then after each action) is returned for the determinism check.
+   */
+  private playout(seed: number, check: boolean): string[] {
+    const g = this.game;
+    const chance = new Rng(seed);
+    const choice = new Rng((seed ^ CHOICE_SALT) >>> 0);
+    // The deep checks draw from their own stream so a checked and an unchecked playout of one seed agree.
+    const deepRng = new Rng((seed ^ DEEP_SALT) >>> 0);
+    this.where = { seed, move: 0 };
+    let state: S;
+    try {
+      state = g.initialState(chance);
+    } catch (err) {
+      this.fail('playout', `initialState threw: ${errorText(err)}`);
+    }
+    const hashes = [g.hash(state)];
+    // Deep checks at evenly spread move numbers; the game length is unknown, so spread over the maximum
+    // with the first at move 0 and the rest at random moves of a typical game (every ~k moves).
+    const stride = Math.max(1, Math.floor(Math.min(g.maxGameLength, 60) / Math.max(1, this.deepChecks)));
+    let deepDone = 0;
+    for (let move = 0; ; move++) {
+      this.where = { seed, move };
+      let terminal: boolean;
+      try {
+        terminal = g.isTerminal(state);
+      } catch (err) {
+        this.fail('playout', `isTerminal threw: ${errorText(err)}`);
+      }
+      if (check) this.checkReturns(state, terminal);
+      if (terminal) {
+        if (check) this.ok('playout');
+        return hashes;
+      }
+      if (move >= g.maxGameLength) {
+        this.fail('playout', `the game is not over after maxGameLength = ${g.maxGameLength} actions (state ${this.describe(state)})`);
+      }
+      let player: number;
+      try {
+        player = g.currentPlayer(state);
+      } catch (err) {
+        this.fail('player', `currentPlayer threw: ${errorText(err)}`);
+      }
+      if (check) {
+        if (!(Number.isInteger(player) && player >= 0 && player < g.numPlayers)) {
+          this.fail('player', `currentPlayer is ${player}, not a seat 0..${g.numPlayers - 1}`);
+        }
+        this.ok('player');
+        this.checkMask(state);
+        this.checkEncodings(state);
+        if (deepDone < this.deepChecks && move % stride === 0) {
+          deepDone++;
+          this.deepCheck(state, deepRng.fork());
+        }
+      }
+      let action: number;
+      try {
+        action = randomLegalAction(g, state, choice, this.mask);
+      } catch (err) {
+        this.fail('mask', `no legal action to choose from: ${errorText(err)}`);
+      }
+      try {
+        g.applyAction(state, action, chance);
+      } catch (err) {
+        this.fail('mask-matches-apply', `applyAction refused the legal action ${action} (${this.safeFormat(state, action)}): ${errorText(err)}`);
+      }
+      hashes.push(g.hash(state));
+    }
+  }
+
+  private safeFormat(state: S, action: number): string {
+    try {
+      return this.game.formatAction(state, action);
+    } catch (err) {
+      return `formatAction threw: ${errorText(err)}`;
+    }
+  }
+
+  private checkReturns(state: S, terminal: boolean): void {
+    const g = this.game;
+    let r: Float32Array;
+    try {
+      r = g.returns(state);
+    } catch (err) {
+      this.fail('returns', `returns threw: ${errorText(err)}`);
+    }
+    if (!r || r.length !== g.numPlayers) this.fail('returns', `returns gave ${r?.length} values for ${g.numPlayers} seats`);
+    for (let i = 0; i < r.length; i++) {
+      if (!Number.isFinite(r[i]) || r[i] < -1 || r[i] > 1) this.fail('returns', `seat ${i}'s return is ${r[i]}, not a number in [-1, 1]${terminal ? ' (final)' : ''}`);
+    }
+    if (terminal && g.traits.rewards === 'zero-sum' && g.numPlayers === 2 && Math.abs(r[0] + r[1]) > 1e-5) {
+      this.fail('returns', `a zero-sum game ended with returns ${r[0]}, ${r[1]} that do not sum to 0`);
+    }
+    this.ok('returns');
+  }
+
+  private checkMask(state: S): void {
+    const g = this.game;
+    const n = g.masker.actionSize;
+    const m = this.mask;
+    m.fill(7);
+    let count: number;
+    try {
+      count = g.masker.fillMask(state, m, 0);
+    } catch (err) {
+      this.fail('mask', `fillMask threw: ${errorText(err)}`);
+    }
+    let ones = 0;
+    for (let a = 0; a < n; a++) {
+      if (m[a] !== 0 && m[a] !== 1) this.fail('mask', `fillMask left entry ${a} at ${m[a]} (every entry must be written 0 or 1)`);
+      ones += m[a];
+    }
+    if (count !== ones) this.fail('mask', `fillMask returned ${count} but marked ${ones} actions legal`);
+    if (ones === 0) this.fail('mask', `a state that is not terminal has no legal action (${this.describe(state)})`);
+    this.ok('mask');
+  }
+
+  /** Encodes for `seat` into `this.enc` (pre-filled with NaN so unwritten elements show). */
+  private encodeFor(state: S, seat: number): Float32Array {
+    const g = this.game;
+    this.enc.fill(Number.NaN);
+    try {
+      g.encoder.encode(state, seat, this.enc, 0);
+    } catch (err) {
+      this.fail('encoding', `encode for seat ${seat} threw: ${errorText(err)}`);
+    }
+    for (let i = 0; i < this.enc.length; i++) {
+      if (!Number.isFinite(this.enc[i])) {
+        this.fail('encoding', `encode for seat ${seat} left element ${i} ${Number.isNaN(this.enc[i]) ? 'unwritten (or NaN)' : `at ${this.enc[i]}`}: every element must be written with a finite value`);
+      }
+    }
+    return this.enc;
+  }
+
+  private checkEncodings(state: S): void {
+    for (let seat = 0; seat < this.game.numPlayers; seat++) this.encodeFor(state, seat);
+    this.ok('encoding');
+  }
+
+  /** The dearer checks, at a few states per playout. `rng` is private to this call. */
+  private deepCheck(state: S, rng: Rng): void {
+    const g = this.game;
+    const n = g.masker.actionSize;
+    g.masker.fillMask(state, this.mask, 0);
+    const legal: number[] = [];
+    const illegal: number[] = [];
+    for (let a = 0; a < n; a++) (this.mask[a] ? legal : illegal).push(a);
+    const before = g.hash(state);
+
+    // The mask at an offset: the same entries, nothing outside touched.
+    const sm = this.scratchMask;
+    sm.fill(9);
+    g.masker.fillMask(state, sm, 1);
+    if (sm[0] !== 9 || sm[n + 1] !== 9) this.fail('mask', `fillMask at offset 1 wrote outside its ${n} entries`);
+    for (let a = 0; a < n; a++) if (sm[a + 1] !== this.mask[a]) this.fail('mask', `fillMask at offset 1 disagrees with offset 0 at action ${a}`);
+
+    // The encoding at an offset: the same floats, nothing outside touched.
+    for (let seat = 0; seat < g.numPlayers; seat++) {
+      const at0 = Float32Array.from(this.encodeFor(state, seat));
+      const eo = this.encOffset;
+      eo.fill(-12345);
+      g.encoder.encode(state, seat, eo, 1);
+      if (eo[0] !== -12345 || eo[eo.length - 1] !== -12345) this.fail('encoding', `encode at offset 1 for seat ${seat} wrote outside its ${g.encoder.size} elements`);
+      for (let i = 0; i < at0.length; i++) {
+        if (!Object.is(eo[i + 1], at0[i])) this.fail('encoding', `encode at offset 1 for seat ${seat} disagrees with offset 0 at element ${i}`);
+      }
+    }
+
+    // clone: equal, and independent (first, so a shared structure is blamed on clone, not on apply).
+    const c = g.clone(state);
+    if (c === state) this.fail('clone', 'clone returned the same object');
+    if (g.hash(c) !== before) this.fail('clone', `the clone's hash ${JSON.stringify(g.hash(c))} differs from the original's ${JSON.stringify(before)}`);
+    const encBefore = Float32Array.from(this.encodeFor(state, g.currentPlayer(state)));
+    const played = g.clone(c);
+    g.applyAction(played, legal[rng.int(legal.length)], rng.fork());
+    // Play the clone on to the end, so every structure it shares with the original would be touched.
+    this.playToEnd(played, rng, 'a clone');
+    const encAfter = this.encodeFor(state, g.currentPlayer(state));
+    if (g.hash(state) !== before) this.fail('clone', 'playing on a clone changed the original state (clone must copy, not share, mutable parts)');
+    for (let i = 0; i < encAfter.length; i++) if (!Object.is(encAfter[i], encBefore[i])) this.fail('clone', `playing on a clone changed the original's encoding at element ${i}`);
+    this.ok('clone');
+
+    // Every legal action is accepted; illegal ones (a sample, plus out-of-range) are refused.
+    for (const a of legal) {
+      const c = g.clone(state);
+      try {
+        g.applyAction(c, a, rng.fork());
+      } catch (err) {
+        this.fail('mask-matches-apply', `action ${a} (${this.safeFormat(state, a)}) is marked legal but applyAction threw: ${errorText(err)} (state ${this.describe(state)})`);
+      }
+    }
+    if (this.illegalSamples < illegal.length) rng.shuffle(illegal);
+    const tried = [...illegal.slice(0, Math.min(illegal.length, this.illegalSamples)), -1, n];
+    for (const a of tried) {
+      const c = g.clone(state);
+      let threw = false;
+      try {
+        g.applyAction(c, a, rng.fork());
+      } catch {
+        threw = true;
+      }
+      if (!threw) {
+        this.fail(
+          'mask-matches-apply',
+          `action ${a} is ${a < 0 || a >= n ? 'out of range' : 'masked illegal'} but applyAction accepted it (it must throw) (state ${this.describe(state)})`,
+        );
+      }
+    }
+    if (g.hash(state) !== before) this.fail('mask-matches-apply', 'trying actions on clones changed the original state');
+    this.ok('mask-matches-apply');
+
+    if (this.options.notation !== false) this.checkNotation(state, legal);
+    this.checkHidden(state, rng);
+  }
+
+  /** Plays `state` on at random to the end; `what` says what is being continued, for messages. */
+  private playToEnd(state: S, rng: Rng, what: string): void {
+    const g = this.game;
+    const mask = new Uint8Array(g.masker.actionSize);
+    for (let k = 0; !g.isTerminal(state); k++) {
+      if (k > g.maxGameLength) this.fail('playout', `${what}, continued at random, is not over after maxGameLength = ${g.maxGameLength} more actions`);
+      const a = randomLegalAction(g, state, rng, mask);
+      try {
+        g.applyAction(state, a, rng);
+      } catch (err) {
+        this.fail('mask-matches-apply', `${what}, continued at random, refused the legal action ${a}: ${errorText(err)}`);
+      }
+    }
+  }
+
+  private checkNotation(state: S, legal: readonly number[]): void {
+    const g = this.game;
+    for (const a of legal) {
+      let text: string;
+      try {
+        text = g.formatAction(state, a);
+      } catch (err) {
+        this.fail('notation', `formatAction(${a}) threw: ${errorText(err)}`);
+      }
+      if (typeof text !== 'string' || text === '') this.fail('notation', `formatAction(${a}) gave ${JSON.stringify(text)}, not a non-empty string`);
+      let parsed: ReturnType<Game<S>['parseAction']>;
+      try {
+        parsed = g.parseAction(state, text);
+      } catch (err) {
+        this.fail('notation', `parseAction(${JSON.stringify(text)}) threw (it should return { ok: false, error }): ${errorText(err)}`);
+      }
+      if (!parsed.ok) this.fail('notation', `parseAction(formatAction(${a}) = ${JSON.stringify(text)}) failed: ${parsed.error}`);
+      if (parsed.action !== a) this.fail('notation', `parseAction(formatAction(${a}) = ${JSON.stringify(text)}) gave action ${parsed.action}`);
+    }
+    try {
+      g.render(state);
+      for (let seat = 0; seat < g.numPlayers; seat++) g.render(state, seat);
+    } catch (err) {
+      this.fail('notation', `render threw: ${errorText(err)}`);
+    }
+    this.ok('notation');
+  }
+
+  /** Imperfect information: what a seat sees must not depend on what it cannot see. */
+  private checkHidden(state: S, rng: Rng): void {
+    const g = this.game;
+    if (g.traits.information !== 'imperfect' || this.samplers.length === 0) return;
+    const before = g.hash(state);
+    const mover = g.currentPlayer(state);
+    const moverMask = new Uint8Array(g.masker.actionSize);
+    g.masker.fillMask(state, moverMask, 0);
+    for (const sampler of this.samplers) {
+      for (let seat = 0; seat < g.numPlayers; seat++) {
+        const enc = Float32Array.from(this.encodeFor(state, seat));
+        const info = g.informationState ? stableText(g.informationState(state, seat)) : null;
+        for (let k = 0; k < this.hiddenSamples; k++) {
+          let world: S;
+          try {
+            world = sampler.sample(state, seat, rng.fork());
+          } catch (err) {
+            this.fail('hidden-information', `${sampler.name} threw for seat ${seat}: ${errorText(err)}`);
+          }
+          if (world === state) this.fail('hidden-information', `${sampler.name} returned the state itself (it must return a new state)`);
+          if (g.hash(state) !== before) this.fail('hidden-information', `${sampler.name} modified the state it sampled from`);
+          const encWorld = this.encodeFor(world, seat);
+          for (let i = 0; i < enc.length; i++) {
+            if (!Object.is(encWorld[i], enc[i])) {
+              this.fail(
+                'hidden-information',
+                `seat ${seat}'s encoding changed at element ${i} (${enc[i]} -> ${encWorld[i]}) when only hidden information changed (${sampler.name}): the encoder reads something seat ${seat} cannot see`,
+              );
+            }
+          }
+          if (info !== null && stableText(g.informationState!(world, seat)) !== info) {
+            this.fail('hidden-information', `seat ${seat}'s informationState differs in a state sampled by ${sampler.name}: the sample is not consistent with what the seat knows`);
+          }
+          if (seat === mover) {
+            if (g.currentPlayer(world) !== mover) this.fail('hidden-information', `the seat to act changed in a state sampled by ${sampler.name}`);
+            g.masker.fillMask(world, this.scratchMask, 0);
+            for (let a = 0; a < moverMask.length; a++) {
+              if (this.scratchMask[a] !== moverMask[a]) {
+                this.fail('hidden-information', `the mover's legal actions changed (action ${a}) in a state sampled by ${sampler.name}: the mask reads hidden information`);
+              }
+            }
+          }
+          if (k === 0 && seat === mover) this.playToEnd(world, rng, `a state sampled by ${sampler.name}`);
+        }
+      }
+    }
+    this.ok('hidden-information');
+  }
+
+  private async checkBots(): Promise<void> {
+    const g = this.game;
+    const bots = Object.entries(this.plugin.bots ?? {});
+    const games = this.options.botGames ?? 2;
+    if (games <= 0 || bots.length === 0) return;
+    for (const [name, factory] of bots) {
+      let bot: Agent<S>;
+      try {
+        bot = factory(g, this.baseSeed);
+      } catch (err) {
+        this.fail('bots', `bot '${name}' factory threw: ${errorText(err)}`);
+      }
+      // A batch of games played together, so batched `act` is exercised with several states.
+      const chance = new Rng(this.baseSeed ^ 0x5bd1e995);
+      const states = Array.from({ length: Math.max(2, games) }, () => g.initialState(chance));
+      for (let step = 0; step <= g.maxGameLength; step++) {
+        const live = states.filter((s) => !g.isTerminal(s));
+        if (live.length === 0) break;
+        if (step === g.maxGameLength) this.fail('bots', `bot '${name}' games are not over after maxGameLength = ${g.maxGameLength} actions`);
+        let actions: Int32Array;
+        try {
+          actions = await bot.act(live);
+        } catch (err) {
+          this.fail('bots', `bot '${name}' act threw: ${errorText(err)}`);
+        }
+        if (actions.length !== live.length) this.fail('bots', `bot '${name}' answered ${actions.length} actions for ${live.length} states`);
+        for (let i = 0; i < live.length; i++) {
+          g.masker.fillMask(live[i], this.mask, 0);
+          if (!this.mask[actions[i]]) this.fail('bots', `bot '${name}' chose the illegal action ${actions[i]} (state ${this.describe(live[i])})`);
+          g.applyAction(live[i], actions[i], chance);
+        }
+      }
+      this.ok('bots');
+    }
+  }
+}

@@ -1,0 +1,45 @@
+// Self-play throughput against raw network inference at the same batch size: how much of the
+// network's speed survives the search around it (tree, state copies, masks, encoding).
+// Goal from the foundation issue: ratio >= 0.8.
+import os from 'node:os';
+import { Rng, buildModel, createInferenceModel, initBackend } from '@az/core';
+import { BatchedMcts, NetworkEvaluator } from '@az/mcts';
+import { ticTacToePlugin } from '@az/game-tictactoe';
+import { SelfPlay } from '@az/trainer-multigpu';
+import { timeIt, writeResult } from '../lib.mjs';
+
+await initBackend('wasm');
+const game = ticTacToePlugin.create({});
+const settings = { parallelGames: 64, leavesPerTree: 8, simulations: 64, games: 256, backend: 'wasm' };
+const results = {};
+for (const hidden of [[64, 64], [512, 512]]) {
+  const config = { spec: { kind: 'mlp', hidden }, inputShape: game.encoder.shape, actionSize: game.masker.actionSize, numSeats: 2 };
+  const model = buildModel(config, { seed: 1 });
+  const inference = createInferenceModel(model, config);
+  const engine = new BatchedMcts(game, new NetworkEvaluator(inference), settings.parallelGames, {
+    simulations: settings.simulations,
+    leavesPerTree: settings.leavesPerTree,
+    nodeCapacity: 8192,
+    seed: 1,
+  });
+  const selfPlay = new SelfPlay(game, engine, { temperatureMoves: 9, seed: 1 });
+  const stats = await selfPlay.play(settings.games, () => {});
+  const selfPlayEvalsPerSecond = stats.evaluations / stats.seconds;
+  const batch = Math.max(1, Math.round(stats.averageBatch));
+  const input = new Float32Array(batch * game.encoder.size);
+  const rng = new Rng(2);
+  for (let i = 0; i < input.length; i++) input[i] = rng.next() < 0.3 ? 1 : 0;
+  const policy = new Float32Array(batch * 9);
+  const value = new Float32Array(batch * 2);
+  const raw = await timeIt(() => inference.predict(input, batch, policy, value), 2000);
+  const rawEvalsPerSecond = raw.perSecond * batch;
+  results[`mlp-${hidden.join('x')}`] = {
+    selfPlayEvalsPerSecond: Math.round(selfPlayEvalsPerSecond),
+    averageBatch: +stats.averageBatch.toFixed(1),
+    rawInferenceEvalsPerSecondAtThatBatch: Math.round(rawEvalsPerSecond),
+    ratio: +(selfPlayEvalsPerSecond / rawEvalsPerSecond).toFixed(3),
+    selfPlayGamesPerSecond: +(stats.games / stats.seconds).toFixed(1),
+  };
+  inference.dispose();
+}
+writeResult('selfplay-ratio', { ...settings, game: 'tictactoe', loadAverage: os.loadavg().map((x) => +x.toFixed(2)) }, results);

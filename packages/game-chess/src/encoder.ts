@@ -1,0 +1,95 @@
+/**
+ * Network input: 8x8xC planes (HWC), seen from one seat.
+ *
+ * Cell (row, col): row = rank counted from the perspective seat's own back rank (0..7), col = file a..h.
+ * For white that is rank 1 at row 0; for black the board is flipped vertically. The cell index row*8+col
+ * is therefore the same "relative square" the action encoding uses for the side to move.
+ *
+ * Channels, for H = `history` (C = 14 * (H + 1) + 8):
+ *   for t = 0..H (t = 0 the current position, t = 1 the one before, ...), at 14 * t:
+ *     +0..5   the perspective seat's pawns, knights, bishops, rooks, queens, king
+ *     +6..11  the opponent's pawns, knights, bishops, rooks, queens, king
+ *     +12     all ones if this position occurred at least once before in the game
+ *     +13     all ones if it occurred at least twice before (threefold: only at the final position)
+ *     (all zero for t before the start of the game)
+ *   then the constant planes, at 14 * (H + 1):
+ *     +0  colour: ones if the perspective seat is black
+ *     +1  to move: ones if the perspective seat is the side to move (always, when the search encodes for the mover)
+ *     +2  plies played / maxPlies (how close the game is to its draw-adjudication cap)
+ *     +3  perspective seat may still castle kingside    +4  ... queenside
+ *     +5  opponent may still castle kingside            +6  ... queenside
+ *     +7  half-move clock / 100 (the fifty-move rule draws at 1)
+ */
+import type { Encoder } from '@az/core';
+import type { Color } from 'chess.js';
+import { CASTLE_KINGSIDE, CASTLE_QUEENSIDE, internals } from './internals.js';
+import { BLACK_PIECE_OFFSET, piecesOf, type ChessState } from './state.js';
+
+export const PLANES_PER_POSITION = 14;
+export const CONSTANT_PLANES = 8;
+
+export function encoderChannels(history: number): number {
+  return PLANES_PER_POSITION * (history + 1) + CONSTANT_PLANES;
+}
+
+export function encoderVersion(history: number): string {
+  return `chess-v1-h${history}`;
+}
+
+export class ChessEncoder implements Encoder<ChessState> {
+  readonly version: string;
+  readonly shape: readonly number[];
+  readonly size: number;
+  readonly channels: number;
+
+  constructor(readonly history: number) {
+    this.channels = encoderChannels(history);
+    this.version = encoderVersion(history);
+    this.shape = [8, 8, this.channels];
+    this.size = 64 * this.channels;
+  }
+
+  encode(state: ChessState, perspective: number, out: Float32Array, offset: number): void {
+    if (perspective !== 0 && perspective !== 1) throw new RangeError(`chess encoder: perspective must be seat 0 or 1, got ${perspective}`);
+    const channels = this.channels;
+    out.fill(0, offset, offset + this.size);
+    const perspectiveIsWhite = perspective === 0;
+    const flip = perspectiveIsWhite ? 0 : 56; // relative square = absolute ^ 56 for black
+    let record: ChessState['position'] | null = state.position;
+    for (let t = 0; t <= this.history && record !== null; t++) {
+      // Only the current record may still lack its pieces (earlier ones were captured when their move was played).
+      const pieces = piecesOf(record, state.chess);
+      const base = offset + PLANES_PER_POSITION * t;
+      for (let square = 0; square < 64; square++) {
+        const code = pieces[square];
+        if (code === 0) continue;
+        const white = code <= BLACK_PIECE_OFFSET;
+        const type = white ? code - 1 : code - 1 - BLACK_PIECE_OFFSET;
+        const channel = white === perspectiveIsWhite ? type : 6 + type;
+        out[base + (square ^ flip) * channels + channel] = 1;
+      }
+      if (record.repetitions >= 1) fillPlane(out, base + 12, channels, 1);
+      if (record.repetitions >= 2) fillPlane(out, base + 13, channels, 1);
+      record = record.previous;
+    }
+
+    const c = internals(state.chess);
+    const own: Color = perspectiveIsWhite ? 'w' : 'b';
+    const opponent: Color = perspectiveIsWhite ? 'b' : 'w';
+    const k = offset + PLANES_PER_POSITION * (this.history + 1);
+    if (!perspectiveIsWhite) fillPlane(out, k, channels, 1);
+    if (c._turn === own) fillPlane(out, k + 1, channels, 1);
+    fillPlane(out, k + 2, channels, Math.min(1, state.plies / state.maxPlies));
+    if (c._castling[own] & CASTLE_KINGSIDE) fillPlane(out, k + 3, channels, 1);
+    if (c._castling[own] & CASTLE_QUEENSIDE) fillPlane(out, k + 4, channels, 1);
+    if (c._castling[opponent] & CASTLE_KINGSIDE) fillPlane(out, k + 5, channels, 1);
+    if (c._castling[opponent] & CASTLE_QUEENSIDE) fillPlane(out, k + 6, channels, 1);
+    fillPlane(out, k + 7, channels, Math.min(1, c._halfMoves / 100));
+  }
+}
+
+/** Sets one channel of all 64 cells (HWC: the channel's values are `channels` apart). */
+function fillPlane(out: Float32Array, start: number, channels: number, value: number): void {
+  if (value === 0) return;
+  for (let cell = 0; cell < 64; cell++) out[start + cell * channels] = value;
+}

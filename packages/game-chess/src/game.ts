@@ -1,0 +1,138 @@
+/**
+ * The chess `Game`: seats 0 = white, 1 = black.
+ */
+import type { Game, GameTraits, Masker, ParsedAction, ResolvedConfig, Rng } from '@az/core';
+import { DEFAULT_POSITION, type Chess } from 'chess.js';
+import { ACTION_SIZE, decodeMove } from './action-encoding.js';
+import { ChessEncoder } from './encoder.js';
+import { checkChessJsInternals, cloneChess, internals } from './internals.js';
+import { describeOutcome, formatMove, parseMove, renderBoard } from './notation.js';
+import {
+  applyLegalMove,
+  cloneState,
+  DEFAULT_MAX_PLIES,
+  isGameOver,
+  legalActionsOf,
+  legalMoveIndex,
+  loadChess,
+  outcomeOf,
+  stateFromChess,
+  type ChessState,
+} from './state.js';
+
+export const DEFAULT_HISTORY = 2;
+
+export const CHESS_TRAITS: GameTraits = {
+  id: 'chess',
+  name: 'Chess',
+  description: 'Standard chess (rules from chess.js); games longer than maxPlies are drawn',
+  minPlayers: 2,
+  maxPlayers: 2,
+  information: 'perfect',
+  chance: false,
+  rewards: 'zero-sum',
+  maxGameLength: DEFAULT_MAX_PLIES,
+};
+
+/** Seat of a colour: white 0, black 1. */
+export function seatOf(color: 'w' | 'b'): number {
+  return color === 'w' ? 0 : 1;
+}
+
+class ChessMasker implements Masker<ChessState> {
+  readonly actionSize = ACTION_SIZE;
+
+  /** Legal moves of a game in progress; none once the game is over (including draws by rule). */
+  fillMask(state: ChessState, out: Uint8Array, offset = 0): number {
+    out.fill(0, offset, offset + ACTION_SIZE);
+    if (isGameOver(state)) return 0;
+    const actions = legalActionsOf(state);
+    for (let i = 0; i < actions.length; i++) out[offset + actions[i]] = 1;
+    return actions.length;
+  }
+}
+
+export class ChessGame implements Game<ChessState> {
+  readonly traits = CHESS_TRAITS;
+  readonly numPlayers = 2;
+  readonly maxGameLength: number;
+  readonly encoder: ChessEncoder;
+  readonly masker: Masker<ChessState> = new ChessMasker();
+  readonly maxPlies: number;
+  readonly history: number;
+  /** The starting position, parsed once; every new game is a cheap copy of it. */
+  private readonly start: Chess;
+
+  constructor(readonly config: ResolvedConfig) {
+    checkChessJsInternals();
+    this.maxPlies = typeof config.maxPlies === 'number' ? config.maxPlies : DEFAULT_MAX_PLIES;
+    this.history = typeof config.history === 'number' ? config.history : DEFAULT_HISTORY;
+    const fen = typeof config.fen === 'string' && config.fen.trim() !== '' ? config.fen : DEFAULT_POSITION;
+    this.start = loadChess(fen);
+    this.maxGameLength = this.maxPlies;
+    this.encoder = new ChessEncoder(this.history);
+  }
+
+  initialState(_rng?: Rng): ChessState {
+    return stateFromChess(cloneChess(this.start), this.maxPlies);
+  }
+
+  currentPlayer(state: ChessState): number {
+    return seatOf(state.turn);
+  }
+
+  applyAction(state: ChessState, action: number, _rng?: Rng): void {
+    const outcome = outcomeOf(state);
+    if (outcome) throw new Error(`chess: the game is over (${describeOutcome(outcome)}); action ${action} cannot be played`);
+    const index = legalMoveIndex(state, action);
+    if (index < 0) {
+      const move = decodeMove(action, state.turn);
+      const what = move ? `${move.from}${move.to}${move.underpromotion ?? ''}` : 'off the board';
+      throw new Error(`chess: action ${action} (${what}) is not a legal move in ${state.chess.fen()}`);
+    }
+    applyLegalMove(state, index);
+  }
+
+  isTerminal(state: ChessState): boolean {
+    return isGameOver(state);
+  }
+
+  returns(state: ChessState): Float32Array {
+    const outcome = outcomeOf(state);
+    const values = new Float32Array(2);
+    if (outcome?.winner) {
+      values[0] = outcome.winner === 'w' ? 1 : -1;
+      values[1] = -values[0];
+    }
+    return values;
+  }
+
+  clone(state: ChessState): ChessState {
+    return cloneState(state);
+  }
+
+  /**
+   * Equal for states the encoder cannot tell apart: the Zobrist keys and repetition counts of the encoded
+   * positions, the half-move clock and the ply count.
+   */
+  hash(state: ChessState): string {
+    const parts = [String(state.plies), String(internals(state.chess)._halfMoves)];
+    let record: ChessState['position'] | null = state.position;
+    for (let t = 0; t <= this.history && record !== null; t++, record = record.previous) {
+      parts.push(`${record.key.toString(16)}.${record.repetitions}`);
+    }
+    return parts.join(':');
+  }
+
+  render(state: ChessState, perspective?: number): string {
+    return renderBoard(state, perspective);
+  }
+
+  formatAction(state: ChessState, action: number): string {
+    return formatMove(state, action);
+  }
+
+  parseAction(state: ChessState, text: string): ParsedAction {
+    return parseMove(state, text);
+  }
+}

@@ -94,8 +94,26 @@ describe('BatchedMcts bookkeeping', () => {
     await search.search();
     expect(search.rootVisits(0)).toBe(kept + 300);
     expect(sum(search.visitCounts(0, new Float32Array(9)))).toBe(kept + 299);
-    // Only the kept subtree remains in the tree's storage.
-    expect(search.treeSize(0)).toBeLessThan(4096);
+  });
+
+  it('gives the same search after re-rooting whether or not the tree was compacted', async () => {
+    const run = async (nodeCapacity: number): Promise<{ counts: number[]; size: number }> => {
+      const search = new BatchedMcts(ttt, new UniformEvaluator<TttState>(), 1, { simulations: 300, dirichletEpsilon: 0, nodeCapacity, seed: 6 });
+      const root = ttt.initialState(new Rng(0));
+      search.setRoot(0, root);
+      await search.search();
+      const next = ttt.clone(root);
+      ttt.applyAction(next, 4, new Rng(0));
+      search.advance(0, 4, next);
+      const size = search.treeSize(0);
+      await search.search();
+      expect(search.stats.capacityHits).toBe(0);
+      return { counts: Array.from(search.visitCounts(0, new Float32Array(9))), size };
+    };
+    const pointerOnly = await run(100_000); // plenty of room: re-rooting just moves the root pointer
+    const compacted = await run(3000); // more than half used: the kept subtree is compacted
+    expect(compacted.size).toBeLessThan(pointerOnly.size); // compaction dropped the siblings
+    expect(compacted.counts).toEqual(pointerOnly.counts);
   });
 
   it('is reproducible from its seed, noise included', async () => {

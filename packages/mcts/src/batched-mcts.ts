@@ -110,6 +110,8 @@ export class BatchedMcts<S> implements SearchEngine<S> {
 
   // Per tree.
   private readonly nextFree: Int32Array;
+  /** Global index of each tree's root: node 0 of its region after a reset or compaction. */
+  private readonly rootOf: Int32Array;
   private readonly hasRoot: Uint8Array;
   private readonly rootNoised: Uint8Array;
 
@@ -155,6 +157,7 @@ export class BatchedMcts<S> implements SearchEngine<S> {
     this.terminalValue = new Float32Array(total * this.P);
     this.states = new Array<S | undefined>(total).fill(undefined);
     this.nextFree = new Int32Array(numTrees);
+    this.rootOf = Int32Array.from({ length: numTrees }, (_, t) => t * this.cap);
     this.hasRoot = new Uint8Array(numTrees);
     this.rootNoised = new Uint8Array(numTrees);
     this.maxBatch = numTrees * c.leavesPerTree;
@@ -190,6 +193,7 @@ export class BatchedMcts<S> implements SearchEngine<S> {
     this.states[base] = this.game.clone(state);
     this.markStateKnown(base);
     this.nextFree[tree] = 1;
+    this.rootOf[tree] = base;
     this.hasRoot[tree] = 1;
     this.rootNoised[tree] = 0;
   }
@@ -199,6 +203,7 @@ export class BatchedMcts<S> implements SearchEngine<S> {
     const base = tree * this.cap;
     for (let n = base, end = base + this.nextFree[tree]; n < end; n++) this.states[n] = undefined;
     this.nextFree[tree] = 0;
+    this.rootOf[tree] = base;
     this.hasRoot[tree] = 0;
   }
 
@@ -212,13 +217,17 @@ export class BatchedMcts<S> implements SearchEngine<S> {
    * from `nextState`).
    */
   advance(tree: number, action: number, nextState: S): void {
-    const base = tree * this.cap;
-    const child = this.game.traits.chance ? -1 : this.findChild(base, action);
+    const child = this.game.traits.chance ? -1 : this.findChild(this.rootOf[tree], action);
     if (child < 0 || this.states[child] === undefined) {
       this.setRoot(tree, nextState);
       return;
     }
-    this.compactSubtree(tree, child);
+    // Re-rooting is a pointer move; the dropped siblings are reclaimed by compaction only once the
+    // tree's region is half used, so most moves cost nothing.
+    this.parent[child] = -1;
+    this.rootOf[tree] = child;
+    this.rootNoised[tree] = 0;
+    if (this.nextFree[tree] > this.cap / 2) this.compactSubtree(tree, child);
   }
 
   /** Runs `simulations` new simulations in every tree that has a non-terminal root. */
@@ -227,7 +236,7 @@ export class BatchedMcts<S> implements SearchEngine<S> {
     const sims = this.config.simulations;
     const remaining = new Int32Array(numTrees);
     for (let t = 0; t < numTrees; t++) {
-      const root = t * cap;
+      const root = this.rootOf[t];
       if (!this.hasRoot[t] || this.flags[root] & FLAG_TERMINAL) continue;
       remaining[t] = sims;
       if (this.flags[root] & FLAG_EXPANDED) this.applyRootNoise(t);
@@ -248,7 +257,7 @@ export class BatchedMcts<S> implements SearchEngine<S> {
   /** Visit counts of the root's children, written into `out[0..actionSize)` (zeros elsewhere). */
   visitCounts(tree: number, out: Float32Array): Float32Array {
     out.fill(0, 0, this.A);
-    const root = tree * this.cap;
+    const root = this.rootOf[tree];
     const first = this.firstChild[root];
     for (let k = 0; k < this.childCount[root]; k++) out[this.actionOf[first + k]] = this.visits[first + k];
     return out;
@@ -256,14 +265,14 @@ export class BatchedMcts<S> implements SearchEngine<S> {
 
   /** Mean value per seat at the root (absolute seat order). */
   rootValue(tree: number, out: Float32Array = new Float32Array(this.P)): Float32Array {
-    const root = tree * this.cap;
+    const root = this.rootOf[tree];
     const n = Math.max(1, this.visits[root]);
     for (let j = 0; j < this.P; j++) out[j] = this.valueSum[root * this.P + j] / n;
     return out;
   }
 
   rootVisits(tree: number): number {
-    return this.visits[tree * this.cap];
+    return this.visits[this.rootOf[tree]];
   }
 
   /** Nodes in use in tree `tree`. */
@@ -336,7 +345,7 @@ export class BatchedMcts<S> implements SearchEngine<S> {
    * on a collision (the path led to a leaf already queued): further picks would likely repeat it.
    */
   private collectLeaves(t: number, wanted: number): number {
-    const root = t * this.cap;
+    const root = this.rootOf[t];
     let done = 0;
     while (done < wanted) {
       let n = root;
@@ -443,13 +452,13 @@ export class BatchedMcts<S> implements SearchEngine<S> {
     this.firstChild[leaf] = first;
     this.childCount[leaf] = legal;
     this.flags[leaf] |= FLAG_EXPANDED;
-    if (leaf === base) this.applyRootNoise(t);
+    if (leaf === this.rootOf[t]) this.applyRootNoise(t);
   }
 
   private applyRootNoise(t: number): void {
     const { dirichletAlpha, dirichletEpsilon } = this.config;
     if (this.rootNoised[t] || dirichletAlpha <= 0 || dirichletEpsilon <= 0) return;
-    const root = t * this.cap;
+    const root = this.rootOf[t];
     const first = this.firstChild[root];
     const n = this.childCount[root];
     if (n <= 0) return;
@@ -510,6 +519,6 @@ export class BatchedMcts<S> implements SearchEngine<S> {
     this.actionOf[base] = -1;
     this.prior[base] = 0;
     this.nextFree[t] = count;
-    this.rootNoised[t] = 0;
+    this.rootOf[t] = base;
   }
 }

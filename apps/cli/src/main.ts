@@ -4,9 +4,10 @@
 import { readFileSync } from 'node:fs';
 import { BackendUnavailableError, CheckpointError, ConfigError, PluginError, defaultRegistry } from '@az/core';
 import { UsageError } from './args.js';
-import { discoverGamePlugins } from './plugins.js';
+import { discoverGamePlugins, formatProblem } from './plugins.js';
 import { evalCommand } from './commands/eval.js';
 import { gamesCommand } from './commands/games.js';
+import { newGameCommand } from './commands/new-game.js';
 import { playCommand } from './commands/play.js';
 import { trainCommand } from './commands/train.js';
 
@@ -15,6 +16,7 @@ const commands: Record<string, { run: (argv: readonly string[]) => Promise<numbe
   play: { run: playCommand, summary: 'play in the terminal against a model or a bot' },
   eval: { run: evalCommand, summary: 'arena between two agents (models, bots, random, mcts)' },
   games: { run: gamesCommand, summary: 'list the installed games' },
+  'new-game': { run: newGameCommand, summary: 'scaffold a game plugin package (az new-game <name>)' },
 };
 
 function version(): string {
@@ -24,7 +26,7 @@ function version(): string {
 
 function usage(): string {
   const lines = ['az: AlphaZero for any game.', '', 'Usage: az <command> [options]', '', 'Commands:'];
-  for (const [name, c] of Object.entries(commands)) lines.push(`  ${name.padEnd(8)}${c.summary}`);
+  for (const [name, c] of Object.entries(commands)) lines.push(`  ${name.padEnd(10)}${c.summary}`);
   lines.push('', "Run 'az <command> --help' for a command's options.");
   return lines.join('\n');
 }
@@ -44,8 +46,11 @@ export async function main(argv: readonly string[]): Promise<number> {
     console.error(`az: unknown command '${name}'\n\n${usage()}`);
     return 2;
   }
-  const discovery = await discoverGamePlugins(defaultRegistry);
-  for (const p of discovery.problems) console.error(`az: warning: game plugin ${p.packageName} failed to load: ${p.reason}`);
+  // Scaffolding needs no games; `az games` lists plugin problems itself, the others warn on stderr.
+  if (name !== 'new-game') {
+    const discovery = await discoverGamePlugins(defaultRegistry);
+    if (name !== 'games') for (const p of discovery.problems) console.error(`az: warning: ${formatProblem(p)}`);
+  }
   try {
     return await command.run(rest);
   } catch (err) {

@@ -141,6 +141,19 @@ describe('testGameContract', () => {
     expect(v.message).toContain(`implements version ${GAME_CONTRACT_VERSION}`);
   });
 
+  it('checks declared symmetries against mapped replays', async () => {
+    const withSymmetry = (actionMap: number[], inputMap: number[]): GamePlugin<Nim> => {
+      const plugin = nimPlugin({}, 'perfect');
+      const traits = { ...plugin.traits, chance: false };
+      const symmetries = [{ actionMap: Int32Array.from(actionMap), inputMap: Int32Array.from(inputMap) }];
+      return { ...plugin, traits, create: (c) => ({ ...plugin.create(c), traits, symmetries }) };
+    };
+    const identity = Array.from({ length: 9 }, (_, i) => i);
+    // "take 1" and "take 2" are not interchangeable, so replays with them swapped reach other positions.
+    expect((await violation(withSymmetry([1, 0, 2], identity))).check).toBe('symmetry');
+    expect((await violation(withSymmetry([0, 1, 2], [0, 0, 2, 3, 4, 5, 6, 7, 8]))).message).toMatch(/inputMap is not a permutation/);
+  });
+
   it('checks that encodings of imperfect-information games ignore hidden information', async () => {
     const leaky = nimPlugin({ encodeSecret: true }, 'imperfect');
     expect((await violation(leaky, { resampleHidden })).check).toBe('hidden-information');

@@ -29,6 +29,9 @@
  *   (with `game.determinizer` and/or the `resampleHidden` option) changes neither the seat's
  *   encoding, nor its information state, nor (for the seat to act) the mask, and the sampled state
  *   plays on to a legal end.
+ * - symmetry: each of `game.symmetries` maps encodings and actions one-to-one, and (for games without
+ *   chance) replaying a game with every action mapped reaches the mapped position: the mapped
+ *   encoding, the mapped mask and the same returns.
  * - bots: each bot the plugin offers answers with legal actions for a batch of states.
  */
 import { randomLegalAction } from './agents.js';
@@ -50,6 +53,7 @@ export type ContractCheck =
   | 'returns'
   | 'notation'
   | 'hidden-information'
+  | 'symmetry'
   | 'bots';
 
 export interface GameContractOptions<S> {
@@ -128,6 +132,7 @@ const ALL_CHECKS: readonly ContractCheck[] = [
   'returns',
   'notation',
   'hidden-information',
+  'symmetry',
   'bots',
 ];
 
@@ -313,6 +318,24 @@ class ContractKit<S> {
     this.enc = new Float32Array(encoder.size);
     this.encOffset = new Float32Array(encoder.size + 2);
     this.ok('shape');
+    const syms = this.game.symmetries ?? [];
+    syms.forEach((sym, k) => {
+      const isPermutation = (map: Int32Array, n: number): boolean => {
+        if (!map || map.length !== n) return false;
+        const seen = new Uint8Array(n);
+        for (let i = 0; i < n; i++) {
+          const j = map[i];
+          if (!(j >= 0 && j < n) || seen[j]) return false;
+          seen[j] = 1;
+        }
+        return true;
+      };
+      if (!isPermutation(sym.inputMap, encoder.size)) this.fail('symmetry', `symmetry ${k}: inputMap is not a permutation of the ${encoder.size} encoding elements`);
+      if (!isPermutation(sym.actionMap, masker.actionSize)) this.fail('symmetry', `symmetry ${k}: actionMap is not a permutation of the ${masker.actionSize} actions`);
+    });
+    if (syms.length && this.game.traits.chance) {
+      this.skipped.push('symmetry: the game has chance, so games replayed with mapped actions cannot be compared (only the maps were checked)');
+    }
   }
 
   /**
@@ -333,8 +356,9 @@ class ContractKit<S> {
       this.fail('playout', `initialState threw: ${errorText(err)}`);
     }
     const hashes = [g.hash(state)];
-    // Deep checks at evenly spread move numbers; the game length is unknown, so spread over the maximum
-    // with the first at move 0 and the rest at random moves of a typical game (every ~k moves).
+    const actions: number[] = [];
+    // Deep checks at moves 0, k, 2k, ...: the real length of a game is unknown in advance, so k spreads
+    // them over the first min(maxGameLength, 60) moves, which random games of most lengths reach.
     const stride = Math.max(1, Math.floor(Math.min(g.maxGameLength, 60) / Math.max(1, this.deepChecks)));
     let deepDone = 0;
     for (let move = 0; ; move++) {
@@ -369,6 +393,7 @@ class ContractKit<S> {
         if (deepDone < this.deepChecks && move % stride === 0) {
           deepDone++;
           this.deepCheck(state, deepRng.fork());
+          this.checkSymmetries(state, seed, actions);
         }
       }
       let action: number;
@@ -382,8 +407,46 @@ class ContractKit<S> {
       } catch (err) {
         this.fail('mask-matches-apply', `applyAction refused the legal action ${action} (${this.safeFormat(state, action)}): ${errorText(err)}`);
       }
+      actions.push(action);
       hashes.push(g.hash(state));
     }
+  }
+
+  /** Replays the playout so far with every action mapped by each symmetry; compares with the mapped position. */
+  private checkSymmetries(state: S, seed: number, actions: readonly number[]): void {
+    const g = this.game;
+    const syms = g.symmetries ?? [];
+    if (syms.length === 0 || g.traits.chance) return;
+    const seat = g.currentPlayer(state);
+    const enc = Float32Array.from(this.encodeFor(state, seat));
+    const mask = new Uint8Array(g.masker.actionSize);
+    g.masker.fillMask(state, mask, 0);
+    const ret = g.returns(state);
+    syms.forEach((sym, k) => {
+      const rng = new Rng(seed);
+      const mapped = g.initialState(rng);
+      for (const a of actions) {
+        try {
+          g.applyAction(mapped, sym.actionMap[a], rng);
+        } catch (err) {
+          this.fail('symmetry', `symmetry ${k}: the mapped action ${sym.actionMap[a]} (of ${a}) was refused in the mapped game: ${errorText(err)}`);
+        }
+      }
+      if (g.currentPlayer(mapped) !== seat) this.fail('symmetry', `symmetry ${k}: a different seat is to move in the mapped position`);
+      const encMapped = this.encodeFor(mapped, seat);
+      for (let i = 0; i < enc.length; i++) {
+        if (!Object.is(encMapped[sym.inputMap[i]], enc[i])) {
+          this.fail('symmetry', `symmetry ${k}: encoding element ${i} should move to ${sym.inputMap[i]}, but the mapped position has ${encMapped[sym.inputMap[i]]} there, not ${enc[i]}`);
+        }
+      }
+      g.masker.fillMask(mapped, this.scratchMask, 0);
+      for (let a = 0; a < mask.length; a++) {
+        if (this.scratchMask[sym.actionMap[a]] !== mask[a]) this.fail('symmetry', `symmetry ${k}: action ${a} maps to ${sym.actionMap[a]}, but their legality differs in the mapped position`);
+      }
+      const r = g.returns(mapped);
+      for (let i = 0; i < ret.length; i++) if (r[i] !== ret[i]) this.fail('symmetry', `symmetry ${k}: returns differ in the mapped position`);
+    });
+    this.ok('symmetry');
   }
 
   private safeFormat(state: S, action: number): string {

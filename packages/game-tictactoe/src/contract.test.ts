@@ -10,5 +10,6 @@ describe('tictactoe game contract', () => {
     expect(report.skipped).toEqual([]);
     expect(report.longestGame).toBeLessThanOrEqual(9);
     expect(report.checks['mask-matches-apply']).toBeGreaterThan(0);
+    expect(report.checks.symmetry).toBeGreaterThan(0); // the 7 board symmetries, by mirrored replays
   });
 });

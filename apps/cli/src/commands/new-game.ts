@@ -1,0 +1,156 @@
+/**
+ * `az new-game <name>`: scaffolds a game plugin package from templates/new-game (shipped with the
+ * CLI). The result is a complete, tiny, playable game (Nim) whose tests (rules + the contract
+ * test-kit) pass straight away and which `az games` lists once it is built and installed: authors
+ * replace the rules rather than start from an empty file.
+ *
+ * Templates are files with a `.tmpl` suffix (so neither tsc nor vitest in this package picks them
+ * up) and `{{placeholder}}` fields; `gitignore` and `changeset/` are renamed to `.gitignore` and
+ * `.changeset/` on the way out, because npm drops `.gitignore` files from published packages.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { basename, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { helpText, parseFlags, UsageError } from '../args.js';
+
+export const newGameSpec = {
+  name: 'new-game',
+  summary: 'Create a new game plugin package: rules, encoder, masker, tests, README, changesets.',
+  usage: 'az new-game <name> [--dir DIR] [--package NAME] [--id ID]',
+  positionals: 1,
+  flags: {
+    dir: { type: 'string', description: 'where to create it (default ./<package name>); must not exist or be empty', placeholder: 'DIR' },
+    package: { type: 'string', description: 'npm package name (default az-game-<id>)', placeholder: 'NAME' },
+    id: { type: 'string', description: "game id for --game (default from <name>: lowercase letters, digits and '-')", placeholder: 'ID' },
+  },
+  examples: ['az new-game pebbles', 'az new-game "Connect Six" --dir games/connect6', 'az new-game @me/az-game-hex --id hex'],
+} as const;
+
+const ID_PATTERN = /^[a-z][a-z0-9-]*$/;
+// npm's rules, in short: lowercase, URL-safe, optionally scoped, at most 214 characters.
+const PACKAGE_PATTERN = /^(?:@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*$/;
+
+export interface ScaffoldNames {
+  readonly id: string;
+  readonly title: string;
+  readonly package: string;
+  readonly exportName: string;
+  readonly Class: string;
+  readonly CONST: string;
+}
+
+/** Names for everything the templates mention, from what the user typed. Throws UsageError when they cannot be made valid. */
+export function scaffoldNames(name: string, options: { id?: string; package?: string } = {}): ScaffoldNames {
+  const trimmed = name.trim();
+  if (!trimmed) throw new UsageError('az new-game: <name> must not be empty');
+  // A package-like name ('az-game-hex', '@me/az-game-hex') gives the package; the id is what follows 'az-game-'.
+  const packageLike = trimmed.startsWith('@') || trimmed.startsWith('az-game-');
+  const base = (packageLike ? trimmed.slice(trimmed.lastIndexOf('/') + 1) : trimmed).replace(/^az-game-/, '');
+  const id =
+    options.id ??
+    base
+      .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '');
+  if (!ID_PATTERN.test(id)) {
+    throw new UsageError(`az new-game: game id '${id}' (from '${name}') must start with a letter and use lowercase letters, digits and '-'; pass --id`);
+  }
+  const pkg = options.package ?? (packageLike ? trimmed : `az-game-${id}`);
+  if (!PACKAGE_PATTERN.test(pkg) || pkg.length > 214) throw new UsageError(`az new-game: '${pkg}' is not a valid npm package name (lowercase, URL-safe, optionally @scope/)`);
+  const words = id.split('-').filter(Boolean);
+  const cap = (w: string): string => w[0].toUpperCase() + w.slice(1);
+  const title = packageLike || /^[a-z0-9-]+$/.test(trimmed) ? words.map(cap).join(' ') : trimmed;
+  const Class = words.map(cap).join('');
+  return {
+    id,
+    title,
+    package: pkg,
+    exportName: `${Class[0].toLowerCase()}${Class.slice(1)}Plugin`,
+    Class,
+    CONST: words.join('_').toUpperCase(),
+  };
+}
+
+const templateRoot = fileURLToPath(new URL('../../templates/new-game/', import.meta.url));
+
+function templateFiles(dir: string, prefix = ''): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync(dir).sort()) {
+    const full = join(dir, entry);
+    if (statSync(full).isDirectory()) out.push(...templateFiles(full, `${prefix}${entry}/`));
+    else if (entry.endsWith('.tmpl')) out.push(`${prefix}${entry}`);
+  }
+  return out;
+}
+
+function outputPath(templatePath: string): string {
+  return templatePath
+    .replace(/\.tmpl$/, '')
+    .replace(/^gitignore$/, '.gitignore')
+    .replace(/^changeset\//, '.changeset/');
+}
+
+/** `^x.y.z` for an exact version, the range itself otherwise. */
+function caretRange(spec: string | undefined, fallback: string): string {
+  if (!spec) return `^${fallback}`;
+  return /^\d+\.\d+\.\d+$/.test(spec) ? `^${spec}` : spec;
+}
+
+/** Writes the package into `dir`; returns the files written, relative to it. */
+export function scaffoldGame(names: ScaffoldNames, dir: string): string[] {
+  if (existsSync(dir) && (!statSync(dir).isDirectory() || readdirSync(dir).length > 0)) {
+    throw new Error(`az new-game: ${dir} already exists and is not an empty directory`);
+  }
+  const cliPackage = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+    dependencies?: Record<string, string>;
+  };
+  const fields: Record<string, string> = {
+    ...names,
+    coreRange: caretRange(cliPackage.dependencies?.['@az/core'], cliPackage.version),
+    cliRange: `^${cliPackage.version}`,
+  };
+  const written: string[] = [];
+  for (const file of templateFiles(templateRoot)) {
+    const text = readFileSync(join(templateRoot, file), 'utf8').replace(/\{\{(\w+)\}\}/g, (whole, key: string) => {
+      const value = fields[key];
+      if (value === undefined) throw new Error(`az new-game: template ${file} uses an unknown field ${whole}`);
+      return value;
+    });
+    const out = join(dir, outputPath(file));
+    mkdirSync(resolve(out, '..'), { recursive: true });
+    writeFileSync(out, text);
+    written.push(outputPath(file));
+  }
+  return written;
+}
+
+export async function newGameCommand(argv: readonly string[]): Promise<number> {
+  const { flags, positionals } = parseFlags(newGameSpec, argv);
+  if (flags.help) {
+    console.log(helpText(newGameSpec));
+    return 0;
+  }
+  const [name] = positionals;
+  if (name === undefined) throw new UsageError('az new-game: give the game a name, e.g. az new-game pebbles');
+  const names = scaffoldNames(name, { id: flags.id, package: flags.package });
+  const dir = resolve(flags.dir ?? basename(names.package));
+  const files = scaffoldGame(names, dir);
+  const shown = relative(process.cwd(), dir) || '.';
+  console.log(`created ${names.package} (game '${names.id}', export ${names.exportName}) in ${shown}:`);
+  for (const f of files) console.log(`  ${f}`);
+  console.log(
+    [
+      '',
+      'Next:',
+      `  cd ${shown}`,
+      '  npm install',
+      '  npm run build && npm test',
+      `  npx az train --game ${names.id}      # az finds the plugin in the current project`,
+      '',
+      'Then replace the Nim rules in src/rules.ts with your game; docs/plugin-authoring.md explains the contract.',
+    ].join('\n'),
+  );
+  return 0;
+}

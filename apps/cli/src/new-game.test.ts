@@ -1,0 +1,86 @@
+// `az new-game`: the scaffold builds, its own tests pass, and az lists the game once it is installed.
+// The scaffold is made in a temp dir outside the monorepo whose node_modules links @az/core and the
+// build tools from the workspace, as an installed project would have them (no npm install: offline
+// and fast).
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { scaffoldNames } from './commands/new-game.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const bin = join(here, '..', 'dist', 'main.js');
+const repo = join(here, '..', '..', '..');
+const work = mkdtempSync(join(tmpdir(), 'az-new-game-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+function run(cmd: string, args: string[], cwd: string): { code: number; out: string } {
+  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', timeout: 180_000, env: { ...process.env, AZ_PLUGINS: '', CI: '1', NO_COLOR: '1' } });
+  return { code: r.status ?? -1, out: `${r.stdout}\n${r.stderr}` };
+}
+
+function link(projectDir: string, name: string, target: string): void {
+  const at = join(projectDir, 'node_modules', name);
+  mkdirSync(dirname(at), { recursive: true });
+  symlinkSync(target, at, 'dir');
+}
+
+describe('az new-game names', () => {
+  it('derives id, package, export and class names from what was typed', () => {
+    expect(scaffoldNames('pebbles')).toEqual({
+      id: 'pebbles',
+      title: 'Pebbles',
+      package: 'az-game-pebbles',
+      exportName: 'pebblesPlugin',
+      Class: 'Pebbles',
+      CONST: 'PEBBLES',
+    });
+    expect(scaffoldNames('Connect Six')).toMatchObject({ id: 'connect-six', title: 'Connect Six', package: 'az-game-connect-six', exportName: 'connectSixPlugin' });
+    expect(scaffoldNames('@me/az-game-hex')).toMatchObject({ id: 'hex', package: '@me/az-game-hex', Class: 'Hex' });
+    expect(() => scaffoldNames('42')).toThrow(/must start with a letter.*--id/);
+    expect(scaffoldNames('42', { id: 'g42' }).exportName).toBe('g42Plugin');
+  });
+});
+
+describe('az new-game', () => {
+  const pluginDir = join(work, 'az-game-pebbles');
+
+  it('scaffolds a package whose build and tests pass straight away', () => {
+    const made = run(process.execPath, [bin, 'new-game', 'pebbles', '--dir', pluginDir], work);
+    expect(made.code, made.out).toBe(0);
+    for (const f of ['package.json', 'tsconfig.json', 'README.md', '.gitignore', '.changeset/config.json', 'src/game.test.ts', 'src/plugin.ts']) {
+      expect(existsSync(join(pluginDir, f)), f).toBe(true);
+    }
+    const pkg = JSON.parse(readFileSync(join(pluginDir, 'package.json'), 'utf8')) as Record<string, unknown>;
+    expect(pkg.az).toEqual({ gamePlugin: 'pebblesPlugin' });
+    expect(pkg.keywords).toContain('az-game-plugin');
+    expect(pkg.peerDependencies).toHaveProperty('@az/core');
+    expect(run(process.execPath, [bin, 'new-game', 'pebbles', '--dir', pluginDir], work).code).toBe(1); // refuses to overwrite
+
+    link(pluginDir, '@az/core', join(repo, 'packages', 'core'));
+    for (const tool of ['typescript', 'vitest', '@types/node']) link(pluginDir, tool, join(repo, 'node_modules', tool));
+    const tsc = join(pluginDir, 'node_modules', 'typescript', 'bin', 'tsc');
+    const typecheck = run(process.execPath, [tsc, '-p', 'tsconfig.json', '--noEmit'], pluginDir);
+    expect(typecheck.code, typecheck.out).toBe(0);
+    const build = run(process.execPath, [tsc, '-p', 'tsconfig.build.json'], pluginDir);
+    expect(build.code, build.out).toBe(0);
+    expect(existsSync(join(pluginDir, 'dist', 'index.js'))).toBe(true);
+    const tests = run(process.execPath, [join(pluginDir, 'node_modules', 'vitest', 'vitest.mjs'), 'run'], pluginDir);
+    expect(tests.code, tests.out).toBe(0);
+    expect(tests.out).toMatch(/Tests\s+6 passed/);
+  });
+
+  it('is listed by az games once installed in a project', () => {
+    const consumer = join(work, 'consumer');
+    mkdirSync(consumer);
+    writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, dependencies: { 'az-game-pebbles': '^0.1.0' } }));
+    link(consumer, 'az-game-pebbles', pluginDir);
+    const games = run(process.execPath, [bin, 'games'], consumer);
+    expect(games.code, games.out).toBe(0);
+    expect(games.out).toMatch(/^pebbles\s+Pebbles: 2 players/m);
+    expect(games.out).toContain('agents: random, mcts, perfect');
+    expect(games.out).not.toContain('not loaded');
+  });
+});

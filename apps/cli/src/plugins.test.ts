@@ -1,0 +1,166 @@
+// Plugin discovery against fixture packages in a temp project: each way a plugin can fail is reported
+// by package name with the reason, and the other games still load. Most tests call discovery in
+// process; one runs the built `az` to see what a user sees.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { GAME_CONTRACT_VERSION, GameRegistry, defaultRegistry } from '@az/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { discoverGamePlugins, type DiscoveryResult } from './plugins.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const bin = join(here, '..', 'dist', 'main.js');
+const coreDir = join(here, '..', '..', '..', 'packages', 'core');
+const work = mkdtempSync(join(tmpdir(), 'az-plugins-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** A plugin module whose game has id `id`; `extra` is spliced into the plugin object. */
+function pluginSource(exportName: string, id: string, extra = ''): string {
+  return `import { GAME_CONTRACT_VERSION } from '@az/core';
+export const ${exportName} = {
+  contractVersion: GAME_CONTRACT_VERSION,
+  traits: { id: '${id}', name: 'Fixture ${id}', description: 'a fixture', minPlayers: 2, maxPlayers: 2,
+    information: 'perfect', chance: false, rewards: 'zero-sum', maxGameLength: 9 },
+  configSchema: {},
+  create() { throw new Error('fixture games are not playable'); },
+  ${extra}
+};
+`;
+}
+
+interface Fixture {
+  readonly name: string;
+  readonly pkg: Record<string, unknown>;
+  /** Files in the package, by relative path; none means no entry file at all. */
+  readonly files?: Record<string, string>;
+}
+
+const declared = (exportName: string): Record<string, unknown> => ({ az: { gamePlugin: exportName }, keywords: ['az-game-plugin'] });
+
+const fixtures: Fixture[] = [
+  { name: 'az-game-good', pkg: { ...declared('goodPlugin'), main: 'index.js' }, files: { 'index.js': pluginSource('goodPlugin', 'good') } },
+  // conditional exports, nested, in the order Node applies them
+  {
+    name: '@scope/az-game-nested',
+    pkg: { ...declared('nestedPlugin'), exports: { '.': { types: './x.d.ts', node: { import: './lib/entry.js' }, default: './nope.js' } } },
+    files: { 'lib/entry.js': pluginSource('nestedPlugin', 'nested') },
+  },
+  { name: 'az-game-throws', pkg: declared('p'), files: { 'index.js': `throw new Error('boom while importing');\n` } },
+  {
+    name: 'az-game-future',
+    pkg: declared('futurePlugin'),
+    files: { 'index.js': pluginSource('futurePlugin', 'future').replace('contractVersion: GAME_CONTRACT_VERSION', 'contractVersion: GAME_CONTRACT_VERSION + 1') },
+  },
+  { name: 'az-game-duplicate', pkg: declared('dupPlugin'), files: { 'index.js': pluginSource('dupPlugin', 'good') } },
+  { name: 'az-game-misnamed', pkg: declared('missingPlugin'), files: { 'index.js': pluginSource('otherPlugin', 'misnamed') } },
+  { name: 'az-game-shapeless', pkg: declared('shapeless'), files: { 'index.js': `export const shapeless = { traits: { id: 'shapeless' } };\n` } },
+  { name: 'az-game-unbuilt', pkg: { ...declared('p'), main: './dist/index.js' } },
+  { name: 'az-game-keyword-only', pkg: { keywords: ['az-game-plugin'] }, files: { 'index.js': pluginSource('kwPlugin', 'kw') } },
+  { name: 'not-a-plugin', pkg: {}, files: { 'index.js': `throw new Error('never imported');\n` } },
+];
+
+const project = join(work, 'project');
+
+beforeAll(() => {
+  mkdirSync(join(project, 'node_modules', '@az'), { recursive: true });
+  symlinkSync(coreDir, join(project, 'node_modules', '@az', 'core'), 'dir');
+  for (const f of fixtures) {
+    const dir = join(project, 'node_modules', f.name);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: f.name, version: '1.0.0', type: 'module', ...f.pkg }));
+    for (const [path, text] of Object.entries(f.files ?? {})) {
+      mkdirSync(dirname(join(dir, path)), { recursive: true });
+      writeFileSync(join(dir, path), text);
+    }
+  }
+  const dependencies = Object.fromEntries(fixtures.map((f) => [f.name, '1.0.0']));
+  // The project is a plugin itself, so running az inside a plugin's own repository finds it.
+  writeFileSync(
+    join(project, 'package.json'),
+    JSON.stringify({ name: 'my-game', version: '0.0.1', type: 'module', main: 'main.js', az: { gamePlugin: 'minePlugin' }, dependencies }),
+  );
+  writeFileSync(join(project, 'main.js'), pluginSource('minePlugin', 'mine'));
+});
+
+function freshRegistry(): GameRegistry {
+  return new GameRegistry(defaultRegistry.container.createChildContainer());
+}
+
+function reasonFor(result: DiscoveryResult, packageName: string): string {
+  const found = result.problems.filter((p) => p.packageName === packageName);
+  expect(found, `problems of ${packageName}`).toHaveLength(1);
+  return found[0].reason;
+}
+
+describe('game plugin discovery', () => {
+  let result: DiscoveryResult;
+  let registry: GameRegistry;
+
+  beforeAll(async () => {
+    registry = freshRegistry();
+    // cliDir null: only the fixture project, not the CLI's built-in games.
+    result = await discoverGamePlugins(registry, { cwd: join(project, 'node_modules'), cliDir: null, azPlugins: '' });
+  });
+
+  it('loads the project itself and its declared dependencies, in order', () => {
+    expect(result.loaded.map((l) => [l.packageName, l.gameId, l.source])).toEqual([
+      ['my-game', 'mine', 'project'],
+      ['az-game-good', 'good', 'project dependency'],
+      ['@scope/az-game-nested', 'nested', 'project dependency'],
+    ]);
+    expect(registry.list().map((p) => p.traits.id)).toEqual(['mine', 'good', 'nested']);
+  });
+
+  it('reports each broken plugin by name with the reason', () => {
+    expect(reasonFor(result, 'az-game-throws')).toMatch(/importing .*index\.js threw: boom while importing/);
+    const future = reasonFor(result, 'az-game-future');
+    expect(future).toContain(`built for game contract version ${GAME_CONTRACT_VERSION + 1}`);
+    expect(future).toContain(`this @az/core implements version ${GAME_CONTRACT_VERSION}`);
+    expect(reasonFor(result, 'az-game-duplicate')).toMatch(/game id 'good' is already registered by az-game-good@1\.0\.0/);
+    expect(reasonFor(result, 'az-game-misnamed')).toMatch(/no such export.*it exports: otherPlugin/);
+    expect(reasonFor(result, 'az-game-shapeless')).toMatch(/lacks configSchema, create\(\)/);
+    expect(reasonFor(result, 'az-game-unbuilt')).toMatch(/dist\/index\.js does not exist \(is the package built\?\)/);
+    expect(reasonFor(result, 'az-game-keyword-only')).toMatch(/keyword 'az-game-plugin' but no "az": \{ "gamePlugin"/);
+    expect(result.problems.some((p) => p.packageName === 'not-a-plugin')).toBe(false);
+    expect(result.problems).toHaveLength(7);
+  });
+
+  it('imports each package once, and a second discovery registers nothing twice', async () => {
+    const again = await discoverGamePlugins(registry, { cwd: project, cliDir: null, azPlugins: '' });
+    expect(again.loaded.map((l) => l.gameId)).toEqual(['mine', 'good', 'nested']);
+    expect(again.problems).toHaveLength(7);
+    expect(registry.list()).toHaveLength(3);
+  });
+
+  it('takes extra packages from AZ_PLUGINS, by name or path', async () => {
+    const r = freshRegistry();
+    const found = await discoverGamePlugins(r, { cwd: work, cliDir: null, azPlugins: `${join(project, 'node_modules', 'az-game-good')}, az-game-absent` });
+    expect(found.loaded.map((l) => [l.gameId, l.source])).toEqual([['good', 'AZ_PLUGINS']]);
+    expect(found.problems).toEqual([{ packageName: 'az-game-absent', source: 'AZ_PLUGINS', reason: expect.stringMatching(/not found/) as unknown }]);
+  });
+});
+
+describe('az with broken plugins installed', () => {
+  function az(args: string[], input = ''): { code: number; stdout: string; stderr: string } {
+    const r = spawnSync(process.execPath, [bin, ...args], { input, encoding: 'utf8', cwd: project, timeout: 120_000, env: { ...process.env, AZ_PLUGINS: '' } });
+    return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+  }
+
+  it('az games lists the good games and a line per broken plugin', () => {
+    const r = az(['games']);
+    expect(r.code).toBe(0);
+    for (const id of ['tictactoe', 'chess', 'blob', 'good', 'nested', 'mine']) expect(r.stdout).toMatch(new RegExp(`^${id}\\s`, 'm'));
+    expect(r.stdout).toContain('not loaded (7):');
+    expect(r.stdout).toMatch(/game plugin az-game-future \(project dependency\) failed to load: .*built for game contract version/);
+    expect(r.stdout).toMatch(/game plugin az-game-throws \(project dependency\) failed to load: .*boom while importing/);
+  });
+
+  it('other commands warn on stderr and the built-in games still work', () => {
+    const r = az(['play', '--game', 'tictactoe', '--sims', '8'], 'quit\n');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('you resigned');
+    expect(r.stderr).toMatch(/az: warning: game plugin az-game-misnamed .*no such export/);
+  });
+});

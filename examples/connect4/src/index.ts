@@ -1,0 +1,5 @@
+// The public surface of az-game-connect4. az finds the plugin through package.json ("az": { "gamePlugin" }).
+export { connect4Plugin, GreedyAgent } from './plugin.js';
+export { Connect4Game, CONNECT4_TRAITS, mirrorSymmetry, rulesOf } from './game.js';
+export { Connect4Encoder, Connect4Masker, PLANES } from './encoding.js';
+export { STANDARD_RULES, drop, newState, type Connect4Rules, type Connect4State } from './rules.js';

@@ -1,0 +1,67 @@
+import { ConfigError, GAME_CONTRACT_VERSION, Rng, type Agent, type Game, type GamePlugin, type ResolvedConfig } from '@az/core';
+import { CONNECT4_TRAITS, Connect4Game, rulesOf } from './game.js';
+import { STANDARD_RULES, isOver, wouldConnect, type Connect4State } from './rules.js';
+
+/**
+ * A one-ply bot: wins at once when it can, otherwise blocks an immediate win of the opponent,
+ * otherwise plays the column nearest the centre (ties broken at random). A sensible baseline for
+ * `az eval --b greedy`: a trained agent should beat it clearly.
+ */
+export class GreedyAgent implements Agent<Connect4State> {
+  readonly name = 'greedy';
+  private readonly rng: Rng;
+
+  constructor(
+    private readonly game: Game<Connect4State>,
+    seed = 0,
+  ) {
+    this.rng = new Rng(seed);
+  }
+
+  async act(states: readonly Connect4State[]): Promise<Int32Array> {
+    return Int32Array.from(states, (s) => this.choose(s));
+  }
+
+  private choose(s: Connect4State): number {
+    const rules = rulesOf(this.game.config);
+    if (isOver(rules, s)) throw new Error('connect4: greedy bot asked to move in a finished game');
+    const open: number[] = [];
+    for (let c = 0; c < rules.cols; c++) if (s.heights[c] < rules.rows) open.push(c);
+    for (const seat of [s.toMove, 1 - s.toMove]) {
+      const hit = open.find((c) => wouldConnect(rules, s, c, seat));
+      if (hit !== undefined) return hit;
+    }
+    const centre = (rules.cols - 1) / 2;
+    const best = Math.min(...open.map((c) => Math.abs(c - centre)));
+    const choices = open.filter((c) => Math.abs(c - centre) === best);
+    return choices[this.rng.int(choices.length)];
+  }
+}
+
+export const connect4Plugin: GamePlugin<Connect4State> = {
+  contractVersion: GAME_CONTRACT_VERSION,
+  traits: CONNECT4_TRAITS,
+  configSchema: {
+    rows: { type: 'int', default: STANDARD_RULES.rows, min: 4, max: 12, description: 'rows of the grid' },
+    cols: { type: 'int', default: STANDARD_RULES.cols, min: 4, max: 12, description: 'columns of the grid (and actions)' },
+    connect: { type: 'int', default: STANDARD_RULES.connect, min: 3, max: 6, description: 'discs in a row needed to win' },
+  },
+  finalizeConfig(config: ResolvedConfig): ResolvedConfig {
+    const { rows, cols, connect } = rulesOf(config);
+    if (connect > Math.max(rows, cols)) {
+      throw new ConfigError('connect', `game 'connect4' config: connect ${connect} does not fit a ${rows}x${cols} grid`);
+    }
+    return config;
+  },
+  create: (config) => new Connect4Game(config),
+  bots: {
+    greedy: (game, seed) => new GreedyAgent(game, seed),
+  },
+  // A small residual tower suits a 6x7 board on a CPU; self-play games are at most 42 moves.
+  training: {
+    network: { kind: 'resnet', filters: 32, blocks: 2 },
+    simulations: 64,
+    temperatureMoves: 8,
+    dirichletAlpha: 1.0,
+  },
+};

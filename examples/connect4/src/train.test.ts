@@ -1,0 +1,31 @@
+// Training Connect Four with the az CLI, exactly as a user of this package would: `az train --game
+// connect4` run in this package's folder. Nothing registers the game by hand: az finds it because the
+// project in the current directory declares "az": { "gamePlugin": "connect4Plugin" } in package.json.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
+const az = join(dirname(createRequire(import.meta.url).resolve('@az/cli/package.json')), 'dist', 'main.js');
+const out = mkdtempSync(join(tmpdir(), 'az-connect4-'));
+afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+describe('az train --game connect4', () => {
+  it('is listed by az games and trains for a few iterations', () => {
+    const run = (args: string[]) => spawnSync(process.execPath, [az, ...args], { cwd: packageDir, encoding: 'utf8', timeout: 110_000, env: { ...process.env, AZ_PLUGINS: '' } });
+    const games = run(['games']);
+    expect(games.stdout).toMatch(/^connect4\s+Connect Four: 2 players/m);
+    const tiny = ['--games-per-iter', '8', '--parallel-games', '8', '--sims', '8', '--train-steps', '4', '--batch-size', '32', '--eval-games', '2'];
+    const r = run(['train', '--game', 'connect4', '--iterations', '2', ...tiny, '--network', 'resnet:8x1', '--out', join(out, 'run'), '--quiet', '--seed', '1']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain('az train: connect4, 2 iterations');
+    expect(r.stdout).toMatch(/vs greedy \d+W\/\d+D\/\d+L/);
+    expect(existsSync(join(out, 'run', 'checkpoint', 'manifest.json'))).toBe(true);
+    const metrics = readFileSync(join(out, 'run', 'metrics.jsonl'), 'utf8').trim().split('\n');
+    expect(metrics).toHaveLength(2);
+  });
+});

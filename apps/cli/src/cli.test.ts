@@ -121,3 +121,33 @@ describe('az train, resume, eval and play with a model', () => {
     expect(missing.stderr).toContain("unknown agent");
   });
 });
+
+describe('az train with self-play processes (--gpus / --devices)', () => {
+  it('rejects bad device flags with exit 2 naming the flag, and --gpus without tfjs-node-gpu before starting anything', () => {
+    const out = join(work, 'never');
+    for (const [flag, value, message] of [
+      ['--gpus', '0,0', '--gpus lists GPU 0 more than once'],
+      ['--gpus', '1,x', '--gpus must be a comma-separated list of non-negative integers'],
+      ['--devices', 'cpu:0', '--devices must be cpu:N with N >= 1'],
+    ]) {
+      const r = az(['train', '--game', 'tictactoe', '--out', out, flag, value]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(message);
+    }
+    const gpu = az(['train', '--game', 'tictactoe', '--out', out, '--gpus', '0']);
+    expect(gpu.code).toBe(1);
+    expect(gpu.stderr).toContain('@tensorflow/tfjs-node-gpu');
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('trains tic-tac-toe with 2 CPU self-play processes', () => {
+    const out = join(work, 'multi');
+    const r = az(['train', '--game', 'tictactoe', '--devices', 'cpu:2', '--out', out, '--iterations', '1', '--games-per-iter', '8', '--parallel-games', '4', '--sims', '8', '--train-steps', '2', '--batch-size', '16', '--eval-games', '0', '--quiet']);
+    expect(r.stderr + r.stdout).toContain('az train: tictactoe, 1 iterations');
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/worker 1 \(cpu:1\) ready/);
+    const metrics = JSON.parse(readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim()) as { weightsVersion: number; workers: { devices: Record<string, unknown> } };
+    expect(metrics.weightsVersion).toBe(1);
+    expect(Object.keys(metrics.workers.devices)).toEqual(['cpu:0', 'cpu:1']);
+  });
+});

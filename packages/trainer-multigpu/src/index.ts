@@ -12,6 +12,32 @@ export {
   type TrainerEvents,
   type TrainPhase,
   type IterationMetrics,
+  type WorkerIterationMetrics,
+  type DeviceIterationMetrics,
   type ArenaSummary,
   type TrainSummary,
 } from './train-loop.js';
+// Multi-process training: self-play workers per device, central training.
+export { parseGpuList, parseDeviceSpec, checkDevices, DeviceSpecError, type Device, type DeviceKind } from './devices.js';
+export {
+  runMultiProcessTraining,
+  checkMultiProcessOptions,
+  MULTIPROCESS_DEFAULTS,
+  type MultiProcessOptions,
+  type MultiProcessSummary,
+  type MultiProcessTrainSummary,
+  type DeviceTotals,
+} from './multiprocess.js';
+export type {
+  SelfPlayTransport,
+  WorkerSetup,
+  WorkerSlot,
+  WorkerStatus,
+  WorkerEvent,
+  WorkerExitReason,
+  WorkerPlayStats,
+  IncomingGame,
+  PublishedWeights,
+  PluginModuleRef,
+} from './transport.js';
+export { LocalIpcTransport, type LocalIpcTransportOptions } from './ipc-transport.js';

@@ -1,15 +1,18 @@
-import type { BackendName, GamePlugin, NetworkSpec } from '@az/core';
+import type { BackendName, GamePlugin, InferenceBackendName, NetworkSpec } from '@az/core';
+import { DEFAULT_DETERMINIZATIONS } from '@az/imperfect-info';
 
 /** Everything a training run is configured by; `resolveTrainOptions` fills the defaults. */
 export interface TrainOptions {
   readonly game: string;
-  /** Raw game config (validated by the game's schema). */
+  /** Raw game config (validated by the game's schema): the user's settings over the game's `training.gameConfig`. */
   readonly gameConfig: Readonly<Record<string, unknown>>;
   readonly iterations: number;
   readonly gamesPerIteration: number;
   /** Games played at once per self-play process (slots of the batched search). */
   readonly parallelGames: number;
   readonly simulations: number;
+  /** Imperfect-information games: worlds sampled and searched per move (ignored for perfect information). */
+  readonly determinizations: number;
   /** Leaves per tree per network call. */
   readonly leavesPerTree: number;
   readonly cPuct: number;
@@ -25,7 +28,12 @@ export interface TrainOptions {
   readonly evalGames: number;
   readonly evalSimulations: number;
   readonly network: NetworkSpec;
+  /** The tfjs backend that trains (and runs inference when `inferenceBackend` is 'tfjs' or onnx is unavailable). */
   readonly backend: BackendName;
+  /** The engine self-play and evaluation search with: 'auto' = onnxruntime when it loads, else tfjs. */
+  readonly inferenceBackend: InferenceBackendName;
+  /** onnxruntime intra-op threads (default: the cores available to the process). */
+  readonly inferenceThreads?: number;
   readonly out: string;
   readonly resume?: string;
   readonly seed: number;
@@ -39,6 +47,7 @@ export const FRAMEWORK_TRAIN_DEFAULTS = {
   gamesPerIteration: 128,
   parallelGames: 64,
   simulations: 64,
+  determinizations: DEFAULT_DETERMINIZATIONS,
   leavesPerTree: 8,
   cPuct: 1.5,
   dirichletAlpha: 0.3,
@@ -50,6 +59,7 @@ export const FRAMEWORK_TRAIN_DEFAULTS = {
   replayCapacity: 50_000,
   evalGames: 20,
   backend: 'auto' as BackendName,
+  inferenceBackend: 'auto' as InferenceBackendName,
   seed: 1,
 } as const;
 
@@ -62,11 +72,13 @@ export function resolveTrainOptions(input: TrainOptionsInput, plugin: GamePlugin
   const network: NetworkSpec = input.network ?? hints.network ?? { kind: 'mlp', hidden: [128, 128] };
   const options: TrainOptions = {
     game: input.game,
-    gameConfig: input.gameConfig ?? {},
+    // The game's suggested training settings, under whatever the user set.
+    gameConfig: { ...hints.gameConfig, ...input.gameConfig },
     iterations: input.iterations ?? hints.iterations ?? d.iterations,
     gamesPerIteration: input.gamesPerIteration ?? hints.gamesPerIteration ?? d.gamesPerIteration,
     parallelGames: input.parallelGames ?? hints.parallelGames ?? d.parallelGames,
     simulations,
+    determinizations: input.determinizations ?? hints.determinizations ?? d.determinizations,
     leavesPerTree: input.leavesPerTree ?? d.leavesPerTree,
     cPuct: input.cPuct ?? d.cPuct,
     dirichletAlpha: input.dirichletAlpha ?? hints.dirichletAlpha ?? d.dirichletAlpha,
@@ -81,6 +93,8 @@ export function resolveTrainOptions(input: TrainOptionsInput, plugin: GamePlugin
     evalSimulations: input.evalSimulations ?? simulations,
     network,
     backend: input.backend ?? d.backend,
+    inferenceBackend: input.inferenceBackend ?? d.inferenceBackend,
+    ...(input.inferenceThreads !== undefined ? { inferenceThreads: input.inferenceThreads } : {}),
     out: input.out ?? input.resume ?? `runs/${input.game}`,
     resume: input.resume,
     seed: input.seed ?? d.seed,
@@ -91,7 +105,7 @@ export function resolveTrainOptions(input: TrainOptionsInput, plugin: GamePlugin
 
 /** Rejects impossible values with a message naming the option. */
 export function checkTrainOptions(o: TrainOptions): void {
-  const positiveInts: (keyof TrainOptions)[] = ['iterations', 'gamesPerIteration', 'parallelGames', 'simulations', 'leavesPerTree', 'trainingSteps', 'batchSize', 'replayCapacity', 'evalSimulations'];
+  const positiveInts: (keyof TrainOptions)[] = ['iterations', 'gamesPerIteration', 'parallelGames', 'simulations', 'determinizations', 'leavesPerTree', 'trainingSteps', 'batchSize', 'replayCapacity', 'evalSimulations'];
   for (const key of positiveInts) {
     const v = o[key];
     if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) throw new RangeError(`${key} must be a positive integer, got ${String(v)}`);
@@ -109,6 +123,9 @@ export function checkTrainOptions(o: TrainOptions): void {
   if (!(o.dirichletEpsilon >= 0 && o.dirichletEpsilon <= 1)) throw new RangeError(`dirichletEpsilon must be in [0, 1], got ${o.dirichletEpsilon}`);
   if (!(o.dirichletAlpha >= 0)) throw new RangeError(`dirichletAlpha must be >= 0, got ${o.dirichletAlpha}`);
   if (!(o.weightDecay >= 0)) throw new RangeError(`weightDecay must be >= 0, got ${o.weightDecay}`);
+  if (o.inferenceThreads !== undefined && !(Number.isInteger(o.inferenceThreads) && o.inferenceThreads >= 1)) {
+    throw new RangeError(`inferenceThreads must be a positive integer, got ${String(o.inferenceThreads)}`);
+  }
 }
 
 /**

@@ -1,13 +1,18 @@
 import type { Game } from '@az/core';
-import { BatchedMcts, type Evaluator, type SearchConfig, type SearchEngine } from '@az/mcts';
+import { createSearchEngine as createEngine, type DeterminizedSearchOptions } from '@az/imperfect-info';
+import type { Evaluator, SearchConfig, SearchEngine } from '@az/mcts';
 
 /**
- * The search engine a game needs: plain batched MCTS for perfect information. Imperfect-information
- * games need determinized search (@az/imperfect-info), wired in here once it exists.
+ * The search engine a game needs: plain batched MCTS for perfect information, determinized search
+ * (`determinizations` worlds per slot, all in one batched search) for imperfect information. The
+ * choice lives in @az/imperfect-info; this export keeps the trainer's (and the CLI's) entry point.
  */
-export function createSearchEngine<S>(game: Game<S>, evaluator: Evaluator<S>, slots: number, config: Partial<SearchConfig>): SearchEngine<S> {
-  if (game.traits.information === 'imperfect') {
-    throw new Error(`${game.traits.id} is an imperfect-information game; determinized search is not wired into the trainer yet`);
-  }
-  return new BatchedMcts(game, evaluator, slots, config);
+export function createSearchEngine<S>(
+  game: Game<S>,
+  evaluator: Evaluator<S>,
+  slots: number,
+  config: Partial<SearchConfig>,
+  options: Partial<DeterminizedSearchOptions> = {},
+): SearchEngine<S> {
+  return createEngine(game, evaluator, slots, config, options);
 }

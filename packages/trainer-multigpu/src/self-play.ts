@@ -27,6 +27,8 @@ class GameInProgress {
   readonly policyIndex: number[] = [];
   readonly policyProb: number[] = [];
   moves = 0;
+  /** The weights version when the game started: the oldest network that chose any of its moves. */
+  constructor(readonly weightsVersion: number) {}
 }
 
 /**
@@ -38,7 +40,11 @@ export class SelfPlay<S> {
   private readonly rng: Rng;
   private readonly counts: Float32Array;
   private readonly encoded: Float32Array;
-  /** Stamped on every record; the multi-process trainer bumps it when new weights arrive. */
+  /**
+   * The version of the weights the engine's evaluator uses now. A self-play worker sets it when it loads
+   * new weights between moves; each record carries the version current when its game started (the
+   * oldest network that played in it), so the trainer's staleness check is conservative.
+   */
   weightsVersion: number;
 
   constructor(
@@ -53,14 +59,17 @@ export class SelfPlay<S> {
   }
 
   /**
-   * Plays `numGames` games; `onGame` receives each finished game as it completes, `onProgress` the
-   * number finished so far. `shouldStop` is polled between moves (Ctrl-C): unfinished games are dropped.
+   * Plays `numGames` games (Infinity: until stopped); `onGame` receives each finished game as it
+   * completes, `onProgress` the number finished so far. `shouldStop` is polled between moves (Ctrl-C):
+   * unfinished games are dropped. `betweenMoves` runs after every move of all slots, before the next
+   * search: a worker process yields to its event loop there to take in new weights.
    */
   async play(
     numGames: number,
     onGame: (record: GameRecord) => void,
     onProgress?: (finished: number) => void,
     shouldStop?: () => boolean,
+    betweenMoves?: () => Promise<void> | void,
   ): Promise<SelfPlayStats> {
     const { game, engine } = this;
     const slots = engine.numTrees;
@@ -83,7 +92,7 @@ export class SelfPlay<S> {
       started++;
       const state = game.initialState(this.rng);
       states[slot] = state;
-      progress[slot] = new GameInProgress();
+      progress[slot] = new GameInProgress(this.weightsVersion);
       engine.setRoot(slot, state);
     };
     for (let s = 0; s < slots; s++) startGame(s);
@@ -113,6 +122,7 @@ export class SelfPlay<S> {
           engine.advance(slot, action, state);
         }
       }
+      if (betweenMoves) await betweenMoves();
     }
     const evaluations = engine.stats.evaluations - evalBefore;
     const calls = engine.stats.evaluatorCalls - callsBefore;
@@ -152,7 +162,7 @@ export class SelfPlay<S> {
       policyProb: Float32Array.from(rec.policyProb),
       values,
       returns: Float32Array.from(returns.subarray(0, P)),
-      weightsVersion: this.weightsVersion,
+      weightsVersion: rec.weightsVersion,
     };
   }
 }

@@ -5,8 +5,10 @@ import {
   NetworkTrainer,
   RandomAgent,
   Rng,
+  OnnxInferenceModel,
   TfjsInferenceModel,
   buildModel,
+  createInferenceModelFor,
   defaultRegistry,
   initBackend,
   loadCheckpoint,
@@ -19,6 +21,7 @@ import {
   type Game,
   type GamePlugin,
   type GameRegistry,
+  type InferenceModel,
   type LayersModel,
   type NetworkConfig,
   type OptimizerState,
@@ -194,9 +197,18 @@ export interface RunSession {
   readonly state: TrainerState;
   /** Drives every seed of the run (self-play, sampling); its state is checkpointed. */
   readonly rng: Rng;
-  readonly inference: TfjsInferenceModel;
-  /** The trainer's own network with search: evaluation and the final assessment. */
+  /**
+   * The network the search calls: an onnxruntime session on a snapshot of the weights (replaced by
+   * `refreshInference`), or, on tfjs, the training model itself.
+   */
+  inference: InferenceModel;
+  /** The trainer's own network with search: self-play (single process), evaluation and the final assessment. */
   readonly evaluator: NetworkEvaluator<unknown>;
+  /**
+   * Brings `inference` up to the trainer's weights: an onnx session is re-exported and swapped into the
+   * evaluator when the weights version moved; tfjs shares the weights and needs nothing.
+   */
+  refreshInference(): Promise<void>;
   readonly startedAt: number;
   readonly events: TrainerEvents;
   readonly stopped: () => boolean;
@@ -272,8 +284,22 @@ export async function openRun(input: TrainOptionsInput, deps: RunDeps): Promise<
 
   const rng = new Rng(0);
   rng.setState(state.rngState);
-  const inference = new TfjsInferenceModel(model, networkConfig, { ownsModel: false });
+  // The search runs on onnxruntime when it loads (several times faster than tfjs on a CPU) while tfjs
+  // trains; 'auto' falls back to the training model itself, with the reason logged.
+  const inferenceOptions = { threads: options.inferenceThreads, log };
+  const inference = await createInferenceModelFor(model, networkConfig, { ...inferenceOptions, backend: options.inferenceBackend });
+  log(`inference: ${inference instanceof OnnxInferenceModel ? `${inference.backendName} (onnxruntime, ${inference.threads} thread${inference.threads > 1 ? 's' : ''})` : `tfjs ${inference.backendName}`}`);
   const evaluator = new NetworkEvaluator(inference);
+  let inferenceVersion = state.weightsVersion;
+  const refreshInference = async (): Promise<void> => {
+    const current = session.inference;
+    if (inferenceVersion === state.weightsVersion || current instanceof TfjsInferenceModel) return;
+    const next = await createInferenceModelFor(model, networkConfig, { ...inferenceOptions, backend: current.backendName === 'onnx-cuda' ? 'onnx-cuda' : 'onnx' });
+    evaluator.setModel(next);
+    current.dispose();
+    session.inference = next;
+    inferenceVersion = state.weightsVersion;
+  };
 
   const saveAll = async (extra: Readonly<Record<string, unknown>> = {}): Promise<void> => {
     state.rngState = rng.getState();
@@ -297,7 +323,7 @@ export async function openRun(input: TrainOptionsInput, deps: RunDeps): Promise<
     renameSync(tmp, paths.replay);
   };
 
-  return {
+  const session: RunSession = {
     plugin,
     options,
     backend,
@@ -317,7 +343,9 @@ export async function openRun(input: TrainOptionsInput, deps: RunDeps): Promise<
     stopped: () => deps.signal?.aborted === true,
     log,
     saveAll,
+    refreshInference,
   };
+  return session;
 }
 
 /** What one iteration's training phase did (averaged losses). */
@@ -329,7 +357,8 @@ export type TrainPhaseResult = IterationMetrics['train'];
  * per phase. `betweenSteps` lets the multi-process loop serve its workers' messages between steps.
  */
 export async function trainPhase(run: RunSession, iteration: number, betweenSteps?: () => Promise<void>): Promise<TrainPhaseResult> {
-  const { options, replay, trainer, rng, events, stopped } = run;
+  const { options, replay, trainer, rng, events, stopped, game } = run;
+  const symmetries = game.symmetries ?? [];
   const t1 = performance.now();
   events.phase?.('train', options.trainingSteps, iteration);
   const shape = replay.shape;
@@ -340,7 +369,8 @@ export async function trainPhase(run: RunSession, iteration: number, betweenStep
   const sums = { policyLoss: 0, valueLoss: 0, l2: 0, total: 0 };
   let steps = 0;
   for (; steps < options.trainingSteps && !stopped(); steps++) {
-    replay.sample(B, rng, inputs, policy, values);
+    // Each position is seen through a random symmetry of the game (or as is): free data augmentation.
+    replay.sample(B, rng, inputs, policy, values, symmetries);
     const losses = trainer.trainBatch(inputs, policy, values, B);
     sums.policyLoss += losses.policyLoss;
     sums.valueLoss += losses.valueLoss;
@@ -365,6 +395,7 @@ export async function evalPhase(run: RunSession, iteration: number): Promise<Rec
   const { options, game, plugin, evaluator, events, stopped } = run;
   const evalResults: Record<string, ArenaSummary> = {};
   if (options.evalGames > 0 && !stopped()) {
+    await run.refreshInference();
     const opponents = evaluationOpponents(game, plugin.bots ?? {}, options.seed + iteration);
     events.phase?.('eval', options.evalGames * opponents.length, iteration);
     let doneBefore = 0;
@@ -403,6 +434,7 @@ export async function closeRun(run: RunSession, interrupted: boolean, lastMetric
   }
   let assessment: AgentAssessment | undefined;
   if (!interrupted && plugin.assessAgent) {
+    await run.refreshInference();
     events.phase?.('assess', 0, state.iteration);
     const playSettings: TrainOptions = { ...options, evalSimulations: defaultPlaySimulations(plugin) };
     assessment = await plugin.assessAgent(game, makeSearchAgent(game, evaluator, playSettings, options.seed));
@@ -467,6 +499,8 @@ export async function runTraining(
     const train = await trainPhase(run, iteration);
     state.weightsVersion++;
     state.iteration = iteration;
+    // Self-play and evaluation search with the new weights (a fresh onnx export when on onnxruntime).
+    await run.refreshInference();
     const t2 = performance.now();
 
     const evalResults = await evalPhase(run, iteration);

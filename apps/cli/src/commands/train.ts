@@ -1,6 +1,19 @@
-import { BACKEND_NAMES, parseConfigAssignments, resolveGame, type NetworkSpec } from '@az/core';
-import { runTraining, type IterationMetrics, type TrainOptionsInput, type TrainPhase } from '@az/trainer-multigpu';
-import { helpText, parseFlags, UsageError } from '../args.js';
+import { BACKEND_CHOICES, parseConfigAssignments, resolveGame, splitBackendChoice, type BackendChoice, type NetworkSpec } from '@az/core';
+import {
+  DeviceSpecError,
+  checkMultiProcessOptions,
+  parseDeviceSpec,
+  parseGpuList,
+  runMultiProcessTraining,
+  runTraining,
+  type IterationMetrics,
+  type MultiProcessOptions,
+  type TrainOptionsInput,
+  type TrainPhase,
+  type TrainSummary,
+} from '@az/trainer-multigpu';
+import { helpText, parseFlags, UsageError, type ParsedFlags } from '../args.js';
+import { lastDiscovery } from '../plugins.js';
 import { ProgressBar, formatSeconds } from '../progress.js';
 
 export const trainSpec = {
@@ -28,13 +41,30 @@ export const trainSpec = {
     'eval-games': { type: 'int', min: 0, description: 'arena games per opponent after each iteration (0 = skip)' },
     'eval-sims': { type: 'int', min: 1, description: 'simulations per move in evaluation (default: --sims)' },
     network: { type: 'string', description: "architecture: 'mlp:128,128' or 'resnet:FILTERSxBLOCKS' (e.g. resnet:64x4)", placeholder: 'SPEC' },
-    backend: { type: 'enum', values: BACKEND_NAMES, default: 'auto', description: 'network backend (auto picks the fastest that loads)' },
+    backend: {
+      type: 'enum',
+      values: BACKEND_CHOICES,
+      default: 'auto',
+      description: 'auto: tfjs trains, onnxruntime runs the search if it loads (else tfjs); onnx, onnx-cuda: onnxruntime search on CPU / CUDA 12 or fail; cpu, wasm, node, gpu: tfjs only, on that backend',
+    },
+    threads: { type: 'int', min: 1, description: 'onnxruntime threads per network call in self-play and evaluation (default: the cores available)' },
     out: { type: 'string', description: 'run directory: checkpoint, replay buffer, metrics.jsonl (default runs/<game>)', placeholder: 'DIR' },
     resume: { type: 'string', description: 'continue a run from its directory (weights, optimizer, replay buffer, iteration)', placeholder: 'DIR' },
     seed: { type: 'int', min: 0, description: 'random seed (runs are reproducible from it)' },
+    gpus: { type: 'string', description: 'self-play in one process per listed GPU (e.g. 0,1,2,3), training on the first; needs @tensorflow/tfjs-node-gpu', placeholder: 'LIST' },
+    devices: { type: 'string', description: 'self-play in N CPU processes (wasm backend), training in this one: cpu:N', placeholder: 'cpu:N' },
+    'workers-per-device': { type: 'int', min: 1, description: 'self-play processes per device (with --gpus/--devices; default 1): more when game logic, not the network, is the bottleneck' },
+    'max-game-age': { type: 'int', min: 0, description: 'with --gpus/--devices: drop games played by weights more than this many versions old (default 2)' },
+    'heartbeat-timeout': { type: 'number', min: 1, description: 'with --gpus/--devices: seconds of silence after which a self-play process is killed and restarted (default 60)' },
     quiet: { type: 'boolean', short: 'q', description: 'no progress bars, only the iteration lines and the summary' },
   },
-  examples: ['az train --game tictactoe', 'az train --game chess --iterations 20 --sims 100 --out runs/chess', 'az train --game tictactoe --resume runs/tictactoe --iterations 20'],
+  examples: [
+    'az train --game tictactoe',
+    'az train --game chess --iterations 20 --sims 100 --out runs/chess',
+    'az train --game tictactoe --resume runs/tictactoe --iterations 20',
+    'az train --game chess --gpus 0,1,2,3 --games-per-iter 800 --out runs/chess',
+    'az train --game tictactoe --devices cpu:2',
+  ],
 } as const;
 
 /** `mlp:64,64` or `resnet:64x4`. */
@@ -82,12 +112,17 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
     evalGames: flags['eval-games'],
     evalSimulations: flags['eval-sims'],
     network: flags.network ? parseNetworkSpec(flags.network) : undefined,
-    backend: flags.backend as TrainOptionsInput['backend'],
+    // One flag, two engines: the tfjs backend that trains and the engine the search runs on.
+    backend: splitBackendChoice((flags.backend ?? 'auto') as BackendChoice).training,
+    inferenceBackend: splitBackendChoice((flags.backend ?? 'auto') as BackendChoice).inference,
+    inferenceThreads: flags.threads,
     out: flags.out,
     resume: flags.resume,
     seed: flags.seed,
   };
   for (const key of Object.keys(input) as (keyof TrainOptionsInput)[]) if (input[key] === undefined) delete input[key];
+  // Checked before anything starts: a bad device list exits 2 naming the flag.
+  const multi = multiProcessOptions(flags, plugin.traits.id, input.backend);
 
   const controller = new AbortController();
   const onSignal = (): void => {
@@ -101,7 +136,7 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
   let bar: ProgressBar | null = null;
   const units: Record<TrainPhase, string> = { 'self-play': 'games', train: 'steps', eval: 'games', assess: 'positions' };
   const quiet = flags.quiet === true;
-  const summary = await runTraining(input, {
+  const deps: Parameters<typeof runTraining>[1] = {
     signal: controller.signal,
     events: {
       log: (m) => console.error(m),
@@ -118,7 +153,10 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
         console.log(iterationLine(m));
       },
     },
-  }).finally(() => {
+  };
+  // Without --gpus/--devices, today's single-process loop: nothing is forked.
+  const running: Promise<TrainSummary> = multi ? runMultiProcessTraining(input, multi, deps) : runTraining(input, deps);
+  const summary = await running.finally(() => {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   });
@@ -126,6 +164,11 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
   const parts = [
     `az train: ${summary.game}, ${summary.iterations} iterations, ${summary.gamesPlayed} self-play games in ${formatSeconds(summary.seconds)} on ${summary.backend}`,
   ];
+  if ('workers' in summary) {
+    const w = (summary as Awaited<ReturnType<typeof runMultiProcessTraining>>).workers;
+    const devices = Object.keys(w.devices).length;
+    parts.push(`${w.gamesAccepted} games from ${devices} device${devices > 1 ? 's' : ''}, ${w.staleGamesDropped} stale dropped, ${w.restarts} worker restarts`);
+  }
   if (summary.assessment) parts.push(summary.assessment.summary);
   const last = summary.lastMetrics;
   if (last) for (const [name, r] of Object.entries(last.eval)) parts.push(`vs ${name} ${r.wins}W/${r.draws}D/${r.losses}L`);
@@ -138,8 +181,49 @@ function iterationLine(m: IterationMetrics): string {
   const evals = Object.entries(m.eval)
     .map(([name, r]) => `vs ${name} ${r.wins}/${r.draws}/${r.losses}`)
     .join(' ');
+  // Multi-process runs: games per device, then faults only when there were any.
+  const w = m.workers;
+  const workers = w
+    ? `${Object.entries(w.devices)
+        .map(([label, d]) => `${label} ${d.games}`)
+        .join(' ')}${w.restarts ? `, ${w.restarts} restarted` : ''}${w.staleGamesDropped ? `, ${w.staleGamesDropped} stale dropped` : ''}; weights v${m.weightsVersion}; `
+    : '';
   return (
     `iter ${m.iteration}: ${m.selfPlay.games} games ${m.selfPlay.gamesPerSecond.toFixed(1)}/s, ${Math.round(m.selfPlay.evalsPerSecond)} evals/s, batch ${m.selfPlay.averageBatch.toFixed(0)}; ` +
+    workers +
     `loss policy ${m.train.policyLoss.toFixed(3)} value ${m.train.valueLoss.toFixed(3)}; ${evals ? `${evals} (W/D/L); ` : ''}${formatSeconds(m.seconds.total)}`
   );
+}
+
+type TrainFlags = ParsedFlags<typeof trainSpec.flags>;
+
+/**
+ * The multi-process settings from --gpus / --devices and their companion flags, or null for the
+ * single-process loop. Every problem is a UsageError naming the flag, raised before anything starts.
+ */
+function multiProcessOptions(flags: TrainFlags, gameId: string, backend: TrainOptionsInput['backend']): MultiProcessOptions | null {
+  const companions = (['workers-per-device', 'max-game-age', 'heartbeat-timeout'] as const).filter((f) => flags[f] !== undefined);
+  if (flags.gpus === undefined && flags.devices === undefined) {
+    if (companions.length) throw new UsageError(`az train: --${companions[0]} only applies with --gpus or --devices`);
+    return null;
+  }
+  if (flags.gpus !== undefined && flags.devices !== undefined) throw new UsageError('az train: give --gpus or --devices, not both');
+  try {
+    const devices = flags.gpus !== undefined ? parseGpuList(flags.gpus) : parseDeviceSpec(flags.devices ?? '');
+    // Workers are separate programs: they import the game from the module plugin discovery loaded it from.
+    const source = lastDiscovery().loaded.find((l) => l.gameId === gameId);
+    if (!source) throw new Error(`game '${gameId}' was not loaded from a plugin package, so self-play worker processes cannot import it; train it without --gpus/--devices`);
+    const multi: MultiProcessOptions = {
+      devices,
+      workersPerDevice: flags['workers-per-device'],
+      maxGameAge: flags['max-game-age'],
+      heartbeatTimeoutMs: flags['heartbeat-timeout'] === undefined ? undefined : flags['heartbeat-timeout'] * 1000,
+      plugin: { moduleUrl: source.moduleUrl, exportName: source.exportName },
+    };
+    checkMultiProcessOptions(multi, backend);
+    return multi;
+  } catch (err) {
+    if (err instanceof DeviceSpecError) throw new UsageError(`az train: ${err.message}`);
+    throw err;
+  }
 }

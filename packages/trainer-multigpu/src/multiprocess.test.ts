@@ -1,0 +1,157 @@
+// End to end: two CPU self-play processes on tic-tac-toe, a SIGKILLed worker, a hung (SIGSTOPped) worker,
+// Ctrl-C (abort) and --resume. Uses the built worker (dist/worker.js): turbo builds before testing.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { GameRegistry, readCheckpointManifest } from '@az/core';
+import { ticTacToePlugin } from '@az/game-tictactoe';
+import { parseDeviceSpec, parseGpuList, DeviceSpecError } from './devices.js';
+import { runMultiProcessTraining, type MultiProcessOptions } from './multiprocess.js';
+import { ReplayBuffer } from './replay-buffer.js';
+import type { IterationMetrics } from './train-loop.js';
+import type { WorkerEvent } from './transport.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const work = mkdtempSync(join(tmpdir(), 'az-multiprocess-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+// The final tic-tac-toe assessment (thousands of searched positions) is not what this test is about.
+const registry = new GameRegistry();
+registry.register({ ...ticTacToePlugin, assessAgent: undefined });
+
+const tiny = { game: 'tictactoe', gamesPerIteration: 12, parallelGames: 4, simulations: 8, leavesPerTree: 4, trainingSteps: 3, batchSize: 16, evalGames: 0, seed: 3 };
+const multi: MultiProcessOptions = {
+  devices: parseDeviceSpec('cpu:2'),
+  heartbeatTimeoutMs: 4000,
+  workerExecArgv: [],
+  plugin: { moduleUrl: pathToFileURL(join(here, '..', '..', 'game-tictactoe', 'dist', 'index.js')).href, exportName: 'ticTacToePlugin' },
+};
+
+describe('device flags', () => {
+  it('parses --gpus and --devices and names the flag when they are wrong', () => {
+    expect(parseGpuList('0,1, 3').map((d) => d.label)).toEqual(['gpu:0', 'gpu:1', 'gpu:3']);
+    expect(parseDeviceSpec('cpu:2').map((d) => d.label)).toEqual(['cpu:0', 'cpu:1']);
+    for (const bad of ['', '0,,1', '-1', '1.5', 'a', '0,0', '1e2']) expect(() => parseGpuList(bad)).toThrow(DeviceSpecError);
+    expect(() => parseGpuList('0,0')).toThrow(/--gpus lists GPU 0 more than once/);
+    for (const bad of ['cpu:0', 'cpu', 'gpu:1', 'cpu:-1', '2']) expect(() => parseDeviceSpec(bad)).toThrow(/--devices must be cpu:N/);
+  });
+});
+
+describe('runMultiProcessTraining (2 CPU workers, tic-tac-toe)', () => {
+  const out = join(work, 'run');
+
+  it(
+    'streams games from both workers, advances weights, survives a killed and a hung worker, and stops cleanly on abort',
+    async () => {
+      const controller = new AbortController();
+      const events: WorkerEvent[] = [];
+      const metrics: IterationMetrics[] = [];
+      const pids = new Map<number, number>(); // worker id -> current pid
+      let frozeWorker0 = false;
+      let replacedAt = -1;
+      const signal = (workerId: number, sig: NodeJS.Signals): void => {
+        const pid = pids.get(workerId);
+        // Never process.kill(-1 or 0): that would signal every process we may signal.
+        if (pid === undefined || pid <= 0) throw new Error(`no pid for worker ${workerId}`);
+        process.kill(pid, sig);
+      };
+      const summary = await runMultiProcessTraining(
+        // The iteration count is only a cap: the test stops the run itself (Ctrl-C) once it has seen enough.
+        { ...tiny, out, iterations: 500 },
+        multi,
+        {
+          registry,
+          signal: controller.signal,
+          events: {
+            worker: (e) => {
+              events.push(e);
+              if (e.kind !== 'ready') return;
+              pids.set(e.workerId, e.pid);
+              // The killed worker is back: now freeze the other one (a hang: alive but silent).
+              if (e.workerId === 1 && e.incarnation === 1 && !frozeWorker0) {
+                frozeWorker0 = true;
+                signal(0, 'SIGSTOP');
+              }
+              if (e.workerId === 0 && e.incarnation === 1) replacedAt = metrics.length;
+            },
+            iteration: (m) => {
+              metrics.push(m);
+              if (m.iteration === 1) signal(1, 'SIGKILL');
+              // Two more iterations with the hung worker's replacement playing, then Ctrl-C.
+              if (replacedAt >= 0 && metrics.length >= replacedAt + 2) controller.abort();
+            },
+          },
+        },
+      );
+
+      expect(summary.interrupted).toBe(true);
+      const w = summary.workers;
+      // Both crashes were noticed and both slots restarted.
+      expect(w.crashes).toBeGreaterThanOrEqual(1);
+      expect(w.hangs).toBeGreaterThanOrEqual(1);
+      expect(w.restarts).toBeGreaterThanOrEqual(2);
+      expect(events.some((e) => e.kind === 'exited' && e.workerId === 1 && e.reason === 'crashed' && e.signal === 'SIGKILL')).toBe(true);
+      expect(events.some((e) => e.kind === 'exited' && e.workerId === 0 && e.reason === 'hung')).toBe(true);
+      // Every worker contributed, and with weights newer than the first.
+      for (const label of ['cpu:0', 'cpu:1']) {
+        expect(w.devices[label].gamesAccepted).toBeGreaterThan(0);
+        expect(w.devices[label].newestGameVersion).toBeGreaterThanOrEqual(1);
+      }
+      // No finished game lost: every game sent arrived (no sequence gaps), every arrival is accounted for.
+      expect(w.sequenceGaps).toBe(0);
+      expect(w.corruptGames).toBe(0);
+      expect(w.gamesReceived).toBe(w.gamesAccepted + w.staleGamesDropped);
+      const replay = ReplayBuffer.load(join(out, 'replay.bin'));
+      expect(replay.totalAdded).toBe(w.positionsAccepted);
+      expect(summary.gamesPlayed).toBe(w.gamesAccepted);
+
+      // Versions advance one per iteration; metrics carry the per-device and fault counts.
+      expect(metrics.map((m) => m.weightsVersion)).toEqual(metrics.map((_, i) => i + 1));
+      expect(metrics.reduce((s, m) => s + (m.workers?.restarts ?? 0), 0)).toBe(w.restarts);
+      const lines = readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as IterationMetrics);
+      expect(lines).toHaveLength(metrics.length);
+      expect(Object.keys(lines[0].workers?.devices ?? {})).toEqual(['cpu:0', 'cpu:1']);
+
+      // The final checkpoint holds the iteration reached and its weights version.
+      const manifest = await readCheckpointManifest(join(out, 'checkpoint'));
+      expect(manifest.iteration).toBe(summary.iterations);
+      expect(manifest.weightsVersion).toBe(summary.iterations);
+    },
+    120_000,
+  );
+
+  it(
+    "stops with the worker's reason when it cannot load the game, instead of restarting it forever",
+    async () => {
+      const bad: MultiProcessOptions = { ...multi, devices: parseDeviceSpec('cpu:1'), plugin: { ...multi.plugin, exportName: 'noSuchExport' } };
+      await expect(runMultiProcessTraining({ ...tiny, out: join(work, 'bad'), iterations: 1 }, bad, { registry })).rejects.toThrow(
+        /worker 0 \(cpu:0\).*export 'noSuchExport' is not a usable game plugin/,
+      );
+    },
+    60_000,
+  );
+
+  it(
+    'resumes with the same weights version, replay buffer and iteration count',
+    async () => {
+      const before = await readCheckpointManifest(join(out, 'checkpoint'));
+      const bufferBefore = ReplayBuffer.load(join(out, 'replay.bin'));
+      const logs: string[] = [];
+      const summary = await runMultiProcessTraining({ ...tiny, out, resume: out, iterations: before.iteration + 1 }, multi, {
+        registry,
+        events: { log: (m) => logs.push(m) },
+      });
+      expect(summary.interrupted).toBe(false);
+      expect(logs.join('\n')).toContain(`resumed from ${join(out, 'checkpoint')} at iteration ${before.iteration} (weights v${before.weightsVersion}`);
+      expect(summary.iterations).toBe(before.iteration + 1);
+      expect(summary.lastMetrics?.weightsVersion).toBe(before.weightsVersion + 1);
+      const after = ReplayBuffer.load(join(out, 'replay.bin'));
+      expect(after.totalAdded).toBe(bufferBefore.totalAdded + summary.workers.positionsAccepted);
+      const lines = readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as IterationMetrics);
+      expect(lines.map((m) => m.iteration)).toEqual(lines.map((_, i) => i + 1));
+    },
+    60_000,
+  );
+});

@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { ticTacToePlugin } from '@az/game-tictactoe';
+import { UniformEvaluator, BatchedMcts } from '@az/mcts';
+import type { GamePlugin } from '@az/core';
+import { resolveTrainOptions } from './options.js';
+import { createSearchEngine } from './search-factory.js';
+
+describe('resolveTrainOptions: determinizations and the game’s training config', () => {
+  const withHints = (training: GamePlugin['training']): GamePlugin => ({ ...(ticTacToePlugin as GamePlugin), training });
+
+  it('takes determinizations from the user, else the game’s hint, else 3', () => {
+    expect(resolveTrainOptions({ game: 'tictactoe' }, withHints({})).determinizations).toBe(3);
+    expect(resolveTrainOptions({ game: 'tictactoe' }, withHints({ determinizations: 5 })).determinizations).toBe(5);
+    expect(resolveTrainOptions({ game: 'tictactoe', determinizations: 2 }, withHints({ determinizations: 5 })).determinizations).toBe(2);
+    expect(() => resolveTrainOptions({ game: 'tictactoe', determinizations: 0 }, withHints({}))).toThrow(/determinizations/);
+  });
+
+  it('merges the user’s game settings over the game’s training settings', () => {
+    const plugin = withHints({ gameConfig: { rounds: 'one', roundCards: 5 } });
+    expect(resolveTrainOptions({ game: 'tictactoe' }, plugin).gameConfig).toEqual({ rounds: 'one', roundCards: 5 });
+    expect(resolveTrainOptions({ game: 'tictactoe', gameConfig: { roundCards: 3, players: 5 } }, plugin).gameConfig).toEqual({ rounds: 'one', roundCards: 3, players: 5 });
+  });
+
+  it('still builds plain search for perfect-information games', () => {
+    const game = ticTacToePlugin.create({});
+    expect(createSearchEngine(game, new UniformEvaluator(), 2, { simulations: 4 }, { determinizations: 3 })).toBeInstanceOf(BatchedMcts);
+  });
+});

@@ -1,0 +1,220 @@
+/**
+ * Entry module of a self-play worker process (forked by LocalIpcTransport; not part of the package's
+ * API). It waits for an 'init' message, builds the game, the network and the batched search, then plays
+ * without end: each finished game goes to the trainer at once as bytes (encodeGameRecord), heartbeats
+ * go out on a timer and after network calls, and new weights are loaded between moves.
+ *
+ * CUDA_VISIBLE_DEVICES was set by the trainer before this process started, so a GPU worker sees exactly
+ * one GPU and tfjs-node-gpu uses it as device 0.
+ */
+import {
+  GameRegistry,
+  TfjsInferenceModel,
+  buildModel,
+  initBackend,
+  loadWeightsInto,
+  resolveGameConfig,
+  type BackendName,
+  type GamePlugin,
+  type LayersModel,
+} from '@az/core';
+import { NetworkEvaluator, type Evaluator, type LeafBatch } from '@az/mcts';
+import { encodeGameRecord } from './game-record.js';
+import { SelfPlay } from './self-play.js';
+import { createSelfPlayEngine } from './train-loop.js';
+import type { FromWorkerMessage, ToWorkerMessage, WorkerSetup } from './transport.js';
+
+type InitMessage = Extract<ToWorkerMessage, { t: 'init' }>;
+
+/** A problem that restarting cannot fix; reported as 'fatal' so the trainer stops instead of looping. */
+class FatalWorkerError extends Error {}
+
+function send(message: FromWorkerMessage): Promise<void> {
+  return new Promise((resolve) => {
+    if (!process.connected || !process.send) return resolve();
+    // The callback fires once the message is handed to the OS (or the channel failed): either way, move on.
+    process.send(message, undefined, undefined, () => resolve());
+  });
+}
+
+/** A standalone ArrayBuffer with exactly these bytes (IPC buffers may be views into a larger one). */
+function exactBuffer(bytes: Uint8Array): ArrayBuffer {
+  return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+}
+
+async function loadPlugin(setup: WorkerSetup): Promise<GamePlugin> {
+  let mod: Record<string, unknown>;
+  try {
+    mod = (await import(setup.plugin.moduleUrl)) as Record<string, unknown>;
+  } catch (err) {
+    throw new FatalWorkerError(`cannot import the game module ${setup.plugin.moduleUrl}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const plugin = mod[setup.plugin.exportName];
+  const registry = new GameRegistry();
+  try {
+    // Registering checks the contract version and traits, as the trainer's registry did.
+    registry.register(plugin as GamePlugin);
+  } catch (err) {
+    throw new FatalWorkerError(`${setup.plugin.moduleUrl} export '${setup.plugin.exportName}' is not a usable game plugin: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const resolved = registry.resolve((plugin as GamePlugin).traits.id);
+  if (resolved.traits.id !== setup.gameId) {
+    throw new FatalWorkerError(`${setup.plugin.moduleUrl} export '${setup.plugin.exportName}' is game '${resolved.traits.id}', not '${setup.gameId}'`);
+  }
+  return resolved;
+}
+
+let stopping = false;
+let paused = false;
+let pendingWeights: { version: number; data: Uint8Array } | null = null;
+let initStarted = false;
+/** Wakes a paused worker (resume or stop). */
+let wakeUp: (() => void) | null = null;
+function wake(): void {
+  const w = wakeUp;
+  wakeUp = null;
+  w?.();
+}
+
+async function run(init: InitMessage): Promise<void> {
+  const { setup } = init;
+  await initBackend(init.backend as BackendName);
+  const plugin = await loadPlugin(setup);
+  const game = plugin.create(resolveGameConfig(plugin, setup.gameConfig));
+  if (game.encoder.version !== setup.encoderVersion) {
+    throw new FatalWorkerError(`the worker's game encodes positions as version '${game.encoder.version}' but the trainer's as '${setup.encoderVersion}' (different builds of the game?)`);
+  }
+  const model: LayersModel = buildModel(setup.network);
+  const specs = setup.weightSpecs;
+  // Newer versions may have been published while this process was starting: begin with the newest.
+  const first = pendingWeights && pendingWeights.version > init.weights.version ? pendingWeights : init.weights;
+  pendingWeights = null;
+  loadWeightsInto(model, { specs, data: exactBuffer(first.data) });
+  const inference = new TfjsInferenceModel(model, setup.network);
+  const network = new NetworkEvaluator(inference);
+
+  let lastBeat = 0;
+  let gamesSent = 0;
+  let positionsSent = 0;
+  const options = setup.options;
+  const engine = createSelfPlayEngine(game, heartbeatingEvaluator(network, () => beatIfDue()), options, options.parallelGames, init.seed);
+  const selfPlay = new SelfPlay(game, engine, { temperatureMoves: options.temperatureMoves, seed: (init.seed ^ 0x5bd1e995) >>> 0, weightsVersion: first.version });
+
+  const beat = (): Promise<void> => {
+    lastBeat = Date.now();
+    return send({ t: 'beat', weightsVersion: selfPlay.weightsVersion, games: gamesSent, positions: positionsSent, evaluations: engine.stats.evaluations, evaluatorCalls: engine.stats.evaluatorCalls });
+  };
+  function beatIfDue(): void {
+    // Not awaited: a heartbeat must never wait on the trainer.
+    if (Date.now() - lastBeat >= init.heartbeatMs) void beat();
+  }
+  // The timer covers idle stretches; during play, beats go out between moves and after network calls,
+  // because a long synchronous search would delay the timer.
+  const timer = setInterval(() => void beat(), init.heartbeatMs);
+  timer.unref();
+
+  await send({ t: 'ready', backend: init.backend, weightsVersion: selfPlay.weightsVersion });
+  void beat();
+
+  let seq = 0;
+  const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+  await selfPlay.play(
+    Infinity,
+    (record) => {
+      const bytes = encodeGameRecord(record);
+      gamesSent++;
+      positionsSent += record.length;
+      void send({
+        t: 'game',
+        seq: seq++,
+        weightsVersion: record.weightsVersion,
+        bytes,
+        games: gamesSent,
+        positions: positionsSent,
+        evaluations: engine.stats.evaluations,
+        evaluatorCalls: engine.stats.evaluatorCalls,
+      });
+    },
+    undefined,
+    () => stopping,
+    async () => {
+      beatIfDue();
+      // Messages (new weights, pause, stop) are only delivered when the event loop turns: let it, once per move.
+      await yieldToEventLoop();
+      // Paused: wait here, between moves, with games in progress kept; heartbeats go on from the timer.
+      while (paused && !stopping) await new Promise<void>((resolve) => (wakeUp = resolve));
+      const next = pendingWeights;
+      if (next && next.version !== selfPlay.weightsVersion) {
+        pendingWeights = null;
+        loadWeightsInto(model, { specs, data: exactBuffer(next.data) });
+        selfPlay.weightsVersion = next.version;
+        void beat();
+      }
+    },
+  );
+  clearInterval(timer);
+  inference.dispose();
+  // IPC messages are written in order: once this last one is out, every game before it is too, and the
+  // process may exit without losing one.
+  await beat();
+}
+
+/** Sends a heartbeat (when due) after each network call: one search step can take seconds on a CPU. */
+function heartbeatingEvaluator<S>(inner: Evaluator<S>, afterCall: () => void): Evaluator<S> {
+  return {
+    needsInputs: inner.needsInputs,
+    async evaluate(batch: LeafBatch<S>): Promise<void> {
+      await inner.evaluate(batch);
+      afterCall();
+    },
+  };
+}
+
+async function fail(err: unknown): Promise<never> {
+  const message = err instanceof Error ? (err instanceof FatalWorkerError ? err.message : (err.stack ?? err.message)) : String(err);
+  process.stderr.write(`${message}\n`);
+  await send(err instanceof FatalWorkerError ? { t: 'fatal', message } : { t: 'error', message });
+  process.exit(1);
+}
+
+function onMessage(message: ToWorkerMessage): void {
+  switch (message.t) {
+    case 'init':
+      if (initStarted) return;
+      initStarted = true;
+      paused = message.paused;
+      run(message).then(
+        () => process.exit(0),
+        (err: unknown) => fail(err),
+      );
+      return;
+    case 'weights':
+      // Only the newest matters; it is loaded at the next move boundary.
+      if (!pendingWeights || message.version > pendingWeights.version) pendingWeights = { version: message.version, data: message.data };
+      return;
+    case 'pause':
+      paused = true;
+      return;
+    case 'resume':
+      paused = false;
+      wake();
+      return;
+    case 'stop':
+      stopping = true;
+      wake();
+      if (!initStarted) process.exit(0);
+      return;
+  }
+}
+
+if (!process.send) {
+  process.stderr.write('this module is a self-play worker: the trainer starts it with child_process.fork\n');
+  process.exit(2);
+}
+// Ctrl-C in a terminal signals the whole process group; the trainer decides when workers stop.
+process.on('SIGINT', () => undefined);
+// The trainer is gone (exited or killed): nobody is left to send games to.
+process.on('disconnect', () => process.exit(0));
+process.on('message', (m) => onMessage(m as ToWorkerMessage));
+process.on('uncaughtException', (err) => void fail(err));
+process.on('unhandledRejection', (err) => void fail(err));

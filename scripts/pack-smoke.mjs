@@ -7,7 +7,9 @@
  * dependencies, tfjs and friends, come from the npm cache the monorepo's own install filled; no
  * workspace links, no registry), and runs a script there that registers tic-tac-toe, checks it with
  * the contract test-kit, and runs short searches: rollout MCTS must find a winning move, and a tiny
- * tfjs network must evaluate positions through NetworkEvaluator.
+ * tfjs network must evaluate positions through NetworkEvaluator, and so must the same network exported to
+ * ONNX on onnxruntime-node (its CPU library must load from the installed package: the .npmrc skips only
+ * the CUDA download).
  *
  * Usage: node scripts/pack-smoke.mjs [--prefer-offline] [--keep]
  *   --prefer-offline  let npm fetch what the cache lacks from the registry (default: --offline)
@@ -54,7 +56,7 @@ function fail(message) {
 }
 
 const smokeScript = `
-import { GameRegistry, Rng, defaultRegistry, testGameContract, initBackend, buildModel, createInferenceModel } from '@az/core';
+import { GameRegistry, Rng, defaultRegistry, testGameContract, initBackend, buildModel, createInferenceModel, createInferenceModelFor } from '@az/core';
 import { MctsAgent, RolloutEvaluator, NetworkEvaluator } from '@az/mcts';
 import { registerTicTacToe, ticTacToePlugin } from '@az/game-tictactoe';
 
@@ -79,7 +81,13 @@ const agent = MctsAgent.create(game, new NetworkEvaluator(net), { search: { simu
 const [netMove] = await agent.act([state, game.initialState(new Rng(0))]);
 if (!(netMove >= 0 && netMove < 9)) throw new Error('network MCTS returned ' + netMove);
 
-console.log(JSON.stringify({ ok: true, move, netMove, backend: backend.name, contractMoves: report.moves }));
+const onnx = await createInferenceModelFor(buildModel(config, { seed: 1 }), config, { backend: 'onnx', threads: 1, ownsModel: true });
+const onnxAgent = MctsAgent.create(game, new NetworkEvaluator(onnx), { search: { simulations: 16 }, seed: 1 });
+const [onnxMove] = await onnxAgent.act([state]);
+if (!(onnxMove >= 0 && onnxMove < 9)) throw new Error('onnx network MCTS returned ' + onnxMove);
+onnx.dispose();
+
+console.log(JSON.stringify({ ok: true, move, netMove, backend: backend.name, inference: onnx.backendName, contractMoves: report.moves }));
 `;
 
 /**
@@ -164,7 +172,7 @@ try {
   const out = run(process.execPath, ['smoke.mjs'], app);
   const result = JSON.parse(out.trim().split('\n').pop());
   if (!result.ok) fail(`smoke script said ${out}`);
-  step(`ok: winning move found (${result.move}), network search on ${result.backend}, ${result.contractMoves} contract-check moves`);
+  step(`ok: winning move found (${result.move}), network search on ${result.backend} and ${result.inference}, ${result.contractMoves} contract-check moves`);
   ok = true;
 } catch (err) {
   if (!(err instanceof Reported)) console.error('pack-smoke: FAILED:', err);

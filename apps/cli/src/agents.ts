@@ -6,10 +6,12 @@
 import { existsSync } from 'node:fs';
 import {
   RandomAgent,
-  TfjsInferenceModel,
-  loadCheckpoint,
+  initBackend,
+  openCheckpointInference,
   resolveGameConfig,
+  splitBackendChoice,
   type Agent,
+  type BackendChoice,
   type CheckpointManifest,
   type Game,
   type GamePlugin,
@@ -24,32 +26,54 @@ export interface AgentSettings {
   readonly seed: number;
   /** Trees searched per evaluator call. */
   readonly batchTrees?: number;
+  /** Imperfect-information games: worlds sampled per move (default: the game's hint, else 3). */
+  readonly determinizations?: number;
+  /** How model agents run their network (--backend, --threads). */
+  readonly network?: ModelLoadOptions;
+}
+
+export interface ModelLoadOptions {
+  /**
+   * 'auto' (default): onnxruntime when it loads, else tfjs; 'onnx' / 'onnx-cuda': onnxruntime or an error;
+   * a tfjs backend name (cpu, wasm, node, gpu): tfjs on that backend.
+   */
+  readonly backend?: BackendChoice;
+  /** onnxruntime threads per network call (default: the cores available to the process). */
+  readonly threads?: number;
+  /** Where a fallback from onnxruntime to tfjs is reported (default: stderr). */
+  readonly log?: (message: string) => void;
 }
 
 export interface LoadedModel {
   readonly manifest: CheckpointManifest;
   readonly evaluator: NetworkEvaluator<unknown>;
   readonly dir: string;
+  /** The engine running the network ('onnx', 'onnx-cuda', or a tfjs backend such as 'wasm'). */
+  readonly backendName: string;
   dispose(): void;
 }
 
 /** Loads a trained model for `plugin`; the checkpoint's game config is what the network was trained for. */
-export async function loadModel(plugin: GamePlugin, path: string): Promise<LoadedModel> {
+export async function loadModel(plugin: GamePlugin, path: string, options: ModelLoadOptions = {}): Promise<LoadedModel> {
   const dir = findCheckpointDir(path);
-  const { model, manifest } = await loadCheckpoint(dir, { gameId: plugin.traits.id });
-  const inference = new TfjsInferenceModel(model, manifest.network);
-  return { manifest, evaluator: new NetworkEvaluator(inference), dir, dispose: () => inference.dispose() };
+  const { training, inference: engine } = splitBackendChoice(options.backend ?? 'auto');
+  // A named tfjs backend means tfjs; otherwise tfjs is only the fallback, initialised if it is needed.
+  if (engine === 'tfjs') await initBackend(training);
+  // onnx opens the checkpoint's model.onnx directly (no tfjs model is built), or exports older checkpoints.
+  const { manifest, inference } = await openCheckpointInference(dir, { backend: engine, threads: options.threads, expect: { gameId: plugin.traits.id }, log: options.log });
+  return { manifest, evaluator: new NetworkEvaluator(inference), dir, backendName: inference.backendName, dispose: () => inference.dispose() };
 }
 
 /**
- * The game to play: with a model, the config it was trained with (any user setting must agree);
- * without, the user's settings.
+ * The game to play: with a model, the config it was trained with (any user setting must agree, except
+ * settings the schema marks `modelIndependent`, such as a starting position); without, the user's settings.
  */
 export function gameFor(plugin: GamePlugin, rawConfig: Readonly<Record<string, unknown>>, model?: LoadedModel): Game<unknown> {
   if (!model) return plugin.create(resolveGameConfig(plugin, rawConfig));
   const trained: ResolvedConfig = model.manifest.gameConfig;
   const asked = resolveGameConfig(plugin, { ...trained, ...rawConfig });
   for (const key of Object.keys(rawConfig)) {
+    if (plugin.configSchema[key]?.modelIndependent) continue;
     if (String(asked[key]) !== String(trained[key])) {
       throw new UsageError(`the model at ${model.dir} was trained with ${key}=${String(trained[key])}; it cannot play ${key}=${String(asked[key])}`);
     }
@@ -61,13 +85,23 @@ export function gameFor(plugin: GamePlugin, rawConfig: Readonly<Record<string, u
   return game;
 }
 
+/**
+ * A search player: plain batched MCTS for perfect information, determinized MCTS (several sampled
+ * worlds per move, searched together) for imperfect information.
+ */
 export function searchAgent<S>(name: string, game: Game<S>, evaluator: Evaluator<S>, settings: AgentSettings): Agent<S> {
-  const engine = createSearchEngine(game, evaluator, settings.batchTrees ?? 64, {
-    simulations: settings.simulations,
-    dirichletEpsilon: 0,
-    nodeCapacity: Math.max(256, settings.simulations * 64),
-    seed: settings.seed,
-  });
+  const engine = createSearchEngine(
+    game,
+    evaluator,
+    settings.batchTrees ?? 64,
+    {
+      simulations: settings.simulations,
+      dirichletEpsilon: 0,
+      nodeCapacity: Math.max(256, settings.simulations * 64),
+      seed: settings.seed,
+    },
+    { determinizations: settings.determinizations },
+  );
   return new MctsAgent(name, engine, game.masker.actionSize, 0, settings.seed);
 }
 
@@ -76,8 +110,10 @@ export function agentNames(plugin: GamePlugin): string[] {
   return ['random', 'mcts', ...Object.keys(plugin.bots ?? {})];
 }
 
-export async function makeAgent(spec: string, plugin: GamePlugin, game: Game<unknown>, settings: AgentSettings, models: Map<string, LoadedModel>): Promise<Agent<unknown>> {
+export async function makeAgent(spec: string, plugin: GamePlugin, game: Game<unknown>, agentSettings: AgentSettings, models: Map<string, LoadedModel>): Promise<Agent<unknown>> {
+  const settings: AgentSettings = { ...agentSettings, determinizations: agentSettings.determinizations ?? plugin.training?.determinizations };
   if (spec === 'random') return new RandomAgent(game, settings.seed);
+  // No network: uniform priors and one random playout per leaf (determinized for hidden-information games).
   if (spec === 'mcts') return searchAgent('mcts', game, new RolloutEvaluator(game, settings.seed), settings);
   const bot = plugin.bots?.[spec];
   if (bot) {
@@ -87,7 +123,7 @@ export async function makeAgent(spec: string, plugin: GamePlugin, game: Game<unk
   if (existsSync(spec)) {
     let model = models.get(spec);
     if (!model) {
-      model = await loadModel(plugin, spec);
+      model = await loadModel(plugin, spec, settings.network);
       models.set(spec, model);
     }
     return searchAgent(`model ${spec}`, game, model.evaluator, settings);

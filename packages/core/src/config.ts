@@ -8,6 +8,11 @@ export type ResolvedConfig = Readonly<Record<string, ConfigValue>>;
 
 interface FieldBase {
   readonly description: string;
+  /**
+   * True for a setting a trained network does not depend on (e.g. chess's starting position): a model
+   * trained with one value may play with another. Other settings must match the model's training config.
+   */
+  readonly modelIndependent?: boolean;
 }
 export interface IntField extends FieldBase {
   readonly type: 'int';

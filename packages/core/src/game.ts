@@ -111,6 +111,12 @@ export interface Game<S> {
   /** Reads a move typed by a human; errors explain why (unknown notation, illegal here, ...). */
   parseAction(state: S, text: string): ParsedAction;
   /**
+   * Optional: the position in the game's standard notation (chess: FEN), something a user can copy and
+   * set up again. `az play` prints it for `position`; games without one show `hash`, which is a cache key
+   * and need not be readable.
+   */
+  positionText?(state: S): string;
+  /**
    * Imperfect-information games: what `seat` knows (its own view). Encoders of such games must depend
    * only on this, never on hidden parts of the full state.
    */

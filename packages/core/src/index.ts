@@ -90,8 +90,34 @@ export {
   CheckpointError,
   CHECKPOINT_FORMAT,
   CHECKPOINT_FORMAT_VERSION,
+  ONNX_MODEL_FILE,
+  type SaveCheckpointOptions,
   type CheckpointManifest,
   type CheckpointManifestInput,
   type CheckpointExpectation,
   type LoadedCheckpoint,
 } from './network/checkpoint.js';
+
+// Inference on onnxruntime (tfjs trains; the search runs the exported graph) and choosing the engine.
+export { exportOnnx, OnnxExportError, ONNX_INPUT_NAME, ONNX_OPSET_VERSION } from './network/onnx-export.js';
+export {
+  OnnxInferenceModel,
+  OnnxUnavailableError,
+  onnxRuntimeStatus,
+  ONNX_CUDA_INSTALL_COMMAND,
+  type OnnxExecutionProvider,
+  type OnnxBackendName,
+  type OnnxSessionOptions,
+} from './network/onnx-model.js';
+export {
+  createInferenceModelFor,
+  openCheckpointInference,
+  splitBackendChoice,
+  INFERENCE_BACKEND_NAMES,
+  BACKEND_CHOICES,
+  type InferenceBackendName,
+  type BackendChoice,
+  type InferenceModelOptions,
+  type CheckpointInferenceOptions,
+  type CheckpointInference,
+} from './network/inference-backend.js';

@@ -175,6 +175,24 @@ describe('NetworkEvaluator', () => {
     await evaluator.evaluate(batch);
     expect(Array.from(batch.values).map((v) => Math.round(v * 10) / 10)).toEqual([0.9, -0.9, -0.9, 0.9]);
     expect(batch.policyLogits[4]).toBe(5);
+
+    // A swapped-in model answers the next call; the previous one is handed back, not disposed.
+    let disposed = false;
+    const next: InferenceModel = {
+      ...model,
+      async predict(_input, count, policy, value) {
+        policy.fill(0, 0, count * 9);
+        value.fill(0.5, 0, count * 2);
+      },
+      dispose: () => {
+        disposed = true;
+      },
+    };
+    expect(evaluator.setModel(next)).toBe(model);
+    expect(evaluator.model).toBe(next);
+    await evaluator.evaluate(batch);
+    expect(Array.from(batch.values)).toEqual([0.5, 0.5, 0.5, 0.5]);
+    expect(disposed).toBe(false);
   });
 });
 

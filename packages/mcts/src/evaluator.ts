@@ -83,20 +83,40 @@ export class RolloutEvaluator<S> implements Evaluator<S> {
 export class NetworkEvaluator<S> implements Evaluator<S> {
   readonly needsInputs = true;
   private relativeValues = new Float32Array(0);
+  private current: InferenceModel;
 
-  constructor(readonly model: InferenceModel) {}
+  constructor(model: InferenceModel) {
+    this.current = model;
+  }
+
+  /** The network evaluating leaves now. */
+  get model(): InferenceModel {
+    return this.current;
+  }
+
+  /**
+   * Swaps the network between searches, e.g. for a session on freshly exported weights after a training
+   * phase, so the searches and agents holding this evaluator follow without being rebuilt. Returns the
+   * previous model; disposing it is the caller's business (it may be shared).
+   */
+  setModel(model: InferenceModel): InferenceModel {
+    const previous = this.current;
+    this.current = model;
+    return previous;
+  }
 
   async evaluate(batch: LeafBatch<S>): Promise<void> {
     const P = batch.numSeats;
-    if (this.model.config.numSeats !== P) {
-      throw new Error(`network predicts ${this.model.config.numSeats} seat values but the game has ${P} seats`);
+    const model = this.current;
+    if (model.config.numSeats !== P) {
+      throw new Error(`network predicts ${model.config.numSeats} seat values but the game has ${P} seats`);
     }
-    if (this.model.config.actionSize !== batch.actionSize) {
-      throw new Error(`network has ${this.model.config.actionSize} policy outputs but the game has ${batch.actionSize} actions`);
+    if (model.config.actionSize !== batch.actionSize) {
+      throw new Error(`network has ${model.config.actionSize} policy outputs but the game has ${batch.actionSize} actions`);
     }
     if (this.relativeValues.length < batch.count * P) this.relativeValues = new Float32Array(batch.values.length);
     const rel = this.relativeValues;
-    await this.model.predict(batch.inputs, batch.count, batch.policyLogits, rel);
+    await model.predict(batch.inputs, batch.count, batch.policyLogits, rel);
     const values = batch.values;
     for (let i = 0; i < batch.count; i++) {
       const persp = batch.perspectives[i];

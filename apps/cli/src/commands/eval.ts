@@ -1,5 +1,5 @@
-import { resolveGame, type Agent, type Game } from '@az/core';
-import { defaultPlaySimulations, playArena } from '@az/trainer-multigpu';
+import { BACKEND_CHOICES, resolveGame, type Agent, type BackendChoice, type Game } from '@az/core';
+import { FRAMEWORK_TRAIN_DEFAULTS, defaultPlaySimulations, playArena } from '@az/trainer-multigpu';
 import { gameFor, makeAgent, type LoadedModel, loadModel } from '../agents.js';
 import { helpText, parseFlags, UsageError } from '../args.js';
 import { ProgressBar } from '../progress.js';
@@ -15,10 +15,13 @@ export const evalSpec = {
     b: { type: 'string', description: 'agent B (fills every seat A does not hold)', placeholder: 'AGENT' },
     games: { type: 'int', min: 1, default: 100, description: 'games to play (seats rotate every game)' },
     sims: { type: 'int', min: 1, description: 'search simulations per move for search agents (default: game setting, at least 100)' },
+    determinizations: { type: 'int', min: 1, description: "hidden-information games: worlds sampled per search move, each searched with --sims simulations (default: the game's setting, else 3)" },
     players: { type: 'int', min: 1, description: "number of players, for games with a 'players' setting" },
     config: { type: 'string', description: 'game settings, key=value[,key=value...]', placeholder: 'K=V,...' },
     seed: { type: 'int', min: 0, default: 0, description: 'random seed' },
     json: { type: 'boolean', description: 'print the result as JSON' },
+    backend: { type: 'enum', values: BACKEND_CHOICES, default: 'auto', description: 'network engine for models: auto (onnxruntime if it loads, else tfjs), onnx, onnx-cuda (CUDA 12), or tfjs on cpu, wasm, node, gpu' },
+    threads: { type: 'int', min: 1, description: 'onnxruntime threads per network call (default: the cores available)' },
   },
   examples: ['az eval --game tictactoe --a runs/tictactoe --b minimax', 'az eval --game blob --a heuristic --b random --games 1000'],
 } as const;
@@ -27,6 +30,10 @@ interface MetricSummary {
   mean: number;
   ci95: number;
   n: number;
+}
+
+function formatSummary(s: MetricSummary): string {
+  return `${s.mean.toFixed(3)} ± ${s.ci95.toFixed(3)} (95% CI, n=${s.n})`;
 }
 
 function summarize(values: number[]): MetricSummary {
@@ -47,11 +54,12 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
   const plugin = resolveGame(flags.game);
   const rawConfig = gameConfigFromFlags(plugin, flags.config, { players: flags.players }, 'eval');
   const models = new Map<string, LoadedModel>();
+  const network = { backend: (flags.backend ?? 'auto') as BackendChoice, threads: flags.threads };
   // A model fixes the game config it was trained with; the first model found decides it.
   let firstModel: LoadedModel | undefined;
   for (const spec of [flags.a, flags.b]) {
     if (!plugin.bots?.[spec] && spec !== 'random' && spec !== 'mcts') {
-      const m = models.get(spec) ?? (await loadModelIfPath(plugin, spec));
+      const m = models.get(spec) ?? (await loadModelIfPath(plugin, spec, network));
       if (m) {
         models.set(spec, m);
         firstModel ??= m;
@@ -61,11 +69,23 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
   const game: Game<unknown> = gameFor(plugin, rawConfig, firstModel);
   const simulations = flags.sims ?? defaultPlaySimulations(plugin);
   const seed = flags.seed ?? 0;
-  const agentA = await makeAgent(flags.a, plugin, game, { simulations, seed }, models);
-  const agentB = await makeAgent(flags.b, plugin, game, { simulations, seed: seed + 1 }, models);
+  const determinizations = flags.determinizations;
+  const agentA = await makeAgent(flags.a, plugin, game, { simulations, seed, determinizations, network }, models);
+  const agentB = await makeAgent(flags.b, plugin, game, { simulations, seed: seed + 1, determinizations, network }, models);
   // Lineup index 0 is A; every other seat is B (the arena rotates seats game by game).
-  const lineup: Agent<unknown>[] = Array.from({ length: game.numPlayers }, (_, i) => (i === 0 ? agentA : agentB));
+  const P = game.numPlayers;
+  const lineup: Agent<unknown>[] = Array.from({ length: P }, (_, i) => (i === 0 ? agentA : agentB));
+  // Outcome metrics per agent, per agent and seat (seat order matters in many games: who deals, who
+  // leads), and per game the paired difference A minus the mean of B's seats, whose spread is much
+  // smaller than either agent's because both played the same deal.
   const perAgentMetrics: Map<string, number[]>[] = [new Map(), new Map()];
+  const perSeatMetrics: Map<string, number[]>[][] = [0, 1].map(() => Array.from({ length: P }, () => new Map<string, number[]>()));
+  const differences = new Map<string, number[]>();
+  const push = (map: Map<string, number[]>, k: string, v: number): void => {
+    const list = map.get(k) ?? [];
+    list.push(v);
+    map.set(k, list);
+  };
   const games = flags.games ?? 100;
   const bar = flags.json ? null : new ProgressBar('eval', games, 'games');
   const result = await playArena(game, lineup, games, {
@@ -73,17 +93,24 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
     onProgress: (n) => bar?.update(n),
     onGameEnd: (finalState, seatAgent) => {
       if (!plugin.outcomeMetrics) return;
-      for (let seat = 0; seat < game.numPlayers; seat++) {
+      const aSum = new Map<string, number>();
+      const bSum = new Map<string, number>();
+      for (let seat = 0; seat < P; seat++) {
         const who = seatAgent[seat] === 0 ? 0 : 1;
         for (const [k, v] of Object.entries(plugin.outcomeMetrics(game, finalState, seat))) {
-          const list = perAgentMetrics[who].get(k) ?? [];
-          list.push(v);
-          perAgentMetrics[who].set(k, list);
+          push(perAgentMetrics[who], k, v);
+          push(perSeatMetrics[who][seat], k, v);
+          const sums = who === 0 ? aSum : bSum;
+          sums.set(k, (sums.get(k) ?? 0) + v);
         }
       }
+      if (P > 1) for (const [k, a] of aSum) push(differences, k, a - (bSum.get(k) ?? 0) / (P - 1));
     },
   });
   bar?.finish();
+  const summarizeAll = (m: Map<string, number[]>): Record<string, MetricSummary> => Object.fromEntries([...m].map(([k, v]) => [k, summarize(v)]));
+  const perSeat = (who: 0 | 1): { seat: number; metrics: Record<string, MetricSummary> }[] =>
+    perSeatMetrics[who].map((m, seat) => ({ seat, metrics: summarizeAll(m) })).filter((r) => Object.keys(r.metrics).length > 0);
   // B's numbers pool every seat B held.
   let bWins = 0;
   let bDraws = 0;
@@ -100,7 +127,16 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
     config: game.config,
     games,
     simulations,
-    a: { agent: agentA.name, wins: result.wins[0], draws: result.draws[0], losses: result.losses[0], meanReturn: result.totalReturn[0] / games, metrics: Object.fromEntries([...perAgentMetrics[0]].map(([k, v]) => [k, summarize(v)])) },
+    determinizations: game.traits.information === 'imperfect' ? (determinizations ?? plugin.training?.determinizations ?? FRAMEWORK_TRAIN_DEFAULTS.determinizations) : undefined,
+    a: {
+      agent: agentA.name,
+      wins: result.wins[0],
+      draws: result.draws[0],
+      losses: result.losses[0],
+      meanReturn: result.totalReturn[0] / games,
+      metrics: summarizeAll(perAgentMetrics[0]),
+      perSeat: perSeat(0),
+    },
     b: {
       agent: agentB.name,
       seatsPerGame: game.numPlayers - 1,
@@ -108,25 +144,44 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
       draws: bDraws,
       losses: bLosses,
       meanReturn: bReturn / (games * (game.numPlayers - 1)),
-      metrics: Object.fromEntries([...perAgentMetrics[1]].map(([k, v]) => [k, summarize(v)])),
+      metrics: summarizeAll(perAgentMetrics[1]),
+      perSeat: perSeat(1),
     },
+    /** Per game: A's metric minus the mean of B's seats (paired on the same deal). */
+    difference: summarizeAll(differences),
   };
   for (const m of models.values()) m.dispose();
   if (flags.json) {
     console.log(JSON.stringify(report, null, 2));
     return 0;
   }
-  console.log(`${games} games of ${game.traits.id} (${game.numPlayers} seats, rotating), ${simulations} simulations per search move`);
+  const worlds = report.determinizations ? ` x ${report.determinizations} sampled worlds` : '';
+  console.log(`${games} games of ${game.traits.id} (${game.numPlayers} seats, rotating), ${simulations} simulations${worlds} per search move`);
   for (const [label, r] of [['A', report.a], ['B', report.b]] as const) {
     const seats = label === 'B' && game.numPlayers > 2 ? ` (over ${game.numPlayers - 1} seats a game)` : '';
     console.log(`${label} ${r.agent}: ${r.wins} wins, ${r.draws} draws, ${r.losses} losses${seats}; mean return ${r.meanReturn.toFixed(3)}`);
-    for (const [k, s] of Object.entries(r.metrics)) console.log(`    ${k}: ${s.mean.toFixed(3)} ± ${s.ci95.toFixed(3)} (95% CI, n=${s.n})`);
+    for (const [k, s] of Object.entries(r.metrics)) console.log(`    ${k}: ${formatSummary(s)}`);
+  }
+  if (report.a.perSeat.length > 0) {
+    console.log('per seat (n = games in which the agent held that seat):');
+    for (let seat = 0; seat < P; seat++) {
+      for (const [label, r] of [['A', report.a], ['B', report.b]] as const) {
+        const row = r.perSeat.find((x) => x.seat === seat);
+        if (!row) continue;
+        const cells = Object.entries(row.metrics).map(([k, s]) => `${k} ${s.mean.toFixed(3)} ± ${s.ci95.toFixed(3)}`);
+        console.log(`    seat ${seat} ${label}: ${cells.join(', ')} (n=${Object.values(row.metrics)[0]?.n ?? 0})`);
+      }
+    }
+  }
+  if (Object.keys(report.difference).length > 0) {
+    console.log('A minus B (per game, A against the mean of B\'s seats in the same game):');
+    for (const [k, s] of Object.entries(report.difference)) console.log(`    ${k}: ${s.mean >= 0 ? '+' : ''}${formatSummary(s)}`);
   }
   return 0;
 }
 
-async function loadModelIfPath(plugin: Parameters<typeof loadModel>[0], spec: string): Promise<LoadedModel | undefined> {
+async function loadModelIfPath(plugin: Parameters<typeof loadModel>[0], spec: string, network: Parameters<typeof loadModel>[2]): Promise<LoadedModel | undefined> {
   const { existsSync } = await import('node:fs');
   if (!existsSync(spec)) return undefined;
-  return loadModel(plugin, spec);
+  return loadModel(plugin, spec, network);
 }

@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline';
-import { parseConfigAssignments, resolveGame, Rng, type Agent, type Game, type GamePlugin } from '@az/core';
+import { BACKEND_CHOICES, parseConfigAssignments, resolveGame, Rng, type Agent, type BackendChoice, type Game, type GamePlugin } from '@az/core';
 import { defaultPlaySimulations } from '@az/trainer-multigpu';
 import { agentNames, gameFor, loadModel, makeAgent, type LoadedModel } from '../agents.js';
 import { helpText, parseFlags, UsageError } from '../args.js';
@@ -19,6 +19,8 @@ export const playSpec = {
     config: { type: 'string', description: 'game settings, key=value[,key=value...]', placeholder: 'K=V,...' },
     sims: { type: 'int', min: 1, description: "search simulations per move for the computer (default: the game's training setting, at least 100)" },
     seed: { type: 'int', min: 0, default: 0, description: 'random seed for deals and agents' },
+    backend: { type: 'enum', values: BACKEND_CHOICES, default: 'auto', description: 'network engine for models: auto (onnxruntime if it loads, else tfjs), onnx, onnx-cuda (CUDA 12), or tfjs on cpu, wasm, node, gpu' },
+    threads: { type: 'int', min: 1, description: 'onnxruntime threads per network call (default: the cores available)' },
   },
   examples: ['az play --game tictactoe', 'az play --game tictactoe --model runs/tictactoe --seat 1', 'az play --game blob --players 4', 'az play --game chess --color black --model runs/chess'],
 } as const;
@@ -73,9 +75,10 @@ export async function playCommand(argv: readonly string[]): Promise<number> {
   const plugin = resolveGame(flags.game);
   const rawConfig = gameConfigFromFlags(plugin, flags.config, { players: flags.players, fen: flags.fen }, 'play');
   const models = new Map<string, LoadedModel>();
+  const network = { backend: (flags.backend ?? 'auto') as BackendChoice, threads: flags.threads };
   let model: LoadedModel | undefined;
   if (flags.model) {
-    model = await loadModel(plugin, flags.model);
+    model = await loadModel(plugin, flags.model, network);
     models.set(flags.model, model);
   }
   const game = gameFor(plugin, rawConfig, model);
@@ -90,7 +93,7 @@ export async function playCommand(argv: readonly string[]): Promise<number> {
   }
   const simulations = flags.sims ?? defaultPlaySimulations(plugin);
   const seed = flags.seed ?? 0;
-  const opponent: Agent<unknown> = await makeAgent(opponentSpec, plugin, game, { simulations, seed, batchTrees: 1 }, models);
+  const opponent: Agent<unknown> = await makeAgent(opponentSpec, plugin, game, { simulations, seed, batchTrees: 1, network }, models);
 
   const rng = new Rng(seed);
   let state = game.initialState(rng);
@@ -130,7 +133,7 @@ export async function playCommand(argv: readonly string[]): Promise<number> {
         continue;
       }
       if (lower === 'position' || lower === 'fen') {
-        console.log(game.hash(state));
+        console.log(game.positionText ? game.positionText(state) : game.hash(state));
         continue;
       }
       if (lower === 'undo') {
@@ -141,7 +144,8 @@ export async function playCommand(argv: readonly string[]): Promise<number> {
       }
       const parsed = game.parseAction(state, input);
       if (!parsed.ok) {
-        console.log(`${parsed.error}\nlegal moves: ${legalMoves(game, state).join(' ')}`);
+        // Some games' errors already list the legal moves (chess): do not print them twice.
+        console.log(/legal moves:/.test(parsed.error) ? parsed.error : `${parsed.error}\nlegal moves: ${legalMoves(game, state).join(' ')}`);
         continue;
       }
       history.push(game.clone(state));

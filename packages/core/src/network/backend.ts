@@ -190,5 +190,8 @@ function isMissingPackage(err: unknown, packageName: string): boolean {
   if (typeof err !== 'object' || err === null) return false;
   const code = (err as { code?: unknown }).code;
   const message = (err as { message?: unknown }).message;
-  return (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && typeof message === 'string' && message.includes(`'${packageName}'`);
+  if (typeof message !== 'string') return false;
+  if ((code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && message.includes(`'${packageName}'`)) return true;
+  // Vite-based loaders (vitest) report a missing package without a code: 'Could not resolve "<pkg>" imported by ...'.
+  return message.startsWith(`Could not resolve "${packageName}"`);
 }

@@ -69,7 +69,7 @@ describe('checkpoints', () => {
     expect(written.format).toBe('az-checkpoint');
     expect(written.formatVersion).toBe(1);
     expect(Date.parse(written.createdAt)).not.toBeNaN();
-    expect(readdirSync(dir).sort()).toEqual(['manifest.json', 'model.json', 'optimizer.bin', 'optimizer.json', 'weights.bin']);
+    expect(readdirSync(dir).sort()).toEqual(['manifest.json', 'model.json', 'model.onnx', 'optimizer.bin', 'optimizer.json', 'weights.bin']);
     expect(readdirSync(root).filter((f) => f.startsWith('.'))).toEqual([]); // no temporary directory left
 
     const loaded = await loadCheckpoint(dir, { gameId: 'tictactoe', encoderVersion: 'ttt-1' });

@@ -5,6 +5,7 @@
  *   weights.bin       the weights, as described by model.json
  *   optimizer.json    optional: Adam scalars and the moments' layout
  *   optimizer.bin     optional: Adam moments
+ *   model.onnx        the same network as an ONNX graph for onnxruntime (batch norm folded; see onnx-export.ts)
  * Files go through node:fs (tfjs's own file:// handler needs tfjs-node). Saving writes a temporary sibling
  * directory and renames it into place, so a crash never leaves a half-written checkpoint under the final name.
  */
@@ -12,6 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { constants as fsConstants, promises as fs } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { ResolvedConfig } from '../config.js';
+import { exportOnnx } from './onnx-export.js';
 import type { NetworkConfig } from './spec.js';
 import { tf } from './tf.js';
 import { checkModelMatchesConfig, ModelShapeError } from './tfjs-model.js';
@@ -25,6 +27,17 @@ export const MODEL_FILE = 'model.json';
 export const WEIGHTS_FILE = 'weights.bin';
 export const OPTIMIZER_FILE = 'optimizer.json';
 export const OPTIMIZER_DATA_FILE = 'optimizer.bin';
+/** The network as an ONNX graph, for onnxruntime inference (`openCheckpointInference`). */
+export const ONNX_MODEL_FILE = 'model.onnx';
+
+export interface SaveCheckpointOptions {
+  /**
+   * The ONNX graph to write as model.onnx: true (default) exports it from `model`; bytes from `exportOnnx`
+   * that the caller already has (the trainer exports them for its self-play session anyway) are written
+   * as given; false writes none.
+   */
+  readonly onnx?: boolean | Uint8Array;
+}
 
 export interface CheckpointManifest {
   readonly format: typeof CHECKPOINT_FORMAT;
@@ -79,7 +92,8 @@ export async function saveCheckpoint(
   dir: string,
   model: tf.LayersModel,
   manifest: CheckpointManifestInput,
-  optimizerState?: OptimizerState
+  optimizerState?: OptimizerState,
+  options: SaveCheckpointOptions = {}
 ): Promise<CheckpointManifest> {
   const target = resolve(dir);
   const full: CheckpointManifest = {
@@ -117,6 +131,13 @@ export async function saveCheckpoint(
     modelTopology: captured.modelTopology,
     weightsManifest: [{ paths: [WEIGHTS_FILE], weights: captured.weightSpecs }],
   };
+  const onnxOption = options.onnx ?? true;
+  let onnx: Uint8Array | null = null;
+  try {
+    onnx = onnxOption === true ? exportOnnx(model, full.network) : onnxOption === false ? null : onnxOption;
+  } catch (err) {
+    throw new CheckpointError(target, `cannot save checkpoint ${target}: ONNX export failed: ${errorMessage(err)}`);
+  }
 
   const parent = dirname(target);
   await fs.mkdir(parent, { recursive: true });
@@ -125,6 +146,7 @@ export async function saveCheckpoint(
   try {
     await writeFileSynced(join(tmp, WEIGHTS_FILE), new Uint8Array(weightData));
     await writeFileSynced(join(tmp, MODEL_FILE), JSON.stringify(modelJson));
+    if (onnx) await writeFileSynced(join(tmp, ONNX_MODEL_FILE), onnx);
     if (optimizerState) {
       const { data, ...meta } = optimizerState;
       await writeFileSynced(join(tmp, OPTIMIZER_DATA_FILE), new Uint8Array(data));

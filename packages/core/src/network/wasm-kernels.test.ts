@@ -116,6 +116,32 @@ describe('wasm training kernels', () => {
     }
   });
 
+  it('matMul with transposed operands matches the cpu backend, for 2-D and batched inputs, and frees its copies', async () => {
+    const cases: { a: number[]; b: number[]; ta: boolean; tb: boolean }[] = [
+      { a: [5, 3], b: [4, 3], ta: false, tb: true },
+      { a: [3, 5], b: [3, 4], ta: true, tb: false },
+      { a: [3, 5], b: [4, 3], ta: true, tb: true },
+      { a: [2, 5, 3], b: [2, 4, 3], ta: false, tb: true },
+      { a: [1, 6, 7], b: [1, 6, 2], ta: true, tb: false },
+      { a: [4, 3], b: [3, 2], ta: false, tb: false },
+    ];
+    for (const c of cases) {
+      const size = (s: number[]): number => s.reduce((x, y) => x * y, 1);
+      const results: Float32Array[] = [];
+      for (const backend of ['cpu', 'wasm']) {
+        await tf.setBackend(backend);
+        const tensorsBefore = tf.memory().numTensors;
+        const buffersBefore = backend === 'wasm' ? wasmDataIds() : 0;
+        results.push(
+          tf.tidy(() => tf.matMul(tf.tensor(randomArray(size(c.a), 1), c.a), tf.tensor(randomArray(size(c.b), 2), c.b), c.ta, c.tb).dataSync() as Float32Array)
+        );
+        expect(tf.memory().numTensors).toBe(tensorsBefore);
+        if (backend === 'wasm') expect(wasmDataIds()).toBe(buffersBefore);
+      }
+      expect(relativeError(results[0], results[1]), JSON.stringify(c)).toBeLessThan(1e-5);
+    }
+  });
+
   it('tileInto handles scalars and zero-size outputs', () => {
     const out = new Float32Array(1);
     tileInto(new Float32Array([7]), [], [], out);

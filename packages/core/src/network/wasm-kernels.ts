@@ -13,6 +13,10 @@
  *
  * Only NHWC, stride 1 and dilation 1 (all the model builder uses) are handled; the filter gradient throws a
  * clear error otherwise, the input gradient falls back to the shipped kernel (which handles strides).
+ *
+ * BatchMatMul with a transposed operand (every dense layer's gradients: dx = dy W^T, dW = x^T dy) is 3-13x
+ * slower in the shipped kernel than transposing that operand first and multiplying plainly (chess policy
+ * head, 64 x 128 x 4,672: 285 vs 94 ms and 209 vs 16 ms), so the replacement does exactly that.
  */
 import type { BackendWasm } from '@tensorflow/tfjs-backend-wasm';
 import { tf } from './tf.js';
@@ -26,6 +30,7 @@ interface SavedKernels {
   /** The shipped kernels we replace, kept as fallbacks for cases ours do not handle. */
   backpropInput: tf.KernelConfig | null;
   tile: tf.KernelConfig;
+  batchMatMul: tf.KernelConfig;
 }
 
 let saved: SavedKernels | null = null;
@@ -33,8 +38,8 @@ let saved: SavedKernels | null = null;
 const shippedSetupDone = new WeakMap<tf.KernelConfig, WeakSet<object>>();
 
 /**
- * Registers the fast wasm kernels (Conv2DBackpropFilter, Conv2DBackpropInput, Tile) in place of the shipped
- * ones. Call after @tensorflow/tfjs-backend-wasm has been imported; calling again does nothing.
+ * Registers the fast wasm kernels (Conv2DBackpropFilter, Conv2DBackpropInput, Tile, BatchMatMul) in place of
+ * the shipped ones. Call after @tensorflow/tfjs-backend-wasm has been imported; calling again does nothing.
  */
 export function registerWasmTrainingKernels(): void {
   if (saved) return;
@@ -48,13 +53,15 @@ export function registerWasmTrainingKernels(): void {
   const conv2d = kernel('Conv2D');
   const transpose = kernel('Transpose');
   const tile = kernel('Tile');
-  if (!conv2d || !transpose || !tile) {
+  const batchMatMul = kernel('BatchMatMul');
+  if (!conv2d || !transpose || !tile || !batchMatMul) {
     throw new Error('registerWasmTrainingKernels: the wasm backend is not loaded (import @tensorflow/tfjs-backend-wasm first)');
   }
-  saved = { conv2d: conv2d.kernelFunc, transpose: transpose.kernelFunc, tile, backpropInput: kernel('Conv2DBackpropInput') };
+  saved = { conv2d: conv2d.kernelFunc, transpose: transpose.kernelFunc, tile, batchMatMul, backpropInput: kernel('Conv2DBackpropInput') };
   replaceKernel('Conv2DBackpropFilter', conv2DBackpropFilter);
   replaceKernel('Conv2DBackpropInput', conv2DBackpropInput);
   replaceKernel('Tile', fastTile);
+  replaceKernel('BatchMatMul', batchMatMulTransposingFirst);
 }
 
 /** True once `registerWasmTrainingKernels` has run. */
@@ -198,6 +205,28 @@ function conv2DBackpropInput(args: KernelArgs): tf.TensorInfo {
     return conv2dExplicit(backend, dy, flipped, [kh - 1 - top, kh - 1 - bottom, kw - 1 - left, kw - 1 - right]);
   } finally {
     backend.disposeData(flipped.dataId);
+  }
+}
+
+/**
+ * BatchMatMul that never asks the shipped kernel to transpose: a transposed operand is materialised with the
+ * (fast) Transpose kernel over its last two axes, then multiplied with both flags off.
+ */
+function batchMatMulTransposingFirst(args: KernelArgs): tf.TensorInfo {
+  const backend = args.backend as BackendWasm;
+  const a = args.inputs.a as tf.TensorInfo;
+  const b = args.inputs.b as tf.TensorInfo;
+  const attrs = (args.attrs ?? {}) as unknown as { transposeA?: boolean; transposeB?: boolean };
+  const shipped = kernels().batchMatMul;
+  if (!attrs.transposeA && !attrs.transposeB) return runShipped(shipped, args);
+  const swapLast = (rank: number): number[] => [...Array.from({ length: rank - 2 }, (_, i) => i), rank - 1, rank - 2];
+  const aT = attrs.transposeA ? transposeInfo(backend, a, swapLast(a.shape.length)) : a;
+  const bT = attrs.transposeB ? transposeInfo(backend, b, swapLast(b.shape.length)) : b;
+  try {
+    return runShipped(shipped, { inputs: { a: aT, b: bT }, backend: args.backend, attrs: { ...attrs, transposeA: false, transposeB: false } as unknown as tf.NamedAttrMap });
+  } finally {
+    if (aT !== a) backend.disposeData(aT.dataId);
+    if (bT !== b) backend.disposeData(bT.dataId);
   }
 }
 

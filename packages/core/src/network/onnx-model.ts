@@ -1,0 +1,257 @@
+/**
+ * `InferenceModel` over an onnxruntime-node session: the fast path for self-play, `az play` and `az eval`
+ * (7-16x tfjs wasm on a chess-sized net; see docs/backends.md). Inference only: training stays in tfjs.
+ *
+ * onnxruntime-node is a native addon. It is imported lazily, on first use, so importing @az/core stays
+ * cheap and works where the native library cannot load (a platform without prebuilt binaries, a broken
+ * install); the failure then surfaces as an `OnnxUnavailableError` when a session is asked for, and
+ * `--backend auto` falls back to tfjs.
+ */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
+import { dirname, join } from 'node:path';
+import type * as Ort from 'onnxruntime-node';
+import { POLICY_OUTPUT_NAME, VALUE_OUTPUT_NAME } from './model.js';
+import { ONNX_INPUT_NAME } from './onnx-export.js';
+import type { InferenceModel, NetworkConfig } from './spec.js';
+
+/** Where onnxruntime runs the graph: its bundled CPU provider, or CUDA 12 (Linux x64, NVIDIA GPU). */
+export type OnnxExecutionProvider = 'cpu' | 'cuda';
+
+/** The inference backend names an ONNX session reports ('onnx' on the CPU). */
+export type OnnxBackendName = 'onnx' | 'onnx-cuda';
+
+export interface OnnxSessionOptions {
+  /**
+   * Threads onnxruntime uses inside one `predict` (intra-op parallelism). Default: the cores available to
+   * this process (`os.availableParallelism()`). With N self-play processes on N cores, set 1: each process
+   * then owns one core instead of all of them fighting over every core.
+   */
+  readonly threads?: number;
+  /** Default 'cpu'. 'cuda' needs the CUDA provider binaries (see docs/backends.md). */
+  readonly executionProvider?: OnnxExecutionProvider;
+  /** CUDA only: which GPU (default 0; CUDA_VISIBLE_DEVICES applies first). */
+  readonly deviceId?: number;
+}
+
+/** onnxruntime-node (or its CUDA provider) cannot be used here; the message says why and what to do. */
+export class OnnxUnavailableError extends Error {
+  constructor(
+    readonly backend: OnnxBackendName,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'OnnxUnavailableError';
+  }
+}
+
+const ORT_PACKAGE = 'onnxruntime-node';
+/** How a GPU user gets the CUDA provider: the repo's .npmrc skips its download by default; the env var wins over .npmrc. */
+export const ONNX_CUDA_INSTALL_COMMAND = 'ONNXRUNTIME_NODE_INSTALL=cuda12 npm rebuild onnxruntime-node';
+
+type OrtModule = typeof Ort;
+let ortPromise: Promise<OrtModule> | null = null;
+
+type Importer = (specifier: string) => Promise<unknown>;
+// A variable specifier: the package is only ever loaded here, at run time.
+const defaultImporter: Importer = (specifier) => import(specifier);
+let importer: Importer = defaultImporter;
+
+/**
+ * Replaces how onnxruntime-node is imported (null restores the default) and forgets the cached module.
+ * For tests that simulate a missing or broken native library; not part of the package's public API.
+ */
+export function setOnnxRuntimeImporterForTests(replacement: Importer | null): void {
+  importer = replacement ?? defaultImporter;
+  ortPromise = null;
+}
+
+/**
+ * Imports onnxruntime-node once per process (its native addon loads with it). Throws OnnxUnavailableError
+ * when the package is missing or its native library fails to load.
+ */
+export function loadOnnxRuntime(): Promise<OrtModule> {
+  ortPromise ??= importOrt();
+  return ortPromise;
+}
+
+async function importOrt(): Promise<OrtModule> {
+  try {
+    const mod = (await importer(ORT_PACKAGE)) as OrtModule & { default?: OrtModule };
+    // A CommonJS package: depending on the loader, its exports are the namespace or its default.
+    const ort = mod.InferenceSession ? mod : mod.default;
+    if (!ort?.InferenceSession || !ort.Tensor) throw new Error('the module does not export InferenceSession and Tensor');
+    return ort;
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    const code = (err as { code?: unknown } | null)?.code;
+    const missing =
+      ((code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && message.includes(`'${ORT_PACKAGE}'`)) ||
+      message.startsWith(`Could not resolve "${ORT_PACKAGE}"`); // vite-based loaders (vitest)
+    throw new OnnxUnavailableError(
+      'onnx',
+      missing
+        ? `the onnx backend needs ${ORT_PACKAGE}, which is not installed (it is a dependency of @az/core: reinstall with npm ci), or use --backend wasm`
+        : `${ORT_PACKAGE} is installed but failed to load (${message}); its CPU library ships in the package for Linux, macOS and Windows on x64/arm64 — reinstall it, or use --backend wasm`,
+    );
+  }
+}
+
+/** Whether onnxruntime loads in this process (it is then cached), and why not when it does not. */
+export async function onnxRuntimeStatus(): Promise<{ readonly available: true; readonly version: string } | { readonly available: false; readonly reason: string }> {
+  try {
+    const ort = await loadOnnxRuntime();
+    return { available: true, version: ort.env.versions.node ?? ort.env.versions.common };
+  } catch (err) {
+    return { available: false, reason: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+/** The CUDA provider library's path, if this platform can have one. */
+function cudaProviderPath(): string | null {
+  if (process.platform !== 'linux' || process.arch !== 'x64') return null;
+  try {
+    const pkg = createRequire(import.meta.url).resolve(`${ORT_PACKAGE}/package.json`);
+    return join(dirname(pkg), 'bin', 'napi-v6', 'linux', 'x64', 'libonnxruntime_providers_cuda.so');
+  } catch {
+    return null;
+  }
+}
+
+function checkCudaProvider(): void {
+  const path = cudaProviderPath();
+  if (path === null) {
+    throw new OnnxUnavailableError('onnx-cuda', `--backend onnx-cuda: onnxruntime-node ships its CUDA provider for Linux x64 only (this is ${process.platform}/${process.arch}); use --backend onnx`);
+  }
+  if (!existsSync(path)) {
+    throw new OnnxUnavailableError(
+      'onnx-cuda',
+      `--backend onnx-cuda: the onnxruntime CUDA provider is not installed (${path} is missing; this repository's .npmrc skips its download). On a Linux x64 machine with an NVIDIA GPU, CUDA 12 and cuDNN 9, install it with \`${ONNX_CUDA_INSTALL_COMMAND}\` (it downloads from nuget.org), or use --backend onnx for the CPU`,
+    );
+  }
+}
+
+/** Validated thread count: the option, or the cores available to this process. */
+export function onnxThreads(threads: number | undefined): number {
+  const n = threads ?? availableParallelism();
+  if (!Number.isInteger(n) || n < 1) throw new RangeError(`onnx threads must be a positive integer (got ${n})`);
+  return n;
+}
+
+export class OnnxInferenceModel implements InferenceModel {
+  readonly backendName: OnnxBackendName;
+  private readonly inputSize: number;
+  private disposed = false;
+
+  private constructor(
+    private readonly ort: OrtModule,
+    private readonly session: Ort.InferenceSession,
+    readonly config: NetworkConfig,
+    /** Intra-op threads of the session. */
+    readonly threads: number,
+    executionProvider: OnnxExecutionProvider,
+  ) {
+    this.backendName = executionProvider === 'cuda' ? 'onnx-cuda' : 'onnx';
+    this.inputSize = config.inputShape.reduce((a, b) => a * b, 1);
+  }
+
+  /**
+   * Opens a session on an ONNX graph (bytes from `exportOnnx`, or a model.onnx path) for `config`'s network.
+   * Throws OnnxUnavailableError when onnxruntime (or the CUDA provider) cannot be used, and an Error naming
+   * the mismatch when the graph's inputs or outputs do not fit `config`.
+   */
+  static async create(graph: Uint8Array | string, config: NetworkConfig, options: OnnxSessionOptions = {}): Promise<OnnxInferenceModel> {
+    const provider = options.executionProvider ?? 'cpu';
+    const threads = onnxThreads(options.threads);
+    const ort = await loadOnnxRuntime().catch((err: unknown) => {
+      if (err instanceof OnnxUnavailableError && provider === 'cuda') throw new OnnxUnavailableError('onnx-cuda', err.message);
+      throw err;
+    });
+    if (provider === 'cuda') checkCudaProvider();
+    const sessionOptions: Ort.InferenceSession.SessionOptions = {
+      executionProviders: provider === 'cuda' ? [{ name: 'cuda', deviceId: options.deviceId ?? 0 }, 'cpu'] : ['cpu'],
+      intraOpNumThreads: threads,
+      interOpNumThreads: 1,
+      executionMode: 'sequential',
+      graphOptimizationLevel: 'all',
+      // Idle pool threads would otherwise spin for a while after each run, stealing the core the search
+      // (which runs between network calls) needs.
+      extra: { session: { intra_op: { allow_spinning: '0' } } },
+    };
+    let session: Ort.InferenceSession;
+    try {
+      session =
+        typeof graph === 'string' ? await ort.InferenceSession.create(graph, sessionOptions) : await ort.InferenceSession.create(graph, sessionOptions);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      if (provider === 'cuda') {
+        throw new OnnxUnavailableError(
+          'onnx-cuda',
+          `--backend onnx-cuda: onnxruntime could not start its CUDA provider (${message}); it needs an NVIDIA GPU with CUDA 12 and cuDNN 9 libraries on the library path, or use --backend onnx`,
+        );
+      }
+      throw new Error(`onnxruntime cannot open the network${typeof graph === 'string' ? ` ${graph}` : ''}: ${message}`);
+    }
+    const problem = graphMismatch(session, config);
+    if (problem) {
+      void session.release();
+      throw new Error(`the ONNX graph does not fit the network config: ${problem}`);
+    }
+    return new OnnxInferenceModel(ort, session, config, threads, provider);
+  }
+
+  /**
+   * Evaluates `count` positions stored back to back in `input` (encoder layout), writing `count * actionSize`
+   * logits to `policyOut` and `count * numSeats` values to `valueOut`. Nothing is kept between calls.
+   */
+  async predict(input: Float32Array, count: number, policyOut: Float32Array, valueOut: Float32Array): Promise<void> {
+    if (this.disposed) throw new Error('OnnxInferenceModel.predict called after dispose()');
+    if (!Number.isInteger(count) || count < 0) throw new RangeError(`predict: count must be a non-negative integer (got ${count})`);
+    if (count === 0) return;
+    const { actionSize, numSeats, inputShape } = this.config;
+    requireLength('input', input, count * this.inputSize, count);
+    requireLength('policyOut', policyOut, count * actionSize, count);
+    requireLength('valueOut', valueOut, count * numSeats, count);
+    // The tensor views the caller's buffer (no copy); onnxruntime reads it during run, which the caller awaits.
+    const x = new this.ort.Tensor('float32', input.subarray(0, count * this.inputSize), [count, ...inputShape]);
+    const out = await this.session.run({ [ONNX_INPUT_NAME]: x });
+    const policy = out[POLICY_OUTPUT_NAME];
+    const value = out[VALUE_OUTPUT_NAME];
+    try {
+      policyOut.set(policy.data as Float32Array);
+      valueOut.set(value.data as Float32Array);
+    } finally {
+      policy.dispose();
+      value.dispose();
+    }
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    void this.session.release();
+  }
+}
+
+/** Why a session's inputs/outputs do not fit `config`, or null when they do. */
+function graphMismatch(session: Ort.InferenceSession, config: NetworkConfig): string | null {
+  if (session.inputNames.length !== 1 || session.inputNames[0] !== ONNX_INPUT_NAME) return `expected one input '${ONNX_INPUT_NAME}', got [${session.inputNames.join(', ')}]`;
+  for (const name of [POLICY_OUTPUT_NAME, VALUE_OUTPUT_NAME]) if (!session.outputNames.includes(name)) return `no output '${name}' (outputs: ${session.outputNames.join(', ')})`;
+  const dims = (meta: Ort.InferenceSession.ValueMetadata | undefined): readonly (number | string)[] | null => (meta && meta.isTensor ? meta.shape : null);
+  const inputDims = dims(session.inputMetadata[0]);
+  const want = ['batch', ...config.inputShape];
+  if (inputDims && (inputDims.length !== want.length || inputDims.some((d, i) => i > 0 && d !== want[i]))) {
+    return `input shape [${inputDims.join(', ')}] is not [batch, ${config.inputShape.join(', ')}]`;
+  }
+  const outputDims = (name: string): readonly (number | string)[] | null => dims(session.outputMetadata[session.outputNames.indexOf(name)]);
+  const policy = outputDims(POLICY_OUTPUT_NAME);
+  if (policy && policy[1] !== config.actionSize) return `policy output [${policy.join(', ')}] does not have actionSize ${config.actionSize}`;
+  const value = outputDims(VALUE_OUTPUT_NAME);
+  if (value && value[1] !== config.numSeats) return `value output [${value.join(', ')}] does not have numSeats ${config.numSeats}`;
+  return null;
+}
+
+function requireLength(name: string, buffer: Float32Array, needed: number, count: number): void {
+  if (buffer.length < needed) throw new RangeError(`predict: ${name} holds ${buffer.length} floats but ${count} positions need ${needed}`);
+}

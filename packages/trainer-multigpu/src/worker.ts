@@ -10,6 +10,8 @@
 import {
   GameRegistry,
   TfjsInferenceModel,
+  createInferenceModelFor,
+  type InferenceModel,
   buildModel,
   initBackend,
   loadWeightsInto,
@@ -90,7 +92,15 @@ async function run(init: InitMessage): Promise<void> {
   const first = pendingWeights && pendingWeights.version > init.weights.version ? pendingWeights : init.weights;
   pendingWeights = null;
   loadWeightsInto(model, { specs, data: exactBuffer(first.data) });
-  const inference = new TfjsInferenceModel(model, setup.network);
+  // Search runs on onnxruntime when it loads (several times tfjs's speed on a CPU), one thread per
+  // worker since the workers already fill the cores; tfjs (this model) otherwise.
+  const openInference = (): Promise<InferenceModel> =>
+    createInferenceModelFor(model, setup.network, {
+      backend: setup.options.inferenceBackend,
+      threads: setup.options.inferenceThreads ?? 1,
+      log: (m) => process.stderr.write(`${m}\n`),
+    });
+  let inference = await openInference();
   const network = new NetworkEvaluator(inference);
 
   let lastBeat = 0;
@@ -147,6 +157,13 @@ async function run(init: InitMessage): Promise<void> {
       if (next && next.version !== selfPlay.weightsVersion) {
         pendingWeights = null;
         loadWeightsInto(model, { specs, data: exactBuffer(next.data) });
+        if (!(inference instanceof TfjsInferenceModel)) {
+          // An onnx session holds a snapshot of the weights: open one on the new weights.
+          const fresh = await openInference();
+          network.setModel(fresh);
+          inference.dispose();
+          inference = fresh;
+        }
         selfPlay.weightsVersion = next.version;
         void beat();
       }

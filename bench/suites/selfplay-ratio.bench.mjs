@@ -2,7 +2,7 @@
 // network's speed survives the search around it (tree, state copies, masks, encoding).
 // Goal from the foundation issue: ratio >= 0.8.
 import os from 'node:os';
-import { Rng, buildModel, createInferenceModel, initBackend } from '@az/core';
+import { Rng, buildModel, createInferenceModel, createInferenceModelFor, initBackend } from '@az/core';
 import { BatchedMcts, NetworkEvaluator } from '@az/mcts';
 import { ticTacToePlugin } from '@az/game-tictactoe';
 import { SelfPlay } from '@az/trainer-multigpu';
@@ -10,12 +10,12 @@ import { timeIt, writeResult } from '../lib.mjs';
 
 await initBackend('wasm');
 const game = ticTacToePlugin.create({});
-const settings = { parallelGames: 64, leavesPerTree: 8, simulations: 64, games: 256, backend: 'wasm' };
+const settings = { parallelGames: 64, leavesPerTree: 8, simulations: 64, games: 256, engines: 'tfjs wasm and onnxruntime (1 thread)' };
 const results = {};
-for (const hidden of [[64, 64], [512, 512]]) {
+for (const [hidden, engineName] of [[[64, 64], 'wasm'], [[64, 64], 'onnx'], [[512, 512], 'wasm'], [[512, 512], 'onnx']]) {
   const config = { spec: { kind: 'mlp', hidden }, inputShape: game.encoder.shape, actionSize: game.masker.actionSize, numSeats: 2 };
   const model = buildModel(config, { seed: 1 });
-  const inference = createInferenceModel(model, config);
+  const inference = engineName === 'wasm' ? createInferenceModel(model, config) : await createInferenceModelFor(model, config, { backend: 'onnx', threads: 1 });
   const engine = new BatchedMcts(game, new NetworkEvaluator(inference), settings.parallelGames, {
     simulations: settings.simulations,
     leavesPerTree: settings.leavesPerTree,
@@ -33,7 +33,7 @@ for (const hidden of [[64, 64], [512, 512]]) {
   const value = new Float32Array(batch * 2);
   const raw = await timeIt(() => inference.predict(input, batch, policy, value), 2000);
   const rawEvalsPerSecond = raw.perSecond * batch;
-  results[`mlp-${hidden.join('x')}`] = {
+  results[`mlp-${hidden.join('x')}-${engineName}`] = {
     selfPlayEvalsPerSecond: Math.round(selfPlayEvalsPerSecond),
     averageBatch: +stats.averageBatch.toFixed(1),
     rawInferenceEvalsPerSecondAtThatBatch: Math.round(rawEvalsPerSecond),

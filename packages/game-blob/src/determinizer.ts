@@ -1,5 +1,5 @@
-import type { Rng } from '@az/core';
-import { ConsistentDealer, type Determinizer } from '@az/imperfect-info';
+import type { Determinizer, Rng } from '@az/core';
+import { ConsistentDealer } from '@az/imperfect-info';
 import { DECK_SIZE, cardSuit } from './cards.js';
 import { BlobState, NONE } from './state.js';
 

@@ -1,5 +1,6 @@
 import { validateConfig, type Game, type GameTraits, type ParsedAction, type ResolvedConfig, type Rng } from '@az/core';
 import { blobConfigSchema, blobRules, finalizeBlobConfig, gameLength, type BlobRules } from './config.js';
+import { BlobDeterminizer } from './determinizer.js';
 import { BlobEncoder, BlobMasker } from './encoding.js';
 import { blobInformationState, type BlobInformationState } from './information.js';
 import { formatBlobAction, parseBlobAction, renderBlob } from './notation.js';
@@ -36,6 +37,8 @@ export class BlobGame implements Game<BlobState> {
   readonly masker: BlobMasker;
   /** The score range that `returns` maps to [-1, 1] (see value.ts). */
   readonly scoreRange: ScoreRange;
+  /** Samples the hidden hands (and stock) consistently with one seat's view: determinized search uses it. */
+  readonly determinizer = new BlobDeterminizer();
 
   constructor(config: ResolvedConfig = validateConfig(blobConfigSchema)) {
     this.config = finalizeBlobConfig(config);

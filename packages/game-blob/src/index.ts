@@ -1,5 +1,5 @@
 // The public surface of @az/game-blob.
-export { blobPlugin, registerBlob, blobOutcomeMetrics } from './plugin.js';
+export { blobPlugin, registerBlob, blobOutcomeMetrics, BLOB_TRAINING } from './plugin.js';
 export { BlobGame, BLOB_TRAITS } from './game.js';
 export { BlobState, NONE, PHASE_BID, PHASE_PLAY, PHASE_OVER, type BlobPhase } from './state.js';
 export {

@@ -1,4 +1,4 @@
-import { GAME_CONTRACT_VERSION, defaultRegistry, type GamePlugin, type GameRegistry, type ResolvedConfig } from '@az/core';
+import { GAME_CONTRACT_VERSION, defaultRegistry, type GamePlugin, type GameRegistry, type ResolvedConfig, type TrainingHints } from '@az/core';
 import { blobConfigSchema, blobRules, finalizeBlobConfig } from './config.js';
 import { BLOB_TRAITS, BlobGame } from './game.js';
 import { HeuristicAgent } from './heuristic.js';
@@ -21,6 +21,29 @@ export function blobOutcomeMetrics(config: ResolvedConfig, finalState: BlobState
   };
 }
 
+/**
+ * Training defaults (README "Training" has the measurements behind them).
+ *
+ * The unit is ONE round of 5 cards (`rounds=one,roundCards=5`), not the whole game the default config
+ * plays: a round's deal is independent of earlier rounds and each seat's value is affine in its own
+ * score, so maximising each round's expected score maximises the game's. A whole game is ~13x more
+ * moves (304 vs 24 for 4 players) behind one value target that mixes 17 rounds of luck. `--config`
+ * overrides it (e.g. `rounds=game`), but the network is tied to the config it was trained with.
+ */
+export const BLOB_TRAINING: TrainingHints = {
+  gameConfig: { rounds: 'one', roundCards: 5 },
+  network: { kind: 'mlp', hidden: [128, 128] },
+  determinizations: 3,
+  simulations: 30,
+  parallelGames: 64,
+  gamesPerIteration: 512,
+  iterations: 60,
+  trainingSteps: 200,
+  batchSize: 256,
+  replayCapacity: 100_000,
+  temperatureMoves: 8,
+};
+
 export const blobPlugin: GamePlugin<BlobState> = {
   contractVersion: GAME_CONTRACT_VERSION,
   traits: BLOB_TRAITS,
@@ -31,10 +54,7 @@ export const blobPlugin: GamePlugin<BlobState> = {
     heuristic: (game) => new HeuristicAgent(blobRules(game.config)),
   },
   outcomeMetrics: (game, finalState, seat) => blobOutcomeMetrics(game.config, finalState, seat),
-  training: {
-    network: { kind: 'mlp', hidden: [256, 256] },
-    simulations: 100,
-  },
+  training: BLOB_TRAINING,
 };
 
 /**

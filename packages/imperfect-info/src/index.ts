@@ -1,4 +1,4 @@
-// The public surface of @az/imperfect-info: sampling hidden state for determinized search.
+// The public surface of @az/imperfect-info: sampling hidden state and determinized search.
 export type { Determinizer } from './determinizer.js';
 export {
   ConsistentDealer,
@@ -7,3 +7,6 @@ export {
   countConsistentDeals,
   type ConsistentDealSpec,
 } from './deal.js';
+export { DeterminizedMcts, createSearchEngine, DEFAULT_DETERMINIZATIONS, DEFAULT_PLAYOUT_WEIGHT, type DeterminizedSearchOptions } from './determinized-mcts.js';
+export { OwnViewNetworkEvaluator } from './own-view-evaluator.js';
+export { RolloutMixEvaluator } from './rollout-mix-evaluator.js';

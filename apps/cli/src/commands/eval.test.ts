@@ -1,0 +1,54 @@
+// `az eval` on Blob through the built binary: per-agent and per-seat outcome metrics with confidence
+// intervals, and the paired A-minus-B difference.
+import { spawnSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const bin = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'dist', 'main.js');
+
+interface Summary {
+  mean: number;
+  ci95: number;
+  n: number;
+}
+interface Side {
+  agent: string;
+  metrics: Record<string, Summary>;
+  perSeat: { seat: number; metrics: Record<string, Summary> }[];
+}
+
+function evalJson(args: string[]): { a: Side; b: Side; difference: Record<string, Summary>; determinizations?: number } {
+  const r = spawnSync(process.execPath, [bin, 'eval', ...args, '--json'], { encoding: 'utf8', timeout: 120_000 });
+  expect(r.status, r.stderr).toBe(0);
+  return JSON.parse(r.stdout);
+}
+
+describe('az eval --game blob', () => {
+  it('reports score per round and bid accuracy per agent and per seat, with the paired difference', () => {
+    const report = evalJson(['--game', 'blob', '--config', 'rounds=one,roundCards=5', '--a', 'heuristic', '--b', 'random', '--games', '200']);
+    expect(report.a.agent).toBe('heuristic');
+    expect(report.a.metrics.scorePerRound.n).toBe(200);
+    expect(report.b.metrics.scorePerRound.n).toBe(600);
+    // Seats rotate: A holds each of the 4 seats in 50 games, B the other 150.
+    expect(report.a.perSeat.map((s) => [s.seat, s.metrics.bidAccuracy.n])).toEqual([
+      [0, 50],
+      [1, 50],
+      [2, 50],
+      [3, 50],
+    ]);
+    expect(report.b.perSeat.every((s) => s.metrics.scorePerRound.n === 150)).toBe(true);
+    const diff = report.difference.scorePerRound;
+    expect(diff.n).toBe(200);
+    expect(diff.mean).toBeCloseTo(report.a.metrics.scorePerRound.mean - report.b.metrics.scorePerRound.mean, 6);
+    expect(diff.mean - diff.ci95).toBeGreaterThan(0); // the heuristic clearly beats random
+    expect(report.difference.bidAccuracy.mean).toBeGreaterThan(0.2);
+  });
+
+  it('searches Blob by determinization for `mcts` (random rollouts, no network)', () => {
+    const report = evalJson(['--game', 'blob', '--config', 'rounds=one,roundCards=5', '--a', 'mcts', '--b', 'random', '--games', '40', '--sims', '20', '--determinizations', '2']);
+    expect(report.determinizations).toBe(2);
+    expect(report.a.agent).toBe('mcts');
+    expect(report.difference.scorePerRound.mean).toBeGreaterThan(0);
+  });
+});

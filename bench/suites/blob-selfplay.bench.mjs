@@ -1,0 +1,148 @@
+// Blob self-play throughput with determinized search, and the baseline agents over 1,000+ rounds.
+//
+// 1. Self-play: games/min and average batch (leaves per evaluator call) with D=3 worlds x S=30
+//    simulations, 4 players, ONE round of 5 cards (rounds=one, roundCards=5), the default Blob network
+//    (BLOB_TRAINING.network, untrained weights: speed does not depend on them) on the wasm backend,
+//    all parallel games and their worlds stepped in lock-step in one process. Goal: >= 32 games/min and
+//    average batch >= 256 (the previous project's baseline and its failed queue-batching attempt's aim).
+//    Measured with the trainer's leaf evaluation (network priors, playout values: one network row and
+//    one random playout per leaf) and, for comparison, with own-view network values (P rows per leaf).
+// 2. Baselines over 1,000 rounds each (one round per game, seats rotating, agent A in one seat and B in
+//    the other three): heuristic vs random, rollout MCTS (D=3, S=30, no network) vs random, and rollout
+//    MCTS vs heuristic. Mean score per round, bid accuracy, and the paired per-round difference A - B,
+//    each with a 95% confidence interval.
+//
+// Run: npm run bench -- blob-selfplay   (or: node bench/suites/blob-selfplay.bench.mjs after a build)
+import { RandomAgent, Rng, TfjsInferenceModel, buildModel, initBackend, validateConfig } from '@az/core';
+import { BLOB_TRAINING, BlobGame, HeuristicAgent, blobConfigSchema, blobOutcomeMetrics, blobPlugin } from '@az/game-blob';
+import { createSearchEngine } from '@az/imperfect-info';
+import { MctsAgent, NetworkEvaluator, RolloutEvaluator } from '@az/mcts';
+import { SelfPlay, playArena, resolveTrainOptions, searchConfigFrom } from '@az/trainer-multigpu';
+import { timeIt, writeResult } from '../lib.mjs';
+
+const GAME_CONFIG = { players: 4, rounds: 'one', roundCards: 5 };
+const BASELINE_ROUNDS = Number(process.env.BLOB_BENCH_ROUNDS ?? 1000);
+const game = new BlobGame(validateConfig(blobConfigSchema, GAME_CONFIG));
+const backend = await initBackend('wasm');
+const options = resolveTrainOptions({ game: 'blob', gameConfig: GAME_CONFIG, backend: 'wasm' }, blobPlugin);
+const networkConfig = { spec: options.network, inputShape: game.encoder.shape, actionSize: game.masker.actionSize, numSeats: game.numPlayers };
+
+// ---- 1. self-play throughput -------------------------------------------------------------------
+const selfPlay = {};
+for (const variant of ['default', 'ownViewValues']) {
+  const ownViewValues = variant === 'ownViewValues';
+  const model = buildModel(networkConfig, { seed: 1 });
+  const inference = new TfjsInferenceModel(model, networkConfig);
+  const engine = createSearchEngine(game, new NetworkEvaluator(inference), options.parallelGames, searchConfigFrom(options, 7, false), {
+    determinizations: options.determinizations,
+    ...(ownViewValues ? { ownViewValues: true, playoutWeight: 0 } : {}),
+  });
+  const player = new SelfPlay(game, engine, { temperatureMoves: options.temperatureMoves, seed: 3 });
+  await player.play(options.parallelGames, () => {}); // warm-up: wasm compilation, first allocations
+  const before = { ...engine.stats };
+  const gamesPerCall = 4 * options.parallelGames;
+  let games = 0;
+  let positions = 0;
+  const t = await timeIt(async () => {
+    const s = await player.play(gamesPerCall, () => {});
+    games += s.games;
+    positions += s.positions;
+  }, 20_000);
+  const evaluations = engine.stats.evaluations - before.evaluations;
+  const calls = engine.stats.evaluatorCalls - before.evaluatorCalls;
+  selfPlay[variant] = {
+    gamesPerMinute: +((games * 60_000) / t.ms).toFixed(1),
+    averageBatch: +(evaluations / calls).toFixed(1),
+    networkRowsPerCall: +((evaluations / calls) * (ownViewValues ? game.numPlayers : 1)).toFixed(1),
+    leafEvaluationsPerSecond: Math.round((evaluations * 1000) / t.ms),
+    movesPerSecond: +((positions * 1000) / t.ms).toFixed(1),
+    games,
+    seconds: +(t.ms / 1000).toFixed(1),
+  };
+  inference.dispose();
+}
+
+// ---- 2. baselines over 1,000+ rounds ---------------------------------------------------------------
+function summarize(values) {
+  const n = values.length;
+  const mean = values.reduce((s, v) => s + v, 0) / n;
+  const variance = values.reduce((s, v) => s + (v - mean) ** 2, 0) / Math.max(1, n - 1);
+  const ci95 = 1.96 * Math.sqrt(variance / n);
+  return { mean: +mean.toFixed(3), ci95: +ci95.toFixed(3), n };
+}
+
+async function compare(name, makeA, makeB, rounds) {
+  const a = makeA(1);
+  const b = makeB(2);
+  const P = game.numPlayers;
+  const lineup = Array.from({ length: P }, (_, i) => (i === 0 ? a : b));
+  const m = { a: { score: [], exact: [] }, b: { score: [], exact: [] }, diffScore: [], diffExact: [] };
+  const start = performance.now();
+  await playArena(game, lineup, rounds, {
+    seed: 2024,
+    onGameEnd: (state, seatAgent) => {
+      let bScore = 0;
+      let bExact = 0;
+      let aScore = 0;
+      let aExact = 0;
+      for (let seat = 0; seat < P; seat++) {
+        const o = blobOutcomeMetrics(game.config, state, seat);
+        const side = seatAgent[seat] === 0 ? m.a : m.b;
+        side.score.push(o.scorePerRound);
+        side.exact.push(o.bidAccuracy);
+        if (seatAgent[seat] === 0) {
+          aScore = o.scorePerRound;
+          aExact = o.bidAccuracy;
+        } else {
+          bScore += o.scorePerRound / (P - 1);
+          bExact += o.bidAccuracy / (P - 1);
+        }
+      }
+      m.diffScore.push(aScore - bScore);
+      m.diffExact.push(aExact - bExact);
+    },
+  });
+  return {
+    comparison: name,
+    rounds,
+    seconds: +((performance.now() - start) / 1000).toFixed(1),
+    a: { agent: a.name, scorePerRound: summarize(m.a.score), bidAccuracy: summarize(m.a.exact) },
+    b: { agent: b.name, scorePerRound: summarize(m.b.score), bidAccuracy: summarize(m.b.exact) },
+    aMinusB: { scorePerRound: summarize(m.diffScore), bidAccuracy: summarize(m.diffExact) },
+  };
+}
+
+const rolloutMcts = (seed) => {
+  const engine = createSearchEngine(game, new RolloutEvaluator(game, seed), 64, { simulations: 30, dirichletEpsilon: 0, nodeCapacity: 4096, seed }, { determinizations: 3 });
+  return new MctsAgent('mcts (rollouts, D=3 x S=30)', engine, game.masker.actionSize, 0, seed);
+};
+const heuristic = () => new HeuristicAgent(game.rules);
+const random = (seed) => new RandomAgent(game, seed);
+const baselines = [
+  await compare('heuristic vs random', heuristic, random, BASELINE_ROUNDS),
+  await compare('rollout MCTS vs random', rolloutMcts, random, BASELINE_ROUNDS),
+  await compare('rollout MCTS vs heuristic', rolloutMcts, heuristic, BASELINE_ROUNDS),
+];
+
+writeResult(
+  'blob-selfplay',
+  {
+    game: 'blob',
+    gameConfig: GAME_CONFIG,
+    unit: '4 players, one round of 5 cards per game',
+    backend: backend.name,
+    network: options.network,
+    determinizations: options.determinizations,
+    simulationsPerWorld: options.simulations,
+    leavesPerTree: options.leavesPerTree,
+    leafValues: 'network priors, random-playout values (createSearchEngine default)',
+    parallelGames: options.parallelGames,
+    temperatureMoves: options.temperatureMoves,
+    goal: { gamesPerMinute: 32, averageBatch: 256 },
+  },
+  {
+    selfPlay,
+    meetsGoal: selfPlay.default.gamesPerMinute >= 32 && selfPlay.default.averageBatch >= 256,
+    baselines,
+  },
+);

@@ -1,0 +1,131 @@
+// A tiny hidden-card game for the determinized search's own tests (not part of the build).
+//
+// Showdown: two seats each get one card of 0..9 (hidden from the other). Seat 0 passes (both score 0)
+// or bets; after a bet seat 1 folds (seat 0 wins 1) or calls (the higher card wins 2). Seat 0's right
+// choice depends on its own card only; a search that peeked at seat 1's real card would choose by it.
+import type { Determinizer, Encoder, Game, GameTraits, Masker, ParsedAction, Rng } from '@az/core';
+
+export const SHOWDOWN_CARDS = 10;
+export const PASS = 0;
+export const BET = 1;
+export const FOLD = 2;
+export const CALL = 3;
+
+export interface ShowdownState {
+  cards: Int8Array;
+  /** Actions taken so far, in order. */
+  history: number[];
+}
+
+const traits: GameTraits = {
+  id: 'showdown',
+  name: 'Showdown',
+  description: 'test game: one hidden card each, bet or pass',
+  minPlayers: 2,
+  maxPlayers: 2,
+  information: 'imperfect',
+  chance: true,
+  rewards: 'zero-sum',
+  maxGameLength: 2,
+};
+
+function isTerminal(s: ShowdownState): boolean {
+  const h = s.history;
+  return h.length === 2 || (h.length === 1 && h[0] === PASS);
+}
+
+function toMove(s: ShowdownState): number {
+  return s.history.length;
+}
+
+/** Samples seat 1's card uniformly for seat 0 (and vice versa); counts its calls. */
+export class ShowdownDeterminizer implements Determinizer<ShowdownState> {
+  calls = 0;
+  sample(state: ShowdownState, seat: number, rng: Rng, out?: ShowdownState): ShowdownState {
+    this.calls++;
+    const result = out ?? { cards: new Int8Array(2), history: [] };
+    result.cards.set(state.cards);
+    result.history = state.history.slice();
+    const other = 1 - seat;
+    let c = rng.int(SHOWDOWN_CARDS - 1);
+    if (c >= state.cards[seat]) c++;
+    result.cards[other] = c;
+    return result;
+  }
+}
+
+export interface ShowdownOptions {
+  /** Leave the determinizer out (to test the error). */
+  readonly withoutDeterminizer?: boolean;
+}
+
+export function makeShowdown(options: ShowdownOptions = {}): Game<ShowdownState> & { determinizer?: ShowdownDeterminizer } {
+  const encoder: Encoder<ShowdownState> = {
+    version: 'test',
+    shape: [SHOWDOWN_CARDS + 2],
+    size: SHOWDOWN_CARDS + 2,
+    encode(s, p, out, off) {
+      out.fill(0, off, off + SHOWDOWN_CARDS + 2);
+      out[off + s.cards[p]] = 1;
+      out[off + SHOWDOWN_CARDS + Math.min(1, s.history.length)] = 1;
+    },
+  };
+  const masker: Masker<ShowdownState> = {
+    actionSize: 4,
+    fillMask(s, out, off = 0) {
+      out.fill(0, off, off + 4);
+      if (isTerminal(s)) return 0;
+      if (s.history.length === 0) {
+        out[off + PASS] = 1;
+        out[off + BET] = 1;
+      } else {
+        out[off + FOLD] = 1;
+        out[off + CALL] = 1;
+      }
+      return 2;
+    },
+  };
+  const game = {
+    traits,
+    config: {},
+    numPlayers: 2,
+    maxGameLength: 2,
+    encoder,
+    masker,
+    determinizer: options.withoutDeterminizer ? undefined : new ShowdownDeterminizer(),
+    initialState(rng: Rng): ShowdownState {
+      const a = rng.int(SHOWDOWN_CARDS);
+      let b = rng.int(SHOWDOWN_CARDS - 1);
+      if (b >= a) b++;
+      return { cards: Int8Array.of(a, b), history: [] };
+    },
+    currentPlayer: toMove,
+    applyAction(s: ShowdownState, action: number): void {
+      const mask = new Uint8Array(4);
+      masker.fillMask(s, mask, 0);
+      if (!mask[action]) throw new Error(`showdown: illegal action ${action}`);
+      s.history.push(action);
+    },
+    isTerminal,
+    returns(s: ShowdownState): Float32Array {
+      const out = new Float32Array(2);
+      if (!isTerminal(s)) return out;
+      const h = s.history;
+      let v = 0;
+      if (h[0] === BET) v = h[1] === FOLD ? 0.5 : s.cards[0] > s.cards[1] ? 1 : -1;
+      out[0] = v;
+      out[1] = -v;
+      return out;
+    },
+    clone: (s: ShowdownState): ShowdownState => ({ cards: s.cards.slice(), history: s.history.slice() }),
+    hash: (s: ShowdownState) => `${s.cards.join(',')}|${s.history.join(',')}`,
+    render: (s: ShowdownState) => `${s.cards.join(',')}|${s.history.join(',')}`,
+    formatAction: (_s: ShowdownState, a: number) => ['pass', 'bet', 'fold', 'call'][a],
+    parseAction: (): ParsedAction => ({ ok: false, error: 'not supported' }),
+  };
+  return game;
+}
+
+export function showdownState(mine: number, theirs: number, history: number[] = []): ShowdownState {
+  return { cards: Int8Array.of(mine, theirs), history };
+}

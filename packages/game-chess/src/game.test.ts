@@ -69,6 +69,17 @@ describe('registration and config', () => {
     const viaFen = stateFromFen('rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1');
     expect(viaFen.position.key).toBe(viaPlay.position.key);
   });
+
+  it('shows the position as FEN for `az play`, and marks the start position as not tied to a model', () => {
+    const game = makeGame();
+    const state = play(game, game.initialState(new Rng(0)), 'e4', 'c5', 'Nf3');
+    expect(game.positionText(state)).toBe('rnbqkbnr/pp1ppppp/8/2p5/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2');
+    // What `az play --fen` reads back gives the same position.
+    expect(toFen(stateFromFen(game.positionText(state)))).toBe(game.positionText(state));
+    expect(chessPlugin.configSchema.fen.modelIndependent).toBe(true);
+    expect(chessPlugin.configSchema.maxPlies.modelIndependent).toBeFalsy();
+    expect(chessPlugin.configSchema.history.modelIndependent).toBeFalsy();
+  });
 });
 
 describe('game end and returns', () => {

@@ -17,6 +17,7 @@ import {
   loadChess,
   outcomeOf,
   stateFromChess,
+  toFen,
   type ChessState,
 } from './state.js';
 
@@ -134,5 +135,10 @@ export class ChessGame implements Game<ChessState> {
 
   parseAction(state: ChessState, text: string): ParsedAction {
     return parseMove(state, text);
+  }
+
+  /** The FEN of the position (`az play` prints it for `fen`/`position`; `--fen` takes it back). */
+  positionText(state: ChessState): string {
+    return toFen(state);
   }
 }

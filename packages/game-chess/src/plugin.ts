@@ -28,6 +28,9 @@ export const chessConfigSchema: ConfigSchema = {
     type: 'string',
     default: '',
     description: "starting position as FEN (trailing fields optional); '' is the standard start",
+    // The network sees positions, not where the game began: a model trained from the standard start can
+    // play from any FEN (az play --model DIR --fen ...).
+    modelIndependent: true,
   },
   history: {
     type: 'int',

@@ -70,6 +70,20 @@ describe('buildModel', () => {
     second.dispose();
   });
 
+  it("pools the value head over the board with valueHead 'pool' (same weight names, one dense row per channel)", () => {
+    const config: NetworkConfig = { ...TINY_RESNET, spec: { ...TINY_RESNET.spec, valueHead: 'pool' } as NetworkConfig['spec'] };
+    const pooled = buildModel(config, { seed: 1 });
+    const flat = buildModel(TINY_RESNET, { seed: 1 });
+    expect(pooled.getLayer('value_pool').getClassName()).toBe('GlobalAveragePooling2D');
+    expect(pooled.weights.map((w) => w.originalName)).toEqual(flat.weights.map((w) => w.originalName));
+    expect(pooled.getLayer('value_dense').getWeights()[0].shape).toEqual([2, 6]);
+    pooled.dispose();
+    flat.dispose();
+    const bad = { ...TINY_RESNET, spec: { ...TINY_RESNET.spec, valueHead: 'max' } } as unknown as NetworkConfig;
+    expect(() => buildModel(bad)).toThrow(NetworkConfigError);
+    expect(() => buildModel(bad)).toThrow(/valueHead must be 'flatten' or 'pool'/);
+  });
+
   it('gives identical weights for the same seed and different ones for another', () => {
     const a = buildModel(TINY_RESNET, { seed: 7 });
     const b = buildModel(TINY_RESNET, { seed: 7 });

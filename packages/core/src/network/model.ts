@@ -11,6 +11,7 @@
  *            -> block<i>_add (+ skip) -> block<i>_relu2                       (i = 0..blocks-1)
  *         policy: policy_conv (1x1) -> policy_bn -> policy_relu -> policy_flatten -> policy_logits
  *         value:  value_conv (1x1) -> value_bn -> value_relu -> value_flatten -> value_dense (relu) -> value (tanh)
+ *                 (valueHead 'pool': value_pool, a global average over the board, in place of value_flatten)
  * Convolutions feeding a batch norm have no bias (the norm's beta is the bias); the exporter folds each
  * BN into its convolution.
  */
@@ -82,6 +83,8 @@ export function validateNetworkConfig(config: NetworkConfig): void {
     positiveInt(spec.policyFilters ?? DEFAULT_POLICY_FILTERS, 'resnet policyFilters');
     positiveInt(spec.valueFilters ?? DEFAULT_VALUE_FILTERS, 'resnet valueFilters');
     positiveInt(spec.valueHidden ?? DEFAULT_VALUE_HIDDEN, 'resnet valueHidden');
+    if (spec.valueHead !== undefined && spec.valueHead !== 'flatten' && spec.valueHead !== 'pool')
+      throw new NetworkConfigError(`network: resnet valueHead must be 'flatten' or 'pool' (got '${String(spec.valueHead)}')`);
   } else {
     throw new NetworkConfigError(`network: unknown spec kind '${(spec as { kind: unknown }).kind}' (expected mlp or resnet)`);
   }
@@ -128,7 +131,7 @@ function resnetHeads(config: NetworkConfig, spec: ResNetSpec, input: Sym, init: 
   p = tf.layers.dense({ units: config.actionSize, kernelInitializer: init(), name: POLICY_OUTPUT_NAME }).apply(p) as Sym;
 
   let v = relu(convBn(x, spec.valueFilters ?? DEFAULT_VALUE_FILTERS, 1, 'value_conv', 'value_bn'), 'value_relu');
-  v = tf.layers.flatten({ name: 'value_flatten' }).apply(v) as Sym;
+  v = (spec.valueHead === 'pool' ? tf.layers.globalAveragePooling2d({ name: 'value_pool' }) : tf.layers.flatten({ name: 'value_flatten' })).apply(v) as Sym;
   v = tf.layers
     .dense({ units: spec.valueHidden ?? DEFAULT_VALUE_HIDDEN, activation: 'relu', kernelInitializer: init(), name: 'value_dense' })
     .apply(v) as Sym;

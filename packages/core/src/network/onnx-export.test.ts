@@ -24,6 +24,13 @@ const ODD_RESNET: NetworkConfig = {
   actionSize: 7,
   numSeats: 3,
 };
+// The pooled value head (global average over the board) on a non-square board.
+const POOLED_RESNET: NetworkConfig = {
+  spec: { kind: 'resnet', filters: 8, blocks: 1, valueFilters: 6, valueHidden: 5, valueHead: 'pool' },
+  inputShape: [5, 4, 3],
+  actionSize: 9,
+  numSeats: 2,
+};
 // Rank-3 input to an MLP: the flatten of the encoder's HWC buffer.
 const SPATIAL_MLP: NetworkConfig = { spec: { kind: 'mlp', hidden: [16] }, inputShape: [3, 3, 2], actionSize: 9, numSeats: 2 };
 
@@ -87,6 +94,7 @@ describe('ONNX export parity with tfjs', () => {
     ['chess resnet 64x4', CHESS_RESNET],
     ['blob mlp', BLOB_MLP],
     ['6x7 resnet, odd heads', ODD_RESNET],
+    ['5x4 resnet, pooled value head', POOLED_RESNET],
     ['mlp on a 3x3x2 input', SPATIAL_MLP],
   ];
   for (const [name, config] of cases) {

@@ -206,8 +206,14 @@ function buildResnet(g: GraphBuilder, config: NetworkConfig, spec: ResNetSpec): 
   const vf = spec.valueFilters ?? DEFAULT_VALUE_FILTERS;
   const hidden = spec.valueHidden ?? DEFAULT_VALUE_HIDDEN;
   let v = g.relu(g.convBn(x, 'value_conv', 'value_bn', F, vf, 1), 'value_relu');
-  v = g.flatten(v, 'value_flatten');
-  v = g.relu(g.dense(v, 'value_dense', H * W * vf, hidden, 'value_dense/linear', chwToHwcRows(H, W, vf)), 'value_dense');
+  if (spec.valueHead === 'pool') {
+    // [batch, vf, 1, 1] -> [batch, vf]: channel order, which is tfjs's pooled order too (no row permutation).
+    v = g.flatten(g.node('GlobalAveragePool', 'value_pool', [v]), 'value_pool_flatten');
+    v = g.relu(g.dense(v, 'value_dense', vf, hidden, 'value_dense/linear'), 'value_dense');
+  } else {
+    v = g.flatten(v, 'value_flatten');
+    v = g.relu(g.dense(v, 'value_dense', H * W * vf, hidden, 'value_dense/linear', chwToHwcRows(H, W, vf)), 'value_dense');
+  }
   g.node('Tanh', 'value_tanh', [g.dense(v, VALUE_OUTPUT_NAME, hidden, config.numSeats, 'value/linear')], [], VALUE_OUTPUT_NAME);
 }
 

@@ -23,6 +23,14 @@ export interface ResNetSpec {
   readonly valueFilters?: number;
   /** Dense width in the value head (default 64). */
   readonly valueHidden?: number;
+  /**
+   * How the value head turns its 1x1-conv feature maps into one vector: 'flatten' (default, AlphaZero's:
+   * a dense weight per square and channel) or 'pool' (global average over the board, one weight per
+   * channel, as KataGo's heads do). Pooling shares the head's weights across squares, so whole-board
+   * quantities (how much material each side has, how exposed a king is) are learned from far fewer games:
+   * what a short CPU run of a big-board game needs.
+   */
+  readonly valueHead?: 'flatten' | 'pool';
 }
 
 /** Everything needed to rebuild a network: architecture plus the game's tensor sizes. */

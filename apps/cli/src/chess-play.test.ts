@@ -1,0 +1,75 @@
+// End-to-end: `az play --game chess` through the built binary with piped input, as a user would type it.
+// Kept to a few seconds per run: random opponent, and a 1-iteration toy model for the --model path.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const bin = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'main.js');
+const work = mkdtempSync(join(tmpdir(), 'az-chess-play-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+function az(args: string[], input = ''): { code: number; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [bin, ...args], { input, encoding: 'utf8', cwd: work, timeout: 120_000 });
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** The FENs (six fields, eight ranks) printed in `text`, each at the end of a line (after the prompt). */
+function fens(text: string): string[] {
+  return [...text.matchAll(/(?:[1-8pnbrqkPNBRQK]+\/){7}[1-8pnbrqkPNBRQK]+ [wb] (?:-|K?Q?k?q?) (?:-|[a-h][36]) \d+ \d+$/gm)].map((m) => m[0]);
+}
+
+describe('az play --game chess', () => {
+  it('shows the board, takes SAN and UCI, hints on illegal input, undoes, prints the FEN and resigns', () => {
+    // e5 is illegal for white at the start; e4 (SAN) and g1f3 (UCI) are legal whatever black replies.
+    const input = ['e5', 'e4', 'g1f3', 'undo', 'fen', 'resign', ''].join('\n');
+    const r = az(['play', '--game', 'chess', '--opponent', 'random', '--color', 'white', '--seed', '3'], input);
+    expect(r.code).toBe(0);
+    // The game's own board: Unicode pieces, files and ranks labelled, status line.
+    expect(r.stdout).toContain('    a b c d e f g h');
+    expect(r.stdout).toMatch(/^ 8 {2}♜ ♞ ♝ ♛ ♚ ♝ ♞ ♜ {2}8$/m);
+    expect(r.stdout).toMatch(/^ 1 {2}♖ ♘ ♗ ♕ ♔ ♗ ♘ ♖ {2}1$/m);
+    expect(r.stdout).toContain('White to move (move 1, ply 0 of 512)');
+    // The illegal move is refused with a hint listing the legal moves (once), then play goes on.
+    expect(r.stdout).toMatch(/e5 is not a legal move here; legal moves: .*\bNf3\b/);
+    expect(r.stdout.match(/legal moves:/g)).toHaveLength(1);
+    // e4 and g1f3 were played: black replied twice, and the knight reached f3 before the undo.
+    expect(r.stdout.match(/seat 1 \(random\) plays \S+/g)).toHaveLength(2);
+    expect(r.stdout).toMatch(/^ 3 {2}(\S ){5}♘ \S \S {2}3$/m);
+    // undo took back g1f3 and black's reply: the FEN is the position after 1. e4 and black's first move.
+    const [fen] = fens(r.stdout);
+    expect(fen).toBeDefined();
+    const [placement, turn, castling, , , fullmove] = fen.split(' ');
+    expect(turn).toBe('w');
+    expect(fullmove).toBe('2');
+    expect(castling).toBe('KQkq');
+    expect(placement.split('/')[4]).toBe('4P3'); // the e4 pawn
+    expect(placement.split('/')[7]).toBe('RNBQKBNR'); // the g1 knight is home again
+    expect(r.stdout).toContain('you resigned.');
+  });
+
+  it('plays a trained model from a FEN with --color black, and the model mates in one', () => {
+    // A toy model (one iteration, 4 filters): enough for the checkpoint path; the search finds the mate.
+    const train = az([
+      'train', '--game', 'chess', '--iterations', '1', '--games-per-iter', '2', '--parallel-games', '2', '--sims', '4',
+      '--config', 'maxPlies=8', '--network', 'resnet:4x1', '--train-steps', '1', '--batch-size', '8', '--eval-games', '0',
+      '--out', 'toy', '--quiet',
+    ]);
+    expect(train.code, train.stderr).toBe(0);
+    // White to move mates with Ra8#; the model was trained from the standard start, and --fen is allowed anyway.
+    const fen = '6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1';
+    const r = az(['play', '--game', 'chess', '--model', 'toy', '--color', 'black', '--fen', fen, '--sims', '200'], 'resign\n');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('plays Ra8#');
+    expect(r.stdout).toContain('Game over: white wins by checkmate');
+    expect(r.stdout).toContain('you lose');
+    // Black's view: rank 1 at the top, files from h to a.
+    expect(r.stdout).toContain('    h g f e d c b a');
+    // Settings the network depends on must still match the model's.
+    const bad = az(['play', '--game', 'chess', '--model', 'toy', '--config', 'maxPlies=50'], 'resign\n');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('trained with maxPlies=8');
+  });
+});

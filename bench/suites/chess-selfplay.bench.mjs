@@ -1,0 +1,144 @@
+// Chess self-play at the trainer's default settings (the chess plugin's training hints over the framework
+// defaults, exactly what `az train --game chess` resolves to): positions (moves played) per second, average
+// batch (leaves per network call), and the share of self-play time spent in the rules and the encoder
+// (clone, applyAction, fillMask, encode, isTerminal, currentPlayer, returns, initialState).
+// Goal from issue 3: rules + encoding <= 20% of self-play time.
+//
+// Two independent measurements of that share, because each has a bias:
+//   1. instrumented: every game call is timed (performance.now around it) during self-play with the real
+//      (untrained) network; share = game time / wall time. The timers add a little to the game time.
+//   2. fake evaluator: the same self-play with an evaluator that answers instantly (uniform priors, zero
+//      values) but still has the leaves encoded; its time per evaluation is everything except the network
+//      (rules, encoding, tree, records). Share of non-network work = that / the network run's time per
+//      evaluation: an upper bound for rules + encoding, since it includes the tree.
+// Each runs a fixed number of moves (every game slot moves once per step) from the standard start, and again
+// from a middlegame FEN with ~40 legal moves (more rules work per node, same network work).
+// Inference engines: tfjs (wasm), what the trainer uses today, and onnxruntime when it loads.
+//
+// Run: npm run bench -- chess-selfplay   (or: node bench/suites/chess-selfplay.bench.mjs after a build)
+// CHESS_BENCH_MOVES (default 12) sets the moves per measurement.
+import os from 'node:os';
+import { TfjsInferenceModel, buildModel, createInferenceModelFor, initBackend, resolveGameConfig } from '@az/core';
+import { chessPlugin } from '@az/game-chess';
+import { NetworkEvaluator } from '@az/mcts';
+import { SelfPlay, createSelfPlayEngine, resolveTrainOptions } from '@az/trainer-multigpu';
+import { timeIt, writeResult } from '../lib.mjs';
+
+const MOVES = Number(process.env.CHESS_BENCH_MOVES ?? 12);
+const MIDDLEGAME = 'r1bq1rk1/pp2bppp/2n1pn2/2pp4/2PP4/2N1PN2/PP2BPPP/R1BQ1RK1 w - - 0 8';
+const loadStart = os.loadavg();
+const backend = await initBackend('wasm');
+const options = resolveTrainOptions({ game: 'chess', backend: 'wasm' }, chessPlugin);
+const slots = Math.min(options.parallelGames, options.gamesPerIteration);
+
+/** A game whose rules and encoder calls add their time to `clock.ms` (same results, same objects underneath). */
+function instrumented(game, clock) {
+  const timed = (fn) =>
+    function (...args) {
+      const t = performance.now();
+      try {
+        return fn.apply(this, args);
+      } finally {
+        clock.ms += performance.now() - t;
+        clock.calls++;
+      }
+    };
+  const wrapped = Object.create(game);
+  for (const name of ['initialState', 'currentPlayer', 'applyAction', 'isTerminal', 'returns', 'clone']) wrapped[name] = timed(game[name].bind(game));
+  const masker = game.masker;
+  const encoder = game.encoder;
+  Object.defineProperty(wrapped, 'masker', { value: { actionSize: masker.actionSize, fillMask: timed(masker.fillMask.bind(masker)) } });
+  Object.defineProperty(wrapped, 'encoder', {
+    value: { version: encoder.version, shape: encoder.shape, size: encoder.size, encode: timed(encoder.encode.bind(encoder)) },
+  });
+  return wrapped;
+}
+
+/** Answers at once: uniform priors, zero values; `needsInputs` so the search still encodes every leaf. */
+class InstantEvaluator {
+  needsInputs = true;
+  evaluate(batch) {
+    batch.policyLogits.fill(0, 0, batch.count * batch.actionSize);
+    batch.values.fill(0, 0, batch.count * batch.numSeats);
+  }
+}
+
+/** Evaluator wrapper that adds the time spent in the network to `clock.ms`. */
+function timedEvaluator(inner, clock) {
+  return {
+    needsInputs: inner.needsInputs,
+    async evaluate(batch) {
+      const t = performance.now();
+      await inner.evaluate(batch);
+      clock.ms += performance.now() - t;
+    },
+  };
+}
+
+/** `moves` moves of every slot of one self-play session. */
+async function run(game, evaluator, moveCount = MOVES) {
+  const rules = { ms: 0, calls: 0 };
+  const network = { ms: 0 };
+  const g = instrumented(game, rules);
+  const engine = createSelfPlayEngine(g, timedEvaluator(evaluator, network), options, slots, 11);
+  const selfPlay = new SelfPlay(g, engine, { temperatureMoves: options.temperatureMoves, seed: 5 });
+  let moves = 0;
+  let stats;
+  const t = await timeIt(async () => {
+    stats = await selfPlay.play(Infinity, () => {}, undefined, () => moves >= moveCount, () => void moves++);
+  }, 0);
+  return {
+    positionsPerSecond: +(stats.positions / stats.seconds).toFixed(1),
+    evaluationsPerSecond: Math.round(stats.evaluations / stats.seconds),
+    averageBatch: +stats.averageBatch.toFixed(1),
+    positions: stats.positions,
+    evaluations: stats.evaluations,
+    seconds: +(t.ms / 1000).toFixed(2),
+    rulesAndEncodingShare: +(rules.ms / t.ms).toFixed(3),
+    networkShare: +(network.ms / t.ms).toFixed(3),
+    restShare: +(1 - (rules.ms + network.ms) / t.ms).toFixed(3),
+    rulesMicrosPerEvaluation: +((rules.ms * 1000) / stats.evaluations).toFixed(1),
+    totalMicrosPerEvaluation: +((t.ms * 1000) / stats.evaluations).toFixed(1),
+  };
+}
+
+const networkConfig = (game) => ({ spec: options.network, inputShape: game.encoder.shape, actionSize: game.masker.actionSize, numSeats: game.numPlayers });
+const results = {};
+for (const [label, fen] of [['start', ''], ['middlegame', MIDDLEGAME]]) {
+  const game = chessPlugin.create(resolveGameConfig(chessPlugin, { ...options.gameConfig, fen }));
+  const model = buildModel(networkConfig(game), { seed: 1 });
+  const engines = { tfjs: new TfjsInferenceModel(model, networkConfig(game), { ownsModel: false }) };
+  try {
+    engines.onnx = await createInferenceModelFor(model, networkConfig(game), { backend: 'onnx' });
+  } catch (err) {
+    console.warn(`onnxruntime unavailable, measuring tfjs only: ${err.message}`);
+  }
+  if (label === 'start') await run(game, new InstantEvaluator(), 2); // warm-up: JIT, first allocations
+  const fake = await run(game, new InstantEvaluator());
+  const row = { withoutNetwork: fake };
+  for (const [name, inference] of Object.entries(engines)) {
+    const r = await run(game, new NetworkEvaluator(inference));
+    row[name] = { ...r, nonNetworkShareFromFakeRun: +(fake.totalMicrosPerEvaluation / r.totalMicrosPerEvaluation).toFixed(3) };
+    inference.dispose();
+  }
+  model.dispose();
+  results[label] = row;
+}
+
+writeResult(
+  'chess-selfplay',
+  {
+    game: 'chess',
+    movesPerMeasurement: MOVES,
+    slots,
+    simulations: options.simulations,
+    leavesPerTree: options.leavesPerTree,
+    network: options.network,
+    gameConfig: options.gameConfig,
+    tfjsBackend: backend.name,
+    middlegameFen: MIDDLEGAME,
+    loadAverageAtStart: loadStart.map((x) => +x.toFixed(2)),
+    loadAverageAtEnd: os.loadavg().map((x) => +x.toFixed(2)),
+  },
+  results,
+);

@@ -2,13 +2,12 @@
  * Baseline players beyond core's random one.
  */
 import { Rng, type Agent, type Game } from '@az/core';
-import type { PieceSymbol } from 'chess.js';
 import { cloneChess, internals } from './internals.js';
 import { generateLegalMoves, inCheck } from './legal-moves.js';
-import { legalActionsOf, legalMovesOf, type ChessState } from './state.js';
+import { legalActionsOf, legalMovesOf, PIECE_VALUES, type ChessState } from './state.js';
 
-/** Material values (pawns) the greedy bot counts. */
-export const PIECE_VALUES: Readonly<Record<PieceSymbol, number>> = { p: 1, n: 3, b: 3, r: 5, q: 9, k: 0 };
+/** Material values (pawns) the greedy bot counts (defined with the state, which adjudicates with them). */
+export { PIECE_VALUES };
 const MATE_SCORE = 1000;
 
 /**

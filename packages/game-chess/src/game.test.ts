@@ -30,7 +30,7 @@ describe('registration and config', () => {
     expect(registry.has('chess')).toBe(true);
     expect(registry.list().map((p) => p.traits.id)).toEqual(['chess']);
     const game = registry.create('chess', { maxPlies: '100', history: '1' });
-    expect(game.config).toEqual({ maxPlies: 100, fen: '', history: 1 });
+    expect(game.config).toEqual({ maxPlies: 100, fen: '', adjudicateLead: 0, history: 1 });
     expect(game.maxGameLength).toBe(100);
     expect(game.encoder.shape).toEqual([8, 8, 14 * 2 + 8]);
     expect(game.encoder.version).toBe('chess-v1-h1');
@@ -150,6 +150,23 @@ describe('game end and returns', () => {
     expect(outcomeOf(state)).toEqual({ winner: null, termination: 'move limit' });
     expect(Array.from(game.returns(state))).toEqual([0, 0]);
     expect(game.parseAction(state, 'Bb5')).toEqual({ ok: false, error: expect.stringMatching(/game is over \(draw by move limit\)/) });
+  });
+
+  it('with adjudicateLead, the ply cap goes to a side that far ahead in material, else it is still a draw', () => {
+    // 1. e4 d5 2. exd5 Qxd5 3. Nc3 Qxg2: black is a pawn up after ply 6.
+    const moves = ['e4', 'd5', 'exd5', 'Qxd5', 'Nc3', 'Qxg2'];
+    const atCap = (lead: number): ChessState => play(makeGame({ maxPlies: 6, adjudicateLead: lead }), makeGame({ maxPlies: 6, adjudicateLead: lead }).initialState(new Rng(0)), ...moves);
+    expect(outcomeOf(atCap(1))).toEqual({ winner: 'b', termination: 'material adjudication' });
+    expect(Array.from(makeGame({ adjudicateLead: 1 }).returns(atCap(1)))).toEqual([-1, 1]);
+    expect(outcomeOf(atCap(2))).toEqual({ winner: null, termination: 'move limit' });
+    expect(outcomeOf(atCap(0))).toEqual({ winner: null, termination: 'move limit' });
+    // Before the cap nothing changes; white ahead wins it too; mate still beats the cap.
+    expect(outcomeOf(play(makeGame({ maxPlies: 7, adjudicateLead: 1 }), makeGame().initialState(new Rng(0)), ...moves))).toBeNull();
+    const whiteUp = stateFromFen('4k3/8/8/8/8/8/8/3QK3 w - - 0 1', { maxPlies: 1, adjudicateLead: 9 });
+    expect(outcomeOf(play(makeGame(), whiteUp, 'Kf2'))).toEqual({ winner: 'w', termination: 'material adjudication' });
+    const mate = stateFromFen('6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1', { maxPlies: 1, adjudicateLead: 1 });
+    expect(outcomeOf(play(makeGame(), mate, 'Ra8'))).toEqual({ winner: 'w', termination: 'checkmate' });
+    expect(chessPlugin.configSchema.adjudicateLead.modelIndependent).toBe(true);
   });
 
   it('random games terminate within the cap and clones are independent', async () => {

@@ -26,7 +26,7 @@ export const DEFAULT_HISTORY = 2;
 export const CHESS_TRAITS: GameTraits = {
   id: 'chess',
   name: 'Chess',
-  description: 'Standard chess (rules from chess.js); games longer than maxPlies are drawn',
+  description: 'Standard chess (rules from chess.js); games longer than maxPlies are drawn (or, if configured, adjudicated on material)',
   minPlayers: 2,
   maxPlayers: 2,
   information: 'perfect',
@@ -60,6 +60,8 @@ export class ChessGame implements Game<ChessState> {
   readonly encoder: ChessEncoder;
   readonly masker: Masker<ChessState> = new ChessMasker();
   readonly maxPlies: number;
+  /** Material lead that wins at the ply cap; 0 (default): a draw. */
+  readonly adjudicateLead: number;
   readonly history: number;
   /** The starting position, parsed once; every new game is a cheap copy of it. */
   private readonly start: Chess;
@@ -68,6 +70,7 @@ export class ChessGame implements Game<ChessState> {
     checkChessJsInternals();
     this.maxPlies = typeof config.maxPlies === 'number' ? config.maxPlies : DEFAULT_MAX_PLIES;
     this.history = typeof config.history === 'number' ? config.history : DEFAULT_HISTORY;
+    this.adjudicateLead = typeof config.adjudicateLead === 'number' ? config.adjudicateLead : 0;
     const fen = typeof config.fen === 'string' && config.fen.trim() !== '' ? config.fen : DEFAULT_POSITION;
     this.start = loadChess(fen);
     this.maxGameLength = this.maxPlies;
@@ -75,7 +78,7 @@ export class ChessGame implements Game<ChessState> {
   }
 
   initialState(_rng?: Rng): ChessState {
-    return stateFromChess(cloneChess(this.start), this.maxPlies);
+    return stateFromChess(cloneChess(this.start), this.maxPlies, this.adjudicateLead);
   }
 
   currentPlayer(state: ChessState): number {

@@ -11,6 +11,7 @@ export {
   outcomeOf,
   isGameOver,
   isCheck,
+  materialBalance,
   legalMoveOf,
   type LegalMove,
   type Outcome,

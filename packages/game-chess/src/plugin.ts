@@ -32,6 +32,16 @@ export const chessConfigSchema: ConfigSchema = {
     // play from any FEN (az play --model DIR --fen ...).
     modelIndependent: true,
   },
+  adjudicateLead: {
+    type: 'int',
+    default: 0,
+    min: 0,
+    max: 39,
+    description:
+      'at the ply cap, a side ahead by at least this much material (pawn 1, knight and bishop 3, rook 5, queen 9) wins instead of the draw; 0 = off (standard)',
+    // The network does not see it: a model trained with it may be evaluated under standard rules (0).
+    modelIndependent: true,
+  },
   history: {
     type: 'int',
     default: DEFAULT_HISTORY,

@@ -30,8 +30,18 @@ export interface PositionRecord {
   pieces: Int8Array | null;
 }
 
-/** Why a game ended. */
-export type Termination = 'checkmate' | 'stalemate' | 'fifty-move rule' | 'threefold repetition' | 'insufficient material' | 'move limit';
+/** Why a game ended. 'material adjudication': the ply cap with `adjudicateLead` set (see `ChessState`). */
+export type Termination =
+  | 'checkmate'
+  | 'stalemate'
+  | 'fifty-move rule'
+  | 'threefold repetition'
+  | 'insufficient material'
+  | 'move limit'
+  | 'material adjudication';
+
+/** Material values in pawns: the greedy bot's and the optional adjudication at the ply cap. */
+export const PIECE_VALUES: Readonly<Record<PieceSymbol, number>> = { p: 1, n: 3, b: 3, r: 5, q: 9, k: 0 };
 
 export interface Outcome {
   /** 'w' or 'b', or null for a draw. */
@@ -48,6 +58,8 @@ const STATUS_FIFTY_MOVES = 3;
 const STATUS_THREEFOLD = 4;
 const STATUS_INSUFFICIENT = 5;
 const STATUS_MOVE_LIMIT = 6;
+const STATUS_ADJUDICATED_WHITE = 7;
+const STATUS_ADJUDICATED_BLACK = 8;
 const TERMINATIONS: readonly (Termination | null)[] = [
   null,
   'checkmate',
@@ -56,6 +68,8 @@ const TERMINATIONS: readonly (Termination | null)[] = [
   'threefold repetition',
   'insufficient material',
   'move limit',
+  'material adjudication',
+  'material adjudication',
 ];
 
 /** The default game-length cap (plies), after which a game is adjudicated a draw. */
@@ -74,6 +88,11 @@ export class ChessState {
   plies: number;
   /** The game-length cap this state was created with. */
   readonly maxPlies: number;
+  /**
+   * Material lead (pawns) that wins a game reaching `maxPlies`; 0: such a game is a draw (standard).
+   * A training device for short CPU runs, off by default (see the README, "Training").
+   */
+  readonly adjudicateLead: number;
   /** @internal Legal moves and their actions (same order), or null until first needed. Never mutated: clones share them. */
   legalMoves: InternalMove[] | null;
   /** @internal See `legalMoves`. */
@@ -87,11 +106,12 @@ export class ChessState {
    */
   materialChanged: boolean;
 
-  constructor(chess: Chess, position: PositionRecord, plies: number, maxPlies: number) {
+  constructor(chess: Chess, position: PositionRecord, plies: number, maxPlies: number, adjudicateLead = 0) {
     this.chess = chess;
     this.position = position;
     this.plies = plies;
     this.maxPlies = maxPlies;
+    this.adjudicateLead = adjudicateLead;
     this.legalMoves = null;
     this.legalActions = null;
     this.status = STATUS_UNKNOWN;
@@ -156,14 +176,14 @@ export function loadChess(fen: string): Chess {
 }
 
 /** A new game from a chess.js position (not copied: the state takes it over). */
-export function stateFromChess(chess: Chess, maxPlies: number = DEFAULT_MAX_PLIES): ChessState {
+export function stateFromChess(chess: Chess, maxPlies: number = DEFAULT_MAX_PLIES, adjudicateLead = 0): ChessState {
   const position: PositionRecord = { key: internals(chess)._hash, repetitions: 0, previous: null, pieces: null };
-  return new ChessState(chess, position, 0, maxPlies);
+  return new ChessState(chess, position, 0, maxPlies, adjudicateLead);
 }
 
 /** A new game starting from `fen` (any of chess.js's accepted forms, trailing fields optional). Throws on an invalid FEN. */
-export function stateFromFen(fen: string, options: { readonly maxPlies?: number } = {}): ChessState {
-  return stateFromChess(loadChess(fen), options.maxPlies ?? DEFAULT_MAX_PLIES);
+export function stateFromFen(fen: string, options: { readonly maxPlies?: number; readonly adjudicateLead?: number } = {}): ChessState {
+  return stateFromChess(loadChess(fen), options.maxPlies ?? DEFAULT_MAX_PLIES, options.adjudicateLead ?? 0);
 }
 
 /** The FEN of the current position (chess.js's, so the en passant square is shown only when a capture is legal). */
@@ -173,7 +193,7 @@ export function toFen(state: ChessState): string {
 
 /** An independent copy. Immutable parts (history records, legal-move cache) are shared. */
 export function cloneState(state: ChessState): ChessState {
-  const copy = new ChessState(cloneChess(state.chess), state.position, state.plies, state.maxPlies);
+  const copy = new ChessState(cloneChess(state.chess), state.position, state.plies, state.maxPlies, state.adjudicateLead);
   copy.legalMoves = state.legalMoves;
   copy.legalActions = state.legalActions;
   copy.status = state.status;
@@ -216,8 +236,26 @@ function computeStatus(state: ChessState): number {
   if (state.position.repetitions >= 2) return STATUS_THREEFOLD;
   if (c._halfMoves >= 100) return STATUS_FIFTY_MOVES;
   if (state.materialChanged && state.chess.isInsufficientMaterial()) return STATUS_INSUFFICIENT;
-  if (state.plies >= state.maxPlies) return STATUS_MOVE_LIMIT;
+  if (state.plies >= state.maxPlies) {
+    if (state.adjudicateLead > 0) {
+      const lead = materialBalance(state);
+      if (lead >= state.adjudicateLead) return STATUS_ADJUDICATED_WHITE;
+      if (-lead >= state.adjudicateLead) return STATUS_ADJUDICATED_BLACK;
+    }
+    return STATUS_MOVE_LIMIT;
+  }
   return STATUS_ONGOING;
+}
+
+/** White's material minus black's, in pawns (`PIECE_VALUES`). */
+export function materialBalance(state: ChessState): number {
+  const board = internals(state.chess)._board;
+  let balance = 0;
+  for (let sq = 0; sq < 128; sq++) {
+    const piece = sq & 0x88 ? undefined : board[sq];
+    if (piece) balance += piece.color === 'w' ? PIECE_VALUES[piece.type] : -PIECE_VALUES[piece.type];
+  }
+  return balance;
 }
 
 function statusOf(state: ChessState): number {
@@ -235,7 +273,8 @@ export function outcomeOf(state: ChessState): Outcome | null {
   const termination = TERMINATIONS[status];
   if (termination === null) return null;
   // After checkmate the side to move is the one that was mated.
-  const winner: Color | null = status === STATUS_CHECKMATE ? (state.turn === 'w' ? 'b' : 'w') : null;
+  const winner: Color | null =
+    status === STATUS_CHECKMATE ? (state.turn === 'w' ? 'b' : 'w') : status === STATUS_ADJUDICATED_WHITE ? 'w' : status === STATUS_ADJUDICATED_BLACK ? 'b' : null;
   return { winner, termination };
 }
 

@@ -32,3 +32,13 @@ export function randomLegalAction<S>(game: Game<S>, state: S, rng: Rng, mask: Ui
   }
   throw new Error('unreachable: mask count disagrees with mask contents');
 }
+
+/**
+ * Plays uniformly random legal actions from a copy of `state` to the end of the game and returns the
+ * final returns (one per seat): the rollout of classic MCTS. `mask` is scratch space of length actionSize.
+ */
+export function randomPlayoutReturns<S>(game: Game<S>, state: S, rng: Rng, mask: Uint8Array = new Uint8Array(game.masker.actionSize)): Float32Array {
+  const s = game.clone(state);
+  while (!game.isTerminal(s)) game.applyAction(s, randomLegalAction(game, s, rng, mask), rng);
+  return game.returns(s);
+}

@@ -1,6 +1,6 @@
 // The public surface of @az/core: contracts every game and tool builds on.
 export { Rng, hashString } from './rng.js';
-export { RandomAgent, randomLegalAction } from './agents.js';
+export { RandomAgent, randomLegalAction, randomPlayoutReturns } from './agents.js';
 export {
   ConfigError,
   validateConfig,

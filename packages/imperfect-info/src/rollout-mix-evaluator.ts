@@ -1,4 +1,4 @@
-import { Rng, type Game } from '@az/core';
+import { Rng, randomPlayoutReturns, type Game } from '@az/core';
 import type { Evaluator, LeafBatch } from '@az/mcts';
 
 /**
@@ -36,20 +36,7 @@ export class RolloutMixEvaluator<S> implements Evaluator<S> {
     const { game, rng, mask } = this;
     const P = batch.numSeats;
     for (let i = 0; i < batch.count; i++) {
-      const state = game.clone(batch.states[i]);
-      while (!game.isTerminal(state)) {
-        const n = game.masker.fillMask(state, mask, 0);
-        let k = rng.int(n);
-        let action = 0;
-        for (let a = 0; a < mask.length; a++) {
-          if (mask[a] && k-- === 0) {
-            action = a;
-            break;
-          }
-        }
-        game.applyAction(state, action, rng);
-      }
-      const z = game.returns(state);
+      const z = randomPlayoutReturns(game, batch.states[i], rng, mask);
       for (let j = 0; j < P; j++) batch.values[i * P + j] = (1 - w) * batch.values[i * P + j] + w * z[j];
     }
   }

@@ -1,5 +1,5 @@
 import type { Game, InferenceModel } from '@az/core';
-import { Rng } from '@az/core';
+import { Rng, randomPlayoutReturns } from '@az/core';
 
 /**
  * The leaves of one search step, for one evaluator call. Buffers are owned by the search and reused
@@ -58,20 +58,7 @@ export class RolloutEvaluator<S> implements Evaluator<S> {
     const P = batch.numSeats;
     batch.policyLogits.fill(0, 0, batch.count * batch.actionSize);
     for (let i = 0; i < batch.count; i++) {
-      const state = game.clone(batch.states[i]);
-      while (!game.isTerminal(state)) {
-        const n = game.masker.fillMask(state, mask, 0);
-        let k = rng.int(n);
-        let action = 0;
-        for (let a = 0; a < mask.length; a++) {
-          if (mask[a] && k-- === 0) {
-            action = a;
-            break;
-          }
-        }
-        game.applyAction(state, action, rng);
-      }
-      batch.values.set(game.returns(state).subarray(0, P), i * P);
+      batch.values.set(randomPlayoutReturns(game, batch.states[i], rng, mask).subarray(0, P), i * P);
     }
   }
 }

@@ -71,7 +71,7 @@ async function games() {
           plugin: chess.chessPlugin,
           moduleUrl: chessUrl,
           exportName: 'chessPlugin',
-          // The game's network (resnet 32x3) with lighter search and 40-ply games, so a measurement window
+          // The game's training network with lighter search and 40-ply games, so a measurement window
           // holds several rounds of finished games on a CPU.
           input: { game: 'chess', gameConfig: { maxPlies: 40 }, simulations: 16, parallelGames: 16, leavesPerTree: 4, temperatureMoves: 8 },
           warmupMs: 10_000,
@@ -153,7 +153,12 @@ async function measure(g, processes) {
 }
 
 await initBackend('cpu'); // the bench process only builds the initial weights
-const config = { transport: 'LocalIpcTransport (child_process.fork, serialization advanced)', workerBackend: 'wasm', cpus: os.cpus().length, goal: 'ratio >= 1.8', games: {} };
+const config = {
+  transport: 'LocalIpcTransport (child_process.fork, serialization advanced), one message per search step',
+  // Workers initialise tfjs on wasm (it holds the weights) and search with each game's inferenceBackend
+  // (default 'auto': onnxruntime, one thread per worker, when it loads).
+  workerTfjsBackend: 'wasm',
+  cpus: os.cpus().length, goal: 'ratio >= 1.8', games: {} };
 const results = { loadavgAtStart: load() };
 for (const g of await games()) {
   const options = resolveTrainOptions(g.input, g.plugin);
@@ -162,6 +167,7 @@ for (const g of await games()) {
     simulations: options.simulations,
     parallelGamesPerProcess: options.parallelGames,
     leavesPerTree: options.leavesPerTree,
+    inferenceBackend: options.inferenceBackend,
     gameConfig: g.input.gameConfig ?? {},
     warmupSeconds: g.warmupMs / 1000,
     measureSeconds: g.measureMs / 1000,

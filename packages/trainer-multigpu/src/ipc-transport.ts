@@ -331,17 +331,20 @@ export class LocalIpcTransport implements SelfPlayTransport {
         if (this.slots.every((s) => s.ready)) this.settleStart();
         return;
       }
-      case 'game': {
-        if (message.seq !== slot.nextSeq) this.emit({ kind: 'gap', workerId: slot.id, device: slot.device.label, expected: slot.nextSeq, got: message.seq });
-        slot.nextSeq = message.seq + 1;
-        slot.gamesFromProcess++;
-        slot.gamesReceived++;
+      case 'games': {
+        if (message.firstSeq !== slot.nextSeq) this.emit({ kind: 'gap', workerId: slot.id, device: slot.device.label, expected: slot.nextSeq, got: message.firstSeq });
+        slot.nextSeq = message.firstSeq + message.games.length;
+        slot.gamesFromProcess += message.games.length;
+        slot.gamesReceived += message.games.length;
         // A worker that delivers games has started successfully, whatever happens to it later.
         slot.consecutiveFailures = 0;
-        slot.liveStats = { games: message.games, positions: message.positions, evaluations: message.evaluations, evaluatorCalls: message.evaluatorCalls };
-        const bytes = message.bytes instanceof Uint8Array ? message.bytes : new Uint8Array(message.bytes as ArrayBufferLike);
-        const game: IncomingGame = { workerId: slot.id, device: slot.device.label, incarnation: slot.incarnation, seq: message.seq, weightsVersion: message.weightsVersion, bytes };
-        for (const listener of this.gameListeners) listener(game);
+        slot.liveStats = message.stats;
+        for (let i = 0; i < message.games.length; i++) {
+          const g = message.games[i];
+          const bytes = g.bytes instanceof Uint8Array ? g.bytes : new Uint8Array(g.bytes as ArrayBufferLike);
+          const game: IncomingGame = { workerId: slot.id, device: slot.device.label, incarnation: slot.incarnation, seq: message.firstSeq + i, weightsVersion: g.weightsVersion, bytes };
+          for (const listener of this.gameListeners) listener(game);
+        }
         return;
       }
       case 'beat':

@@ -91,6 +91,12 @@ export interface WorkerPlayStats {
   readonly evaluatorCalls: number;
 }
 
+/** One finished game inside a 'games' message. */
+export interface FinishedGameMessage {
+  readonly weightsVersion: number;
+  readonly bytes: Uint8Array;
+}
+
 export interface WorkerStatus {
   readonly id: number;
   readonly device: string;
@@ -156,8 +162,13 @@ export type ToWorkerMessage =
 /** Worker -> trainer. */
 export type FromWorkerMessage =
   | { readonly t: 'ready'; readonly backend: string; readonly weightsVersion: number }
-  /** With the worker's stats as of this game, so per-iteration rates need not wait for a heartbeat. */
-  | ({ readonly t: 'game'; readonly seq: number; readonly weightsVersion: number; readonly bytes: Uint8Array } & WorkerPlayStats)
+  /**
+   * The games finished in one search step, in order: game i has sequence number `firstSeq + i`. One
+   * message per step rather than per game: a step of 64 tic-tac-toe games finishes ~8 of them, and a
+   * message each cost the worker and the trainer more than the games. With the worker's stats as of the
+   * last of them, so per-iteration rates need not wait for a heartbeat.
+   */
+  | ({ readonly t: 'games'; readonly firstSeq: number; readonly games: readonly FinishedGameMessage[]; readonly stats: WorkerPlayStats })
   | ({ readonly t: 'beat'; readonly weightsVersion: number } & WorkerPlayStats)
   /** A problem restarting will not fix (wrong game module, encoder mismatch): the trainer gives up. */
   | { readonly t: 'fatal'; readonly message: string }

@@ -1,8 +1,9 @@
 /**
  * Entry module of a self-play worker process (forked by LocalIpcTransport; not part of the package's
  * API). It waits for an 'init' message, builds the game, the network and the batched search, then plays
- * without end: each finished game goes to the trainer at once as bytes (encodeGameRecord), heartbeats
- * go out on a timer and after network calls, and new weights are loaded between moves.
+ * without end: the games finished in each search step go to the trainer right after it, as bytes
+ * (encodeGameRecord) in one message; heartbeats go out on a timer and after network calls, and new
+ * weights are loaded between moves.
  *
  * CUDA_VISIBLE_DEVICES was set by the trainer before this process started, so a GPU worker sees exactly
  * one GPU and tfjs-node-gpu uses it as device 0.
@@ -24,7 +25,7 @@ import { NetworkEvaluator, type Evaluator, type LeafBatch } from '@az/mcts';
 import { encodeGameRecord } from './game-record.js';
 import { SelfPlay } from './self-play.js';
 import { createSelfPlayEngine } from './train-loop.js';
-import type { FromWorkerMessage, ToWorkerMessage, WorkerSetup } from './transport.js';
+import type { FinishedGameMessage, FromWorkerMessage, ToWorkerMessage, WorkerSetup } from './transport.js';
 
 type InitMessage = Extract<ToWorkerMessage, { t: 'init' }>;
 
@@ -127,27 +128,27 @@ async function run(init: InitMessage): Promise<void> {
   void beat();
 
   let seq = 0;
+  // Games finished in the current search step; sent as one message before the next step.
+  let finished: FinishedGameMessage[] = [];
+  const flushGames = (): void => {
+    if (finished.length === 0) return;
+    const stats = { games: gamesSent, positions: positionsSent, evaluations: engine.stats.evaluations, evaluatorCalls: engine.stats.evaluatorCalls };
+    void send({ t: 'games', firstSeq: seq, games: finished, stats });
+    seq += finished.length;
+    finished = [];
+  };
   const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
   await selfPlay.play(
     Infinity,
     (record) => {
-      const bytes = encodeGameRecord(record);
+      finished.push({ weightsVersion: record.weightsVersion, bytes: encodeGameRecord(record) });
       gamesSent++;
       positionsSent += record.length;
-      void send({
-        t: 'game',
-        seq: seq++,
-        weightsVersion: record.weightsVersion,
-        bytes,
-        games: gamesSent,
-        positions: positionsSent,
-        evaluations: engine.stats.evaluations,
-        evaluatorCalls: engine.stats.evaluatorCalls,
-      });
     },
     undefined,
     () => stopping,
     async () => {
+      flushGames();
       beatIfDue();
       // Messages (new weights, pause, stop) are only delivered when the event loop turns: let it, once per move.
       await yieldToEventLoop();
@@ -169,6 +170,7 @@ async function run(init: InitMessage): Promise<void> {
       }
     },
   );
+  flushGames();
   clearInterval(timer);
   inference.dispose();
   // IPC messages are written in order: once this last one is out, every game before it is too, and the

@@ -46,6 +46,14 @@ export interface Masker<S> {
   readonly actionSize: number;
   /** Writes 1 for legal and 0 for illegal actions at `out[offset..offset+actionSize)`; returns the legal count. */
   fillMask(state: S, out: Uint8Array, offset?: number): number;
+  /**
+   * Optional: the legal actions as a list, each once, in any order (the search creates a node's children
+   * in this order); exactly the actions `fillMask` marks. For games with large action spaces and few
+   * legal moves (chess: 4,672 actions, ~30 legal) the search then expands a node in O(legal) instead of
+   * scanning all actions twice, which was a fifth of chess self-play time. The result may be a cached
+   * array: callers must not modify it, nor keep it after `state` changes.
+   */
+  legalActions?(state: S): ArrayLike<number>;
 }
 
 /**

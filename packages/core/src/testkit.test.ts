@@ -19,6 +19,8 @@ type Tweak = Partial<{
   encodeSecret: boolean;
   neverEnds: boolean;
   returnsOutOfRange: boolean;
+  /** Adds a legalActions list; 'right' agrees with the mask, the others break it. */
+  legalList: 'right' | 'missing-one' | 'duplicate';
 }>;
 
 function nimPlugin(tweak: Tweak = {}, information: 'perfect' | 'imperfect' = 'perfect'): GamePlugin<Nim> {
@@ -61,6 +63,17 @@ function nimPlugin(tweak: Tweak = {}, information: 'perfect' | 'imperfect' = 'pe
         }
         return n;
       },
+      ...(tweak.legalList
+        ? {
+            legalActions(s: Nim): ArrayLike<number> {
+              const list: number[] = [];
+              for (let a = 0; a < 3; a++) if (a + 1 <= s.stones) list.push(a);
+              if (tweak.legalList === 'missing-one' && s.stones === 2) list.pop();
+              if (tweak.legalList === 'duplicate' && s.stones === 2) list[1] = 0;
+              return list.reverse();
+            },
+          }
+        : {}),
     },
     initialState: (rng: Rng) => ({ stones: start, toMove: 0, secret: [rng.int(100)] }),
     currentPlayer: (s) => s.toMove,
@@ -132,6 +145,17 @@ describe('testGameContract', () => {
     const v = await violation(nimPlugin({ maskAllowsFour: true }));
     expect(v.seed).toBeTypeOf('number');
     expect(v.message).toMatch(/legal action 2|marked legal/);
+  });
+
+  it("checks a masker's optional legalActions list against its mask", async () => {
+    const report = await testGameContract(nimPlugin({ legalList: 'right' }), { playouts: 8 });
+    expect(report.checks.mask).toBeGreaterThan(0);
+    const missing = await violation(nimPlugin({ legalList: 'missing-one' }));
+    expect(missing.check).toBe('mask');
+    expect(missing.message).toMatch(/legalActions listed 1 actions but fillMask marked 2/);
+    const duplicate = await violation(nimPlugin({ legalList: 'duplicate' }));
+    expect(duplicate.check).toBe('mask');
+    expect(duplicate.message).toMatch(/legalActions lists 0, which fillMask does not mark legal \(or lists it twice\)/);
   });
 
   it('refuses a plugin built for another contract version, saying which', async () => {

@@ -493,6 +493,24 @@ class ContractKit<S> {
     }
     if (count !== ones) this.fail('mask', `fillMask returned ${count} but marked ${ones} actions legal`);
     if (ones === 0) this.fail('mask', `a state that is not terminal has no legal action (${this.describe(state)})`);
+    if (g.masker.legalActions) {
+      let list: ArrayLike<number>;
+      try {
+        list = g.masker.legalActions(state);
+      } catch (err) {
+        this.fail('mask', `legalActions threw: ${errorText(err)}`);
+      }
+      if (list.length !== ones) this.fail('mask', `legalActions listed ${list.length} actions but fillMask marked ${ones} (${this.describe(state)})`);
+      for (let k = 0; k < list.length; k++) {
+        const a = list[k];
+        // Each listed action must be marked, and marked only once: clear it as it is seen.
+        if (!(Number.isInteger(a) && a >= 0 && a < n) || m[a] !== 1) {
+          this.fail('mask', `legalActions lists ${a}, which fillMask does not mark legal${Number.isInteger(a) && a >= 0 && a < n ? ' (or lists it twice)' : ''} (${this.describe(state)})`);
+        }
+        m[a] = 2;
+      }
+      for (let k = 0; k < list.length; k++) m[list[k]] = 1;
+    }
     this.ok('mask');
   }
 

@@ -51,7 +51,14 @@ class ChessMasker implements Masker<ChessState> {
     for (let i = 0; i < actions.length; i++) out[offset + actions[i]] = 1;
     return actions.length;
   }
+
+  /** The cached legal actions (shared by clones of this position); none once the game is over. */
+  legalActions(state: ChessState): ArrayLike<number> {
+    return isGameOver(state) ? NO_ACTIONS : legalActionsOf(state);
+  }
 }
+
+const NO_ACTIONS = new Int32Array(0);
 
 export class ChessGame implements Game<ChessState> {
   readonly traits = CHESS_TRAITS;

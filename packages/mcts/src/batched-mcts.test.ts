@@ -130,6 +130,49 @@ describe('BatchedMcts bookkeeping', () => {
     expect(Array.from(await run())).toEqual(Array.from(await run()));
   });
 
+  it("expands from the masker's legalActions list when the game has one, with the same priors as the mask", async () => {
+    // Logits that differ per action, so priors (and hence visits) depend on which logits expand reads.
+    const graded: Evaluator<TttState> = {
+      needsInputs: false,
+      evaluate(batch) {
+        for (let i = 0; i < batch.count; i++) for (let a = 0; a < 9; a++) batch.policyLogits[i * 9 + a] = ((a * 7) % 5) * 0.3;
+        batch.values.fill(0, 0, batch.count * 2);
+      },
+    };
+    const withList = (order: 'increasing' | 'reversed') => ({
+      ...ttt,
+      masker: {
+        actionSize: 9,
+        fillMask: ttt.masker.fillMask,
+        legalActions(s: TttState): ArrayLike<number> {
+          const legal: number[] = [];
+          for (let a = 0; a < 9; a++) if (s.winner < 0 && s.board[a] === 0) legal.push(a);
+          return order === 'increasing' ? legal : legal.reverse();
+        },
+      },
+    });
+    const visits = async (game: typeof ttt, simulations: number): Promise<number[]> => {
+      const search = new BatchedMcts(game, graded, 1, { simulations, dirichletEpsilon: 0, leavesPerTree: 4 });
+      search.setRoot(0, tttFromString('X...O....', 0));
+      await search.search();
+      return Array.from(search.visitCounts(0, new Float32Array(9)));
+    };
+    // Listed in increasing order, children come in the mask's order: the very same search.
+    const fromMask = await visits(ttt, 200);
+    expect(await visits(withList('increasing'), 200)).toEqual(fromMask);
+    expect(sum(Float32Array.from(fromMask))).toBe(199);
+    // The list is what expand uses: listed in reverse, the first child (and so the first pick among
+    // equal scores) is the last action. With a uniform prior the second simulation picks child 0.
+    const first = async (game: typeof ttt): Promise<number> => {
+      const search = new BatchedMcts(game, new UniformEvaluator<TttState>(), 1, { simulations: 2, dirichletEpsilon: 0, leavesPerTree: 1 });
+      search.setRoot(0, ttt.initialState(new Rng(0)));
+      await search.search();
+      return argmax(search.visitCounts(0, new Float32Array(9)));
+    };
+    expect(await first(ttt)).toBe(0);
+    expect(await first(withList('reversed'))).toBe(8);
+  });
+
   it('evaluates but does not expand leaves once a tree is full', async () => {
     const search = new BatchedMcts(ttt, new UniformEvaluator<TttState>(), 1, { simulations: 100, nodeCapacity: 20, dirichletEpsilon: 0 });
     search.setRoot(0, ttt.initialState(new Rng(0)));

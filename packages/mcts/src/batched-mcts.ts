@@ -74,6 +74,7 @@ export interface SearchEngine<S> {
 const FLAG_EXPANDED = 1;
 const FLAG_TERMINAL = 2;
 const FLAG_PENDING = 4;
+const NO_ACTIONS: ArrayLike<number> = new Int32Array(0);
 
 /**
  * A batch of AlphaZero search trees in flat typed arrays, stepped in lock-step: each step selects up
@@ -119,6 +120,8 @@ export class BatchedMcts<S> implements SearchEngine<S> {
   private readonly maxBatch: number;
   private readonly leafNode: Int32Array;
   private readonly batchStates: S[];
+  /** Leaf i's legal-action list, when the game's masker provides `legalActions` (null otherwise). */
+  private readonly leafLegal: ArrayLike<number>[] | null;
   private readonly batch: LeafBatch<S> & { count: number };
 
   // Scratch.
@@ -163,6 +166,7 @@ export class BatchedMcts<S> implements SearchEngine<S> {
     this.maxBatch = numTrees * c.leavesPerTree;
     this.leafNode = new Int32Array(this.maxBatch);
     this.batchStates = new Array<S>(this.maxBatch);
+    this.leafLegal = game.masker.legalActions ? new Array<ArrayLike<number>>(this.maxBatch).fill(NO_ACTIONS) : null;
     this.batch = {
       count: 0,
       actionSize: this.A,
@@ -399,9 +403,12 @@ export class BatchedMcts<S> implements SearchEngine<S> {
     const { game, batch, A } = this;
     const count = batch.count;
     const encSize = game.encoder.size;
+    const listed = this.leafLegal;
     for (let i = 0; i < count; i++) {
       const state = this.batchStates[i];
       game.masker.fillMask(state, batch.masks, i * A);
+      // Taken before the evaluator runs: it may not touch the states, so the lists stay valid until expand.
+      if (listed) listed[i] = (game.masker.legalActions as (s: S) => ArrayLike<number>).call(game.masker, state);
       if (this.evaluator.needsInputs) game.encoder.encode(state, batch.perspectives[i], batch.inputs, i * encSize);
     }
     await this.evaluator.evaluate(batch);
@@ -413,21 +420,36 @@ export class BatchedMcts<S> implements SearchEngine<S> {
       this.expand(leaf, i);
       this.backup(leaf, batch.values, i * this.P, true);
       this.batchStates[i] = undefined as unknown as S;
+      if (listed) listed[i] = NO_ACTIONS;
     }
   }
 
-  /** Creates the children of `leaf` with priors from the masked softmax of batch entry `i`'s logits. */
+  /**
+   * Creates the children of `leaf` with priors from the masked softmax of batch entry `i`'s logits: over
+   * the game's legal-action list when it has one (O(legal)), else by scanning the mask (O(actionSize)).
+   */
   private expand(leaf: number, i: number): void {
     const { A, batch } = this;
     const t = Math.floor(leaf / this.cap);
-    const maskBase = i * A;
+    const rowBase = i * A;
+    const logits = batch.policyLogits;
+    const list = this.leafLegal ? this.leafLegal[i] : null;
     let legal = 0;
     let maxLogit = -Infinity;
-    for (let a = 0; a < A; a++) {
-      if (batch.masks[maskBase + a]) {
-        legal++;
-        const l = batch.policyLogits[maskBase + a];
+    if (list) {
+      legal = list.length;
+      for (let k = 0; k < legal; k++) {
+        const l = logits[rowBase + list[k]];
         if (l > maxLogit) maxLogit = l;
+      }
+    } else {
+      const masks = batch.masks;
+      for (let a = 0; a < A; a++) {
+        if (masks[rowBase + a]) {
+          legal++;
+          const l = logits[rowBase + a];
+          if (l > maxLogit) maxLogit = l;
+        }
       }
     }
     if (legal === 0) throw new Error(`${this.game.traits.id}: non-terminal state with no legal action`);
@@ -440,13 +462,24 @@ export class BatchedMcts<S> implements SearchEngine<S> {
     this.nextFree[t] += legal;
     let sum = 0;
     let c = first;
-    for (let a = 0; a < A; a++) {
-      if (!batch.masks[maskBase + a]) continue;
-      const p = Math.exp(batch.policyLogits[maskBase + a] - maxLogit);
-      this.initNode(c, leaf, a, p);
-      this.states[c] = undefined;
-      sum += p;
-      c++;
+    if (list) {
+      for (let k = 0; k < legal; k++, c++) {
+        const a = list[k];
+        const p = Math.exp(logits[rowBase + a] - maxLogit);
+        this.initNode(c, leaf, a, p);
+        this.states[c] = undefined;
+        sum += p;
+      }
+    } else {
+      const masks = batch.masks;
+      for (let a = 0; a < A; a++) {
+        if (!masks[rowBase + a]) continue;
+        const p = Math.exp(logits[rowBase + a] - maxLogit);
+        this.initNode(c, leaf, a, p);
+        this.states[c] = undefined;
+        sum += p;
+        c++;
+      }
     }
     for (c = first; c < first + legal; c++) this.prior[c] /= sum;
     this.firstChild[leaf] = first;

@@ -9,6 +9,7 @@ export {
   runPaths,
   findCheckpointDir,
   searchConfigFrom,
+  createSelfPlayEngine,
   type TrainerEvents,
   type TrainPhase,
   type IterationMetrics,

@@ -120,7 +120,8 @@ export function helpText<T extends FlagSpecs>(spec: CommandSpec<T>): string {
   rows.push(['-h, --help', 'show this help']);
   const width = Math.min(34, Math.max(...rows.map(([l]) => l.length)) + 2);
   const lines = [`${spec.summary}`, '', `Usage: ${spec.usage}`, '', 'Options:'];
-  for (const [left, right] of rows) lines.push(`  ${left.padEnd(width)}${right}`);
+  // A flag wider than the column gets its description on the next line, aligned with the others.
+  for (const [left, right] of rows) lines.push(left.length + 2 > width ? `  ${left}\n  ${' '.repeat(width)}${right}` : `  ${left.padEnd(width)}${right}`);
   if (spec.examples?.length) {
     lines.push('', 'Examples:');
     for (const e of spec.examples) lines.push(`  ${e}`);

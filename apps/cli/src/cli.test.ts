@@ -24,6 +24,10 @@ describe('az (usage and errors)', () => {
       const help = az([cmd, '--help']);
       expect(help.code).toBe(0);
       expect(help.stdout).toContain(`Usage: az ${cmd}`);
+      // Every option line keeps its flag apart from its description (long flags wrap instead).
+      for (const line of help.stdout.split('\n').filter((l) => l.startsWith('  -'))) {
+        expect(line, `${cmd}: ${line}`).toMatch(/^ {2}(-\w, )?--[a-z-]+( [^ ]+)?( {2,}\S.*)?$/);
+      }
     }
   });
 

@@ -40,6 +40,30 @@ describe('BatchedMcts with a uniform evaluator', () => {
     expect(search.rootValue(0)[0]).toBeGreaterThan(0.5);
   });
 
+  it('plays a win in one that the network neither suggests nor values above the other moves', async () => {
+    // The winning cell gets a negligible prior and every position looks won to the net (value 0.95 for
+    // the side to move): PUCT alone would spend the visits on the favoured moves and never try cell 2.
+    const overconfident = (win: number): Evaluator<TttState> => ({
+      needsInputs: false,
+      evaluate(batch) {
+        for (let i = 0; i < batch.count; i++) {
+          for (let a = 0; a < 9; a++) batch.policyLogits[i * 9 + a] = a === win ? -12 : 0;
+          const mover = batch.perspectives[i];
+          batch.values[i * 2 + mover] = 0.95;
+          batch.values[i * 2 + 1 - mover] = -0.95;
+        }
+      },
+    });
+    for (const [board, win] of [['XX.OO....', 2], ['X..X.O.O.', 6]] as const) {
+      const search = new BatchedMcts(ttt, overconfident(win), 1, { simulations: 100, dirichletEpsilon: 0, seed: 1 });
+      search.setRoot(0, tttFromString(board, 0));
+      await search.search();
+      const visits = search.visitCounts(0, new Float32Array(9));
+      expect(argmax(visits), board).toBe(win);
+      expect(visits[win], board).toBe(99); // every simulation after the root's expansion
+    }
+  });
+
   it('blocks a loss in one', async () => {
     // X . . / . O . / O . X  X to move: O threatens cell 2 (6-4-2); X has no win in one; only 2 saves X.
     const search = new BatchedMcts(ttt, new UniformEvaluator<TttState>(), 1, { simulations: 400, dirichletEpsilon: 0, seed: 2 });

@@ -120,6 +120,13 @@ export class BatchedMcts<S> implements SearchEngine<S> {
   private readonly maxBatch: number;
   private readonly leafNode: Int32Array;
   private readonly batchStates: S[];
+  /**
+   * Per tree: a root child that ends the game with the best possible return (1) for the seat to move
+   * (a mate in one), or -1. Every simulation goes there: a "decisive move" rule. Without it, a net whose
+   * value is already near 1 in won positions leaves the mate with the few visits its prior earns, and
+   * the agent shuffles a won game into a repetition draw.
+   */
+  private readonly decisiveChild: Int32Array;
   /** Leaf i's legal-action list, when the game's masker provides `legalActions` (null otherwise). */
   private readonly leafLegal: ArrayLike<number>[] | null;
   private readonly batch: LeafBatch<S> & { count: number };
@@ -162,6 +169,7 @@ export class BatchedMcts<S> implements SearchEngine<S> {
     this.nextFree = new Int32Array(numTrees);
     this.rootOf = Int32Array.from({ length: numTrees }, (_, t) => t * this.cap);
     this.hasRoot = new Uint8Array(numTrees);
+    this.decisiveChild = new Int32Array(numTrees).fill(-1);
     this.rootNoised = new Uint8Array(numTrees);
     this.maxBatch = numTrees * c.leavesPerTree;
     this.leafNode = new Int32Array(this.maxBatch);
@@ -200,6 +208,7 @@ export class BatchedMcts<S> implements SearchEngine<S> {
     this.rootOf[tree] = base;
     this.hasRoot[tree] = 1;
     this.rootNoised[tree] = 0;
+    this.decisiveChild[tree] = -1;
   }
 
   /** Removes tree `tree` from the search (e.g. its game ended). */
@@ -209,6 +218,7 @@ export class BatchedMcts<S> implements SearchEngine<S> {
     this.nextFree[tree] = 0;
     this.rootOf[tree] = base;
     this.hasRoot[tree] = 0;
+    this.decisiveChild[tree] = -1;
   }
 
   hasTree(tree: number): boolean {
@@ -231,6 +241,7 @@ export class BatchedMcts<S> implements SearchEngine<S> {
     this.parent[child] = -1;
     this.rootOf[tree] = child;
     this.rootNoised[tree] = 0;
+    this.decisiveChild[tree] = -1;
     if (this.nextFree[tree] > this.cap / 2) this.compactSubtree(tree, child);
   }
 
@@ -243,7 +254,10 @@ export class BatchedMcts<S> implements SearchEngine<S> {
       const root = this.rootOf[t];
       if (!this.hasRoot[t] || this.flags[root] & FLAG_TERMINAL) continue;
       remaining[t] = sims;
-      if (this.flags[root] & FLAG_EXPANDED) this.applyRootNoise(t);
+      if (this.flags[root] & FLAG_EXPANDED) {
+        this.resolveRootChildren(t);
+        this.applyRootNoise(t);
+      }
     }
     for (;;) {
       let any = false;
@@ -352,7 +366,7 @@ export class BatchedMcts<S> implements SearchEngine<S> {
     const root = this.rootOf[t];
     let done = 0;
     while (done < wanted) {
-      let n = root;
+      let n = this.decisiveChild[t] >= 0 ? this.decisiveChild[t] : root;
       while ((this.flags[n] & (FLAG_EXPANDED | FLAG_TERMINAL)) === FLAG_EXPANDED) n = this.selectChild(n);
       if (this.states[n] === undefined) {
         const parentState = this.states[this.parent[n]] as S;
@@ -485,7 +499,31 @@ export class BatchedMcts<S> implements SearchEngine<S> {
     this.firstChild[leaf] = first;
     this.childCount[leaf] = legal;
     this.flags[leaf] |= FLAG_EXPANDED;
-    if (leaf === this.rootOf[t]) this.applyRootNoise(t);
+    if (leaf === this.rootOf[t]) {
+      this.resolveRootChildren(t);
+      this.applyRootNoise(t);
+    }
+  }
+
+  /**
+   * Computes the states of the root's children (one clone and move each, once per root) so terminal
+   * ones are known before any is visited, and records a decisive one (see `decisiveChild`).
+   */
+  private resolveRootChildren(t: number): void {
+    const root = this.rootOf[t];
+    const seat = this.toPlay[root];
+    const first = this.firstChild[root];
+    const rootState = this.states[root] as S;
+    this.decisiveChild[t] = -1;
+    for (let c = first, end = first + this.childCount[root]; c < end; c++) {
+      if (this.states[c] === undefined) {
+        const state = this.game.clone(rootState);
+        this.game.applyAction(state, this.actionOf[c], this.rng);
+        this.states[c] = state;
+        this.markStateKnown(c);
+      }
+      if (this.decisiveChild[t] < 0 && this.flags[c] & FLAG_TERMINAL && this.terminalValue[c * this.P + seat] >= 1) this.decisiveChild[t] = c;
+    }
   }
 
   private applyRootNoise(t: number): void {

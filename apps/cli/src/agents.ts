@@ -99,6 +99,8 @@ export function searchAgent<S>(name: string, game: Game<S>, evaluator: Evaluator
       dirichletEpsilon: 0,
       nodeCapacity: Math.max(256, settings.simulations * 64),
       seed: settings.seed,
+      // Playing for real: see replies that end the game (mates, repetition draws) before visiting them.
+      resolveDepth: 2,
     },
     { determinizations: settings.determinizations },
   );

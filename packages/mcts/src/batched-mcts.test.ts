@@ -64,6 +64,32 @@ describe('BatchedMcts with a uniform evaluator', () => {
     }
   });
 
+  it('with resolveDepth 2, sees an opponent reply that ends the game before visiting it', async () => {
+    // O X . / X O . / . . .  X to move: only cell 8 stops O's 0-4-8. The net calls every position won
+    // for the side to move, so after any X move O looks equally good; the threat shows only once O's
+    // winning reply is known to be terminal. O's win is its last child in order, so without resolving
+    // O tries its other replies first and each X move looks fine for several simulations.
+    const misleading: Evaluator<TttState> = {
+      needsInputs: false,
+      evaluate(batch) {
+        for (let i = 0; i < batch.count; i++) {
+          for (let a = 0; a < 9; a++) batch.policyLogits[i * 9 + a] = 0;
+          const mover = batch.perspectives[i];
+          batch.values[i * 2 + mover] = 0.95;
+          batch.values[i * 2 + 1 - mover] = -0.95;
+        }
+      },
+    };
+    const best = async (resolveDepth: number): Promise<number> => {
+      const search = new BatchedMcts(ttt, misleading, 1, { simulations: 12, leavesPerTree: 1, dirichletEpsilon: 0, seed: 3, resolveDepth });
+      search.setRoot(0, tttFromString('OX.XO....', 0));
+      await search.search();
+      return argmax(search.visitCounts(0, new Float32Array(9)));
+    };
+    expect(await best(2)).toBe(8);
+    expect(await best(1)).not.toBe(8);
+  });
+
   it('blocks a loss in one', async () => {
     // X . . / . O . / O . X  X to move: O threatens cell 2 (6-4-2); X has no win in one; only 2 saves X.
     const search = new BatchedMcts(ttt, new UniformEvaluator<TttState>(), 1, { simulations: 400, dirichletEpsilon: 0, seed: 2 });

@@ -21,6 +21,15 @@ export interface SearchConfig {
   readonly nodeCapacity: number;
   /** Seed for chance inside the tree and for the root noise. */
   readonly seed: number;
+  /**
+   * How many levels below the root have their children's states computed when they are expanded (one
+   * clone and move per child), so terminal children are known before their first visit: 1 = the root's
+   * children (a win in one then takes every simulation), 2 = also their children (a reply that ends the
+   * game, a mate or a repetition draw, is seen at once). An unvisited terminal child is valued at its
+   * exact return instead of the first-play estimate. Each level multiplies the cost by the branching
+   * factor: self-play keeps 1, agents that play a game for real use 2.
+   */
+  readonly resolveDepth: number;
 }
 
 export const defaultSearchConfig: SearchConfig = {
@@ -33,6 +42,7 @@ export const defaultSearchConfig: SearchConfig = {
   fpuReduction: 0.2,
   nodeCapacity: 4096,
   seed: 0,
+  resolveDepth: 1,
 };
 
 /** Running totals, for logs and benchmarks. */
@@ -255,7 +265,8 @@ export class BatchedMcts<S> implements SearchEngine<S> {
       if (!this.hasRoot[t] || this.flags[root] & FLAG_TERMINAL) continue;
       remaining[t] = sims;
       if (this.flags[root] & FLAG_EXPANDED) {
-        this.resolveRootChildren(t);
+        // After a re-root the new root's children (and theirs) may not have been resolved yet.
+        this.resolveChildren(t, root, 0);
         this.applyRootNoise(t);
       }
     }
@@ -347,7 +358,8 @@ export class BatchedMcts<S> implements SearchEngine<S> {
     let bestScore = -Infinity;
     for (let c = first; c < end; c++) {
       const nc = this.visits[c] + this.pendingVisits[c];
-      const q = nc > 0 ? (this.valueSum[c * P + seat] - virtualLoss * this.pendingVisits[c]) / nc : fpu;
+      // An unvisited child known to be terminal (see resolveDepth) is worth its exact return.
+      const q = nc > 0 ? (this.valueSum[c * P + seat] - virtualLoss * this.pendingVisits[c]) / nc : this.flags[c] & FLAG_TERMINAL ? this.terminalValue[c * P + seat] : fpu;
       const score = q + (cPuct * this.prior[c] * sqrtN) / (1 + nc);
       if (score > bestScore) {
         bestScore = score;
@@ -499,30 +511,39 @@ export class BatchedMcts<S> implements SearchEngine<S> {
     this.firstChild[leaf] = first;
     this.childCount[leaf] = legal;
     this.flags[leaf] |= FLAG_EXPANDED;
-    if (leaf === this.rootOf[t]) {
-      this.resolveRootChildren(t);
+    const root = this.rootOf[t];
+    if (leaf === root) {
+      this.resolveChildren(t, leaf, 0);
       this.applyRootNoise(t);
+    } else if (this.config.resolveDepth >= 2 && this.parent[leaf] === root) {
+      this.resolveChildren(t, leaf, 1);
     }
   }
 
   /**
-   * Computes the states of the root's children (one clone and move each, once per root) so terminal
-   * ones are known before any is visited, and records a decisive one (see `decisiveChild`).
+   * Computes the states of node `n`'s children (at `depth` below the root of tree `t`) so terminal ones
+   * are known before any is visited, then recurses while `resolveDepth` allows. At the root it also
+   * records a decisive child (see `decisiveChild`). Children already resolved cost a check each.
    */
-  private resolveRootChildren(t: number): void {
-    const root = this.rootOf[t];
-    const seat = this.toPlay[root];
-    const first = this.firstChild[root];
-    const rootState = this.states[root] as S;
-    this.decisiveChild[t] = -1;
-    for (let c = first, end = first + this.childCount[root]; c < end; c++) {
+  private resolveChildren(t: number, n: number, depth: number): void {
+    if (depth >= this.config.resolveDepth) return;
+    const isRoot = depth === 0;
+    if (isRoot) this.decisiveChild[t] = -1;
+    const seat = this.toPlay[n];
+    const first = this.firstChild[n];
+    const end = first + this.childCount[n];
+    const state = this.states[n] as S;
+    for (let c = first; c < end; c++) {
       if (this.states[c] === undefined) {
-        const state = this.game.clone(rootState);
-        this.game.applyAction(state, this.actionOf[c], this.rng);
-        this.states[c] = state;
+        const child = this.game.clone(state);
+        this.game.applyAction(child, this.actionOf[c], this.rng);
+        this.states[c] = child;
         this.markStateKnown(c);
       }
-      if (this.decisiveChild[t] < 0 && this.flags[c] & FLAG_TERMINAL && this.terminalValue[c * this.P + seat] >= 1) this.decisiveChild[t] = c;
+      if (isRoot && this.decisiveChild[t] < 0 && this.flags[c] & FLAG_TERMINAL && this.terminalValue[c * this.P + seat] >= 1) this.decisiveChild[t] = c;
+    }
+    if (depth + 1 < this.config.resolveDepth) {
+      for (let c = first; c < end; c++) if (this.flags[c] & FLAG_EXPANDED) this.resolveChildren(t, c, depth + 1);
     }
   }
 

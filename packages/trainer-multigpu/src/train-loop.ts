@@ -161,6 +161,8 @@ export function searchConfigFrom(o: TrainOptions, seed: number, forEvaluation: b
     dirichletEpsilon: forEvaluation ? 0 : o.dirichletEpsilon,
     nodeCapacity: nodeCapacityFor(simulations, o.leavesPerTree),
     seed,
+    // Evaluation plays as `az eval` does (see replies that end the game); self-play keeps the cheaper 1.
+    resolveDepth: forEvaluation ? 2 : 1,
   };
 }
 

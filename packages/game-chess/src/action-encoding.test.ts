@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { ACTION_SIZE, decodeMove, encodeMove, FIRST_KNIGHT_PLANE, FIRST_UNDERPROMOTION_PLANE, PLANES_PER_SQUARE } from './action-encoding.js';
 import { internals } from './internals.js';
 import { legalMoveIndex, legalMoveOf, legalMovesOf, stateFromFen, toFen, type ChessState } from './state.js';
+import { CONSTANT_PLANES } from './encoder.js';
 import { makeGame, mirrorFen } from './test-helpers.js';
 
 const game = makeGame();
@@ -126,7 +127,7 @@ describe('action encoding', () => {
     const planesA = new Float32Array(game.encoder.size);
     const planesB = new Float32Array(game.encoder.size);
     const channels = game.encoder.shape[2];
-    const colourPlane = channels - 8;
+    const colourPlane = channels - CONSTANT_PLANES;
     const problems: string[] = [];
     for (const fen of fens) {
       const a = stateFromFen(fen);

@@ -5,7 +5,7 @@
  * For white that is rank 1 at row 0; for black the board is flipped vertically. The cell index row*8+col
  * is therefore the same "relative square" the action encoding uses for the side to move.
  *
- * Channels, for H = `history` (C = 14 * (H + 1) + 8):
+ * Channels, for H = `history` (C = 14 * (H + 1) + 7):
  *   for t = 0..H (t = 0 the current position, t = 1 the one before, ...), at 14 * t:
  *     +0..5   the perspective seat's pawns, knights, bishops, rooks, queens, king
  *     +6..11  the opponent's pawns, knights, bishops, rooks, queens, king
@@ -15,10 +15,13 @@
  *   then the constant planes, at 14 * (H + 1):
  *     +0  colour: ones if the perspective seat is black
  *     +1  to move: ones if the perspective seat is the side to move (always, when the search encodes for the mover)
- *     +2  plies played / maxPlies (how close the game is to its draw-adjudication cap)
- *     +3  perspective seat may still castle kingside    +4  ... queenside
- *     +5  opponent may still castle kingside            +6  ... queenside
- *     +7  half-move clock / 100 (the fifty-move rule draws at 1)
+ *     +2  perspective seat may still castle kingside    +3  ... queenside
+ *     +4  opponent may still castle kingside            +5  ... queenside
+ *     +6  half-move clock / 100 (the fifty-move rule draws at 1)
+ *
+ * No plane tells the ply count or the game-length cap (v1 had plies / maxPlies): a model then plays
+ * under any cap, so it can be trained on short games (adjudicated at a low cap, which teaches material
+ * fast) and play full-length ones.
  */
 import type { Encoder } from '@az/core';
 import type { Color } from 'chess.js';
@@ -26,14 +29,14 @@ import { CASTLE_KINGSIDE, CASTLE_QUEENSIDE, internals } from './internals.js';
 import { BLACK_PIECE_OFFSET, piecesOf, type ChessState } from './state.js';
 
 export const PLANES_PER_POSITION = 14;
-export const CONSTANT_PLANES = 8;
+export const CONSTANT_PLANES = 7;
 
 export function encoderChannels(history: number): number {
   return PLANES_PER_POSITION * (history + 1) + CONSTANT_PLANES;
 }
 
 export function encoderVersion(history: number): string {
-  return `chess-v1-h${history}`;
+  return `chess-v2-h${history}`;
 }
 
 export class ChessEncoder implements Encoder<ChessState> {
@@ -79,12 +82,11 @@ export class ChessEncoder implements Encoder<ChessState> {
     const k = offset + PLANES_PER_POSITION * (this.history + 1);
     if (!perspectiveIsWhite) fillPlane(out, k, channels, 1);
     if (c._turn === own) fillPlane(out, k + 1, channels, 1);
-    fillPlane(out, k + 2, channels, Math.min(1, state.plies / state.maxPlies));
-    if (c._castling[own] & CASTLE_KINGSIDE) fillPlane(out, k + 3, channels, 1);
-    if (c._castling[own] & CASTLE_QUEENSIDE) fillPlane(out, k + 4, channels, 1);
-    if (c._castling[opponent] & CASTLE_KINGSIDE) fillPlane(out, k + 5, channels, 1);
-    if (c._castling[opponent] & CASTLE_QUEENSIDE) fillPlane(out, k + 6, channels, 1);
-    fillPlane(out, k + 7, channels, Math.min(1, c._halfMoves / 100));
+    if (c._castling[own] & CASTLE_KINGSIDE) fillPlane(out, k + 2, channels, 1);
+    if (c._castling[own] & CASTLE_QUEENSIDE) fillPlane(out, k + 3, channels, 1);
+    if (c._castling[opponent] & CASTLE_KINGSIDE) fillPlane(out, k + 4, channels, 1);
+    if (c._castling[opponent] & CASTLE_QUEENSIDE) fillPlane(out, k + 5, channels, 1);
+    fillPlane(out, k + 6, channels, Math.min(1, c._halfMoves / 100));
   }
 }
 

@@ -32,8 +32,8 @@ describe('registration and config', () => {
     const game = registry.create('chess', { maxPlies: '100', history: '1' });
     expect(game.config).toEqual({ maxPlies: 100, fen: '', adjudicateLead: 0, history: 1 });
     expect(game.maxGameLength).toBe(100);
-    expect(game.encoder.shape).toEqual([8, 8, 14 * 2 + 8]);
-    expect(game.encoder.version).toBe('chess-v1-h1');
+    expect(game.encoder.shape).toEqual([8, 8, 14 * 2 + 7]);
+    expect(game.encoder.version).toBe('chess-v2-h1');
     expect(game.masker.actionSize).toBe(4672);
     expect(() => registerChess(registry)).toThrow(PluginError);
     expect(chessPlugin.bots?.greedy).toBeTypeOf('function');
@@ -77,7 +77,7 @@ describe('registration and config', () => {
     // What `az play --fen` reads back gives the same position.
     expect(toFen(stateFromFen(game.positionText(state)))).toBe(game.positionText(state));
     expect(chessPlugin.configSchema.fen.modelIndependent).toBe(true);
-    expect(chessPlugin.configSchema.maxPlies.modelIndependent).toBeFalsy();
+    expect(chessPlugin.configSchema.maxPlies.modelIndependent).toBe(true);
     expect(chessPlugin.configSchema.history.modelIndependent).toBeFalsy();
   });
 });
@@ -313,14 +313,14 @@ describe('bots', () => {
 });
 
 describe('input planes', () => {
-  const game = makeGame(); // history 2: 3 x 14 + 8 = 50 channels
-  const C = 50;
+  const game = makeGame(); // history 2: 3 x 14 + 7 = 49 channels
+  const C = 49;
   const at = (planes: Float32Array, square: string, channel: number): number =>
     planes[(('abcdefgh'.indexOf(square[0]) + (Number(square[1]) - 1) * 8) * C) + channel];
 
   it('writes every element, from the perspective seat', () => {
     expect(game.encoder.shape).toEqual([8, 8, C]);
-    expect(game.encoder.version).toBe('chess-v1-h2');
+    expect(game.encoder.version).toBe('chess-v2-h2');
     const state = play(game, game.initialState(new Rng(0)), 'e4', 'c5');
     const planes = new Float32Array(game.encoder.size + 10).fill(Number.NaN);
     game.encoder.encode(state, 0, planes, 5);
@@ -338,8 +338,13 @@ describe('input planes', () => {
     expect(at(white, 'c7', 14 + 6)).toBe(1);
     expect(at(white, 'e4', 14 + 0)).toBe(1);
     expect(at(white, 'e2', 28 + 0)).toBe(1);
-    // Constant planes: colour 0 (white), to move 1, ply 2/512, all castling rights, half-move clock 0.
-    expect([42, 43, 44, 45, 46, 47, 48, 49].map((ch) => at(white, 'a1', ch))).toEqual([0, 1, 2 / 512, 1, 1, 1, 1, 0]);
+    // Constant planes: colour 0 (white), to move 1, all castling rights, half-move clock 0.
+    expect([42, 43, 44, 45, 46, 47, 48].map((ch) => at(white, 'a1', ch))).toEqual([0, 1, 1, 1, 1, 1, 0]);
+    // Nothing depends on the ply count or the cap: the same position under another cap encodes the same.
+    const otherCap = makeGame({ maxPlies: 37 });
+    const again = new Float32Array(otherCap.encoder.size);
+    otherCap.encoder.encode(play(otherCap, otherCap.initialState(new Rng(0)), 'e4', 'c5'), 0, again, 0);
+    expect(Array.from(again)).toEqual(Array.from(white.subarray(0, game.encoder.size)));
 
     // Black's view: board flipped vertically, so black's own pawn on c5 sits at relative rank 4 (c4's cell).
     const black = new Float32Array(game.encoder.size);

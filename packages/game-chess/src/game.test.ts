@@ -379,3 +379,23 @@ describe('input planes', () => {
     expect(noHistory.hash(c)).toBe(noHistory.hash(d));
   });
 });
+
+describe('outcome metrics for az eval', () => {
+  it('say how the game ended and where the material stood, from each seat', () => {
+    const game = makeGame();
+    const metrics = chessPlugin.outcomeMetrics as NonNullable<typeof chessPlugin.outcomeMetrics>;
+    // Scholar's mate: white mates at ply 7, a pawn up (Qxf7 took it).
+    const mated = play(game, game.initialState(new Rng(0)), 'e4', 'e5', 'Bc4', 'Nc6', 'Qh5', 'Nf6', 'Qxf7#');
+    const white = metrics(game, mated, 0);
+    expect(white['ended by checkmate']).toBe(1);
+    expect(Object.entries(white).filter(([k, v]) => k.startsWith('ended by') && v === 1)).toHaveLength(1);
+    expect(white.plies).toBe(7);
+    expect(white['material lead at the end']).toBe(1);
+    expect(metrics(game, mated, 1)['material lead at the end']).toBe(-1);
+    // A draw with a lead: K+R v K, capped at ply 1, adjudication off.
+    const capped = makeGame({ maxPlies: 1 });
+    const end = play(capped, stateFromFen('4k3/8/8/8/8/8/8/R3K3 w - - 0 1', { maxPlies: 1 }), 'Ra2');
+    expect(metrics(capped, end, 1)['ended by move limit']).toBe(1);
+    expect(metrics(capped, end, 1)['material lead at the end']).toBe(-5);
+  });
+});

@@ -6,6 +6,7 @@ import {
   defaultRegistry,
   GAME_CONTRACT_VERSION,
   type ConfigSchema,
+  type Game,
   type GamePlugin,
   type GameRegistry,
   type ResolvedConfig,
@@ -14,7 +15,7 @@ import {
 import { GreedyAgent } from './bots.js';
 import { CHESS_TRAITS, ChessGame, DEFAULT_HISTORY } from './game.js';
 import { describeOutcome } from './notation.js';
-import { completeFen, DEFAULT_MAX_PLIES, fenProblem, outcomeOf, stateFromFen, type ChessState } from './state.js';
+import { completeFen, DEFAULT_MAX_PLIES, fenProblem, materialBalance, outcomeOf, stateFromFen, type ChessState, type Termination } from './state.js';
 
 export const chessConfigSchema: ConfigSchema = {
   maxPlies: {
@@ -107,7 +108,24 @@ export const chessPlugin: GamePlugin<ChessState> = {
   },
 
   training: chessTrainingHints,
+  outcomeMetrics: chessOutcomeMetrics,
 };
+
+/** The ways a chess game ends, as `az eval` metric names (one is 1 per finished game, the rest 0). */
+const ENDINGS: readonly Termination[] = ['checkmate', 'stalemate', 'fifty-move rule', 'threefold repetition', 'insufficient material', 'move limit', 'material adjudication'];
+
+/**
+ * How a game ended and where the material stood, per seat, for `az eval`: a model that wins material
+ * but not games shows it here (draws by repetition, fifty moves or insufficient material, with a lead).
+ */
+export function chessOutcomeMetrics(_game: Game<ChessState>, finalState: ChessState, seat: number): Record<string, number> {
+  const outcome = outcomeOf(finalState);
+  const metrics: Record<string, number> = {};
+  for (const ending of ENDINGS) metrics[`ended by ${ending}`] = outcome?.termination === ending ? 1 : 0;
+  metrics['plies'] = finalState.plies;
+  metrics['material lead at the end'] = (seat === 0 ? 1 : -1) * materialBalance(finalState);
+  return metrics;
+}
 
 /** Registers chess in `registry` (the process-wide default unless given). */
 export function registerChess(registry: GameRegistry = defaultRegistry): void {

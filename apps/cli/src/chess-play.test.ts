@@ -67,9 +67,13 @@ describe('az play --game chess', () => {
     expect(r.stdout).toContain('you lose');
     // Black's view: rank 1 at the top, files from h to a.
     expect(r.stdout).toContain('    h g f e d c b a');
-    // Settings the network depends on must still match the model's.
-    const bad = az(['play', '--game', 'chess', '--model', 'toy', '--config', 'maxPlies=50'], 'resign\n');
+    // Settings the network depends on must still match the model's (history: the training hints' 0);
+    // the cap is not one of them.
+    const bad = az(['play', '--game', 'chess', '--model', 'toy', '--config', 'history=2'], 'resign\n');
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('trained with maxPlies=8');
+    expect(bad.stderr).toContain('trained with history=0');
+    const longer = az(['play', '--game', 'chess', '--model', 'toy', '--config', 'maxPlies=50'], 'resign\n');
+    expect(longer.code, longer.stderr).toBe(0);
+    expect(longer.stdout).toContain('ply 0 of 50');
   });
 });

@@ -113,6 +113,15 @@ describe('runMultiProcessTraining (2 CPU workers, tic-tac-toe)', () => {
       const lines = readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as IterationMetrics);
       expect(lines).toHaveLength(metrics.length);
       expect(Object.keys(lines[0].workers?.devices ?? {})).toEqual(['cpu:0', 'cpu:1']);
+      // How the games ended: tic-tac-toe self-play has both wins and draws, and a win is a decisive game.
+      for (const m of lines) {
+        const o = m.selfPlay.outcomes;
+        expect(o.winShareBySeat).toHaveLength(2);
+        expect(o.winShareBySeat[0] + o.winShareBySeat[1]).toBeCloseTo(o.decisiveShare, 9);
+        expect(o.meanLength).toBeGreaterThanOrEqual(5);
+        expect(o.meanLength).toBeLessThanOrEqual(9);
+      }
+      expect(lines.some((m) => m.selfPlay.outcomes.decisiveShare > 0)).toBe(true);
 
       // The final checkpoint holds the iteration reached and its weights version.
       const manifest = await readCheckpointManifest(join(out, 'checkpoint'));

@@ -15,6 +15,7 @@
 import { BackendUnavailableError, initBackend, serializeWeights, type BackendName, type GameRegistry } from '@az/core';
 import { checkDevices, DeviceSpecError, type Device } from './devices.js';
 import { decodeGameRecord } from './game-record.js';
+import { OutcomeTally } from './outcome-tally.js';
 import { LocalIpcTransport } from './ipc-transport.js';
 import type { TrainOptionsInput } from './options.js';
 import {
@@ -196,6 +197,8 @@ export async function runMultiProcessTraining(
   let gamesThisWindow = 0;
   let inSelfPlayPhase = false;
 
+  // How the accepted games ended, taken (and reset) with each iteration's metrics.
+  const outcomes = new OutcomeTally(game.numPlayers);
   transport.onGame((incoming) => {
     const device = perDevice.get(incoming.device);
     totals.received++;
@@ -217,6 +220,7 @@ export async function runMultiProcessTraining(
       return;
     }
     totals.accepted++;
+    outcomes.add(record);
     totals.positions += record.length;
     totals.ageSum += state.weightsVersion - record.weightsVersion;
     if (device) {
@@ -354,6 +358,7 @@ export async function runMultiProcessTraining(
           gamesPerSecond: delta.accepted / Math.max(1e-9, windowSeconds),
           evalsPerSecond: evaluations / Math.max(1e-9, windowSeconds),
           averageBatch: delta.evaluatorCalls ? evaluations / delta.evaluatorCalls : 0,
+          outcomes: outcomes.take(),
         },
         train,
         replay: { size: replay.size, totalAdded: replay.totalAdded },

@@ -32,6 +32,7 @@ import { playArena } from './arena.js';
 import { defaultPlaySimulations, resolveTrainOptions, type TrainOptions, type TrainOptionsInput } from './options.js';
 import { ReplayBuffer } from './replay-buffer.js';
 import { createSearchEngine } from './search-factory.js';
+import { OutcomeTally, type SelfPlayOutcomes } from './outcome-tally.js';
 import { SelfPlay } from './self-play.js';
 import type { WorkerEvent } from './transport.js';
 
@@ -68,6 +69,8 @@ export interface IterationMetrics {
     readonly gamesPerSecond: number;
     readonly evalsPerSecond: number;
     readonly averageBatch: number;
+    /** How this iteration's games ended (games accepted into the replay buffer). */
+    readonly outcomes: SelfPlayOutcomes;
   };
   readonly train: {
     readonly steps: number;
@@ -489,7 +492,16 @@ export async function runTraining(
     const engine = createSelfPlayEngine(game, evaluator, options, Math.min(options.parallelGames, options.gamesPerIteration), rng.nextUint32());
     const selfPlay = new SelfPlay(game, engine, { temperatureMoves: options.temperatureMoves, seed: rng.nextUint32(), weightsVersion: state.weightsVersion });
     events.phase?.('self-play', options.gamesPerIteration, iteration);
-    const sp = await selfPlay.play(options.gamesPerIteration, (r) => replay.addGame(r), (n) => events.progress?.(n), stopped);
+    const outcomes = new OutcomeTally(game.numPlayers);
+    const sp = await selfPlay.play(
+      options.gamesPerIteration,
+      (r) => {
+        replay.addGame(r);
+        outcomes.add(r);
+      },
+      (n) => events.progress?.(n),
+      stopped,
+    );
     state.gamesPlayed += sp.games;
     const t1 = performance.now();
     if (stopped()) {
@@ -522,6 +534,7 @@ export async function runTraining(
         gamesPerSecond: sp.games / sp.seconds,
         evalsPerSecond: sp.evaluations / sp.seconds,
         averageBatch: sp.averageBatch,
+        outcomes: outcomes.take(),
       },
       train,
       replay: { size: replay.size, totalAdded: replay.totalAdded },

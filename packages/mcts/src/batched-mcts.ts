@@ -139,6 +139,8 @@ export class BatchedMcts<S> implements SearchEngine<S> {
   private readonly decisiveChild: Int32Array;
   /** Leaf i's legal-action list, when the game's masker provides `legalActions` (null otherwise). */
   private readonly leafLegal: ArrayLike<number>[] | null;
+  /** Without `legalActions`: the legal actions read off one leaf's mask, for `expand`. */
+  private readonly maskActions: Int32Array;
   private readonly batch: LeafBatch<S> & { count: number };
 
   // Scratch.
@@ -185,6 +187,7 @@ export class BatchedMcts<S> implements SearchEngine<S> {
     this.leafNode = new Int32Array(this.maxBatch);
     this.batchStates = new Array<S>(this.maxBatch);
     this.leafLegal = game.masker.legalActions ? new Array<ArrayLike<number>>(this.maxBatch).fill(NO_ACTIONS) : null;
+    this.maskActions = new Int32Array(this.leafLegal ? 0 : this.A);
     this.batch = {
       count: 0,
       actionSize: this.A,
@@ -434,7 +437,7 @@ export class BatchedMcts<S> implements SearchEngine<S> {
       const state = this.batchStates[i];
       game.masker.fillMask(state, batch.masks, i * A);
       // Taken before the evaluator runs: it may not touch the states, so the lists stay valid until expand.
-      if (listed) listed[i] = (game.masker.legalActions as (s: S) => ArrayLike<number>).call(game.masker, state);
+      if (listed && game.masker.legalActions) listed[i] = game.masker.legalActions(state);
       if (this.evaluator.needsInputs) game.encoder.encode(state, batch.perspectives[i], batch.inputs, i * encSize);
     }
     await this.evaluator.evaluate(batch);
@@ -459,24 +462,23 @@ export class BatchedMcts<S> implements SearchEngine<S> {
     const t = Math.floor(leaf / this.cap);
     const rowBase = i * A;
     const logits = batch.policyLogits;
-    const list = this.leafLegal ? this.leafLegal[i] : null;
-    let legal = 0;
-    let maxLogit = -Infinity;
-    if (list) {
+    // One list either way: the game's own, or the mask's legal actions in increasing order.
+    let list: ArrayLike<number>;
+    let legal: number;
+    if (this.leafLegal) {
+      list = this.leafLegal[i];
       legal = list.length;
-      for (let k = 0; k < legal; k++) {
-        const l = logits[rowBase + list[k]];
-        if (l > maxLogit) maxLogit = l;
-      }
     } else {
       const masks = batch.masks;
-      for (let a = 0; a < A; a++) {
-        if (masks[rowBase + a]) {
-          legal++;
-          const l = logits[rowBase + a];
-          if (l > maxLogit) maxLogit = l;
-        }
-      }
+      const scratch = this.maskActions;
+      legal = 0;
+      for (let a = 0; a < A; a++) if (masks[rowBase + a]) scratch[legal++] = a;
+      list = scratch;
+    }
+    let maxLogit = -Infinity;
+    for (let k = 0; k < legal; k++) {
+      const l = logits[rowBase + list[k]];
+      if (l > maxLogit) maxLogit = l;
     }
     if (legal === 0) throw new Error(`${this.game.traits.id}: non-terminal state with no legal action`);
     if (this.nextFree[t] + legal > this.cap) {
@@ -488,24 +490,12 @@ export class BatchedMcts<S> implements SearchEngine<S> {
     this.nextFree[t] += legal;
     let sum = 0;
     let c = first;
-    if (list) {
-      for (let k = 0; k < legal; k++, c++) {
-        const a = list[k];
-        const p = Math.exp(logits[rowBase + a] - maxLogit);
-        this.initNode(c, leaf, a, p);
-        this.states[c] = undefined;
-        sum += p;
-      }
-    } else {
-      const masks = batch.masks;
-      for (let a = 0; a < A; a++) {
-        if (!masks[rowBase + a]) continue;
-        const p = Math.exp(logits[rowBase + a] - maxLogit);
-        this.initNode(c, leaf, a, p);
-        this.states[c] = undefined;
-        sum += p;
-        c++;
-      }
+    for (let k = 0; k < legal; k++, c++) {
+      const a = list[k];
+      const p = Math.exp(logits[rowBase + a] - maxLogit);
+      this.initNode(c, leaf, a, p);
+      this.states[c] = undefined;
+      sum += p;
     }
     for (c = first; c < first + legal; c++) this.prior[c] /= sum;
     this.firstChild[leaf] = first;

@@ -3,16 +3,17 @@
  * Pack smoke test: do the published packages work outside the monorepo?
  *
  * `npm pack`s @az/core, @az/mcts and @az/game-tictactoe (as built: run `npm run build` first),
- * installs the three tarballs into an empty temp project with `npm install --offline` (their external
- * dependencies, tfjs and friends, come from the npm cache the monorepo's own install filled; no
- * workspace links, no registry), and runs a script there that registers tic-tac-toe, checks it with
+ * installs the three tarballs into an empty temp project with `npm install --prefer-offline` (their
+ * external dependencies, tfjs and friends, come from the npm cache the monorepo's own install filled
+ * where it can; `npm ci` caches tarballs but not the registry metadata an install without a lockfile
+ * asks for, so on a fresh machine that comes from the registry; no workspace links), and runs a script there that registers tic-tac-toe, checks it with
  * the contract test-kit, and runs short searches: rollout MCTS must find a winning move, and a tiny
  * tfjs network must evaluate positions through NetworkEvaluator, and so must the same network exported to
  * ONNX on onnxruntime-node (its CPU library must load from the installed package: the .npmrc skips only
  * the CUDA download).
  *
- * Usage: node scripts/pack-smoke.mjs [--prefer-offline] [--keep]
- *   --prefer-offline  let npm fetch what the cache lacks from the registry (default: --offline)
+ * Usage: node scripts/pack-smoke.mjs [--offline] [--keep]
+ *   --offline         never touch the registry (needs a cache that already holds the metadata)
  *   --keep            keep the temp directory and print its path
  * Exit status 0 on success; on failure the failing step and its output are printed.
  */
@@ -29,7 +30,7 @@ const packages = [
   { name: '@az/game-tictactoe', dir: 'packages/game-tictactoe' },
 ];
 const args = new Set(process.argv.slice(2));
-const network = args.has('--prefer-offline') ? '--prefer-offline' : '--offline';
+const network = args.has('--offline') ? '--offline' : '--prefer-offline';
 const started = Date.now();
 const work = mkdtempSync(join(tmpdir(), 'az-pack-smoke-'));
 

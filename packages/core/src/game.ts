@@ -125,6 +125,14 @@ export interface Game<S> {
    */
   positionText?(state: S): string;
   /**
+   * Optional: a cheap domain-knowledge estimate of the returns from a non-terminal state (one value per
+   * seat in [-1, 1], absolute seat order, like `returns`), e.g. chess material. Only training reads it,
+   * and only when the run asks for value shaping (`TrainingHints.valueShaping`, `az train
+   * --value-shaping`): each position's value target is then blended with it. Search never calls it, so
+   * a trained model is judged on its own.
+   */
+  estimateReturns?(state: S): Float32Array;
+  /**
    * Imperfect-information games: what `seat` knows (its own view). Encoders of such games must depend
    * only on this, never on hidden parts of the full state.
    */
@@ -169,6 +177,13 @@ export interface TrainingHints {
   readonly dirichletAlpha?: number;
   /** Imperfect-information games: sampled worlds searched per move (determinized search). */
   readonly determinizations?: number;
+  /**
+   * Weight w in [0, 1) of the game's `estimateReturns` in value targets: a position's target is
+   * (1 - w) * game result + w * estimate. Games whose results are too sparse or noisy to learn from in a
+   * short run (chess: a game's result says little about its opening) give the value head a dense signal
+   * this way; 0 (the default) trains on results alone, as AlphaZero does.
+   */
+  readonly valueShaping?: number;
 }
 
 /** A baseline player a game offers by name (random is built in everywhere). */

@@ -19,6 +19,8 @@ type Tweak = Partial<{
   encodeSecret: boolean;
   neverEnds: boolean;
   returnsOutOfRange: boolean;
+  /** Adds estimateReturns; 'right' is in range, 'out-of-range' is not. */
+  estimate: 'right' | 'out-of-range';
   /** Adds a legalActions list; 'right' agrees with the mask, the others break it. */
   legalList: 'right' | 'missing-one' | 'duplicate';
 }>;
@@ -102,6 +104,17 @@ function nimPlugin(tweak: Tweak = {}, information: 'perfect' | 'imperfect' = 'pe
       return { ok: true, action: Number(m[1]) - 1 };
     },
     informationState: (s, seat) => ({ stones: s.stones, toMove: s.toMove, seat }),
+    ...(tweak.estimate
+      ? {
+          // The mover wins Nim when the stones left are not a multiple of 4.
+          estimateReturns(s: Nim): Float32Array {
+            const r = new Float32Array(2);
+            r[s.toMove] = (tweak.estimate === 'right' ? 0.5 : 3) * (s.stones % 4 === 0 ? -1 : 1);
+            r[1 - s.toMove] = -r[s.toMove];
+            return r;
+          },
+        }
+      : {}),
   };
   return { contractVersion: GAME_CONTRACT_VERSION, traits, configSchema: {}, create: () => game };
 }
@@ -145,6 +158,13 @@ describe('testGameContract', () => {
     const v = await violation(nimPlugin({ maskAllowsFour: true }));
     expect(v.seed).toBeTypeOf('number');
     expect(v.message).toMatch(/legal action 2|marked legal/);
+  });
+
+  it('checks the optional estimateReturns like returns', async () => {
+    await testGameContract(nimPlugin({ estimate: 'right' }), { playouts: 8 });
+    const v = await violation(nimPlugin({ estimate: 'out-of-range' }));
+    expect(v.check).toBe('returns');
+    expect(v.message).toMatch(/estimateReturns gave seat [01] -?3, not a number in \[-1, 1\]/);
   });
 
   it("checks a masker's optional legalActions list against its mask", async () => {

@@ -472,6 +472,18 @@ class ContractKit<S> {
     if (terminal && g.traits.rewards === 'zero-sum' && g.numPlayers === 2 && Math.abs(r[0] + r[1]) > 1e-5) {
       this.fail('returns', `a zero-sum game ended with returns ${r[0]}, ${r[1]} that do not sum to 0`);
     }
+    if (g.estimateReturns && !terminal) {
+      let e: Float32Array;
+      try {
+        e = g.estimateReturns(state);
+      } catch (err) {
+        this.fail('returns', `estimateReturns threw: ${errorText(err)} (${this.describe(state)})`);
+      }
+      if (!e || e.length !== g.numPlayers) this.fail('returns', `estimateReturns gave ${e?.length} values for ${g.numPlayers} seats`);
+      for (let i = 0; i < e.length; i++) {
+        if (!Number.isFinite(e[i]) || e[i] < -1 || e[i] > 1) this.fail('returns', `estimateReturns gave seat ${i} ${e[i]}, not a number in [-1, 1] (${this.describe(state)})`);
+      }
+    }
     this.ok('returns');
   }
 

@@ -96,6 +96,22 @@ describe('game end and returns', () => {
     expect(() => game.applyAction(scholar, 0, new Rng(0))).toThrow(/game is over \(white wins by checkmate\)/);
   });
 
+  it('estimates returns from material (for value shaping), and gives the result once the game is over', () => {
+    const game = makeGame();
+    const start = game.initialState(new Rng(0));
+    expect(Array.from(game.estimateReturns(start))).toEqual([0, 0]);
+    // 1. e4 d5 2. exd5: white is a pawn up.
+    const pawnUp = play(game, game.initialState(new Rng(0)), 'e4', 'd5', 'exd5');
+    const [white, black] = game.estimateReturns(pawnUp);
+    expect(white).toBeCloseTo(Math.tanh(1 / 5), 6);
+    expect(black).toBeCloseTo(-white, 6);
+    const blackRookUp = makeGame({ fen: 'r3k2r/8/8/8/8/8/8/4K2R w Kkq - 0 1' });
+    expect(blackRookUp.estimateReturns(blackRookUp.initialState(new Rng(0)))[0]).toBeCloseTo(Math.tanh(-5 / 5), 6);
+    // Checkmate (material level): the result, black wins.
+    const fool = play(game, game.initialState(new Rng(0)), 'f3', 'e5', 'g4', 'Qh4#');
+    expect(Array.from(game.estimateReturns(fool))).toEqual([-1, 1]);
+  });
+
   it('stalemate is a draw', () => {
     const game = makeGame({ fen: 'k7/8/8/1Q6/8/8/8/7K w - - 0 1' });
     const state = play(game, game.initialState(new Rng(0)), 'Qb6');

@@ -73,6 +73,7 @@ export const chessTrainingHints: TrainingHints = {
   network: { kind: 'resnet', filters: 16, blocks: 2, valueHead: 'pool', valueFilters: 32 },
   simulations: 64,
   temperatureMoves: 100,
+  valueShaping: 0.5,
   dirichletAlpha: 0.3,
   gamesPerIteration: 128,
   parallelGames: 64,

@@ -21,6 +21,14 @@ describe('resolveTrainOptions: determinizations and the game’s training config
     expect(resolveTrainOptions({ game: 'tictactoe', gameConfig: { roundCards: 3, players: 5 } }, plugin).gameConfig).toEqual({ rounds: 'one', roundCards: 3, players: 5 });
   });
 
+  it('takes value shaping from the user, else the game’s hint, else 0, and keeps it in [0, 1)', () => {
+    expect(resolveTrainOptions({ game: 'tictactoe' }, withHints({})).valueShaping).toBe(0);
+    expect(resolveTrainOptions({ game: 'tictactoe' }, withHints({ valueShaping: 0.5 })).valueShaping).toBe(0.5);
+    expect(resolveTrainOptions({ game: 'tictactoe', valueShaping: 0 }, withHints({ valueShaping: 0.5 })).valueShaping).toBe(0);
+    expect(() => resolveTrainOptions({ game: 'tictactoe', valueShaping: 1 }, withHints({}))).toThrow(/valueShaping must be in \[0, 1\)/);
+    expect(() => resolveTrainOptions({ game: 'tictactoe', valueShaping: -0.1 }, withHints({}))).toThrow(/valueShaping/);
+  });
+
   it('still builds plain search for perfect-information games', () => {
     const game = ticTacToePlugin.create({});
     expect(createSearchEngine(game, new UniformEvaluator(), 2, { simulations: 4 }, { determinizations: 3 })).toBeInstanceOf(BatchedMcts);

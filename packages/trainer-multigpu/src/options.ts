@@ -19,6 +19,8 @@ export interface TrainOptions {
   readonly dirichletAlpha: number;
   readonly dirichletEpsilon: number;
   readonly temperatureMoves: number;
+  /** Weight of the game's `estimateReturns` in value targets, in [0, 1) (0 = game results only). */
+  readonly valueShaping: number;
   readonly trainingSteps: number;
   readonly batchSize: number;
   readonly learningRate: number;
@@ -84,6 +86,7 @@ export function resolveTrainOptions(input: TrainOptionsInput, plugin: GamePlugin
     dirichletAlpha: input.dirichletAlpha ?? hints.dirichletAlpha ?? d.dirichletAlpha,
     dirichletEpsilon: input.dirichletEpsilon ?? d.dirichletEpsilon,
     temperatureMoves: input.temperatureMoves ?? hints.temperatureMoves ?? Math.min(30, Math.ceil(maxLen / 4)),
+    valueShaping: input.valueShaping ?? hints.valueShaping ?? 0,
     trainingSteps: input.trainingSteps ?? hints.trainingSteps ?? d.trainingSteps,
     batchSize: input.batchSize ?? hints.batchSize ?? d.batchSize,
     learningRate: input.learningRate ?? d.learningRate,
@@ -122,6 +125,7 @@ export function checkTrainOptions(o: TrainOptions): void {
   }
   if (!(o.dirichletEpsilon >= 0 && o.dirichletEpsilon <= 1)) throw new RangeError(`dirichletEpsilon must be in [0, 1], got ${o.dirichletEpsilon}`);
   if (!(o.dirichletAlpha >= 0)) throw new RangeError(`dirichletAlpha must be >= 0, got ${o.dirichletAlpha}`);
+  if (!(o.valueShaping >= 0 && o.valueShaping < 1)) throw new RangeError(`valueShaping must be in [0, 1), got ${o.valueShaping}`);
   if (!(o.weightDecay >= 0)) throw new RangeError(`weightDecay must be >= 0, got ${o.weightDecay}`);
   if (o.inferenceThreads !== undefined && !(Number.isInteger(o.inferenceThreads) && o.inferenceThreads >= 1)) {
     throw new RangeError(`inferenceThreads must be a positive integer, got ${String(o.inferenceThreads)}`);

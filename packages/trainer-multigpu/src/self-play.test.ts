@@ -46,6 +46,30 @@ describe('SelfPlay', () => {
     }
   });
 
+  it('blends value targets with the game\'s estimate when value shaping is on, and refuses a game without one', async () => {
+    // A made-up estimate that differs at every ply: X's "advantage" is the number of marks / 10.
+    const estimateReturns = (s: TicTacToeState): Float32Array => Float32Array.of(s.moveCount / 10, -s.moveCount / 10);
+    const shaped = Object.assign(Object.create(game) as typeof game, { estimateReturns });
+    const engine = new BatchedMcts(shaped, new UniformEvaluator<TicTacToeState>(), 4, { simulations: 16, leavesPerTree: 2, seed: 5 });
+    const records: GameRecord[] = [];
+    await new SelfPlay(shaped, engine, { temperatureMoves: 9, seed: 5, valueShaping: 0.25 }).play(8, (r) => records.push(r));
+    let decisive = 0;
+    for (const r of records) {
+      if (r.returns[0] !== 0) decisive++;
+      for (let i = 0; i < r.length; i++) {
+        // Position i has i marks and seat i % 2 to move; targets are from the mover's perspective.
+        const mover = i % 2;
+        const estimate = mover === 0 ? i / 10 : -i / 10;
+        expect(r.values[i * 2]).toBeCloseTo(0.75 * r.returns[mover] + 0.25 * estimate, 6);
+        expect(r.values[i * 2 + 1]).toBeCloseTo(0.75 * r.returns[1 - mover] - 0.25 * estimate, 6);
+      }
+    }
+    expect(decisive).toBeGreaterThan(0);
+    const plain = new BatchedMcts(game, new UniformEvaluator<TicTacToeState>(), 4, { simulations: 16, leavesPerTree: 2, seed: 5 });
+    expect(() => new SelfPlay(game, plain, { temperatureMoves: 9, seed: 5, valueShaping: 0.25 })).toThrow(/estimateReturns/);
+    expect(() => new SelfPlay(shaped, engine, { temperatureMoves: 9, seed: 5, valueShaping: 1 })).toThrow(/\[0, 1\)/);
+  });
+
   it('is reproducible from its seed', async () => {
     const a = await playGames(6, 7);
     const b = await playGames(6, 7);

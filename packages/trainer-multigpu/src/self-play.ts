@@ -7,6 +7,11 @@ export interface SelfPlayOptions {
   /** Moves (per game) played by sampling visit counts at temperature 1; after that, the most visited. */
   readonly temperatureMoves: number;
   readonly seed: number;
+  /**
+   * Weight w of the game's `estimateReturns` in value targets: (1 - w) * result + w * estimate of the
+   * position (default 0: results only). Needs a game with `estimateReturns`.
+   */
+  readonly valueShaping?: number;
   /** Weights version stamped on every record. */
   readonly weightsVersion?: number;
 }
@@ -23,6 +28,8 @@ export interface SelfPlayStats {
 class GameInProgress {
   readonly inputs: number[] = [];
   readonly perspectives: number[] = [];
+  /** Per position, `estimateReturns` in absolute seat order (value shaping only). */
+  readonly estimates: number[] = [];
   readonly policyOffsets: number[] = [0];
   readonly policyIndex: number[] = [];
   readonly policyProb: number[] = [];
@@ -40,6 +47,7 @@ export class SelfPlay<S> {
   private readonly rng: Rng;
   private readonly counts: Float32Array;
   private readonly encoded: Float32Array;
+  private readonly valueShaping: number;
   /**
    * The version of the weights the engine's evaluator uses now. A self-play worker sets it when it loads
    * new weights between moves; each record carries the version current when its game started (the
@@ -56,6 +64,9 @@ export class SelfPlay<S> {
     this.counts = new Float32Array(game.masker.actionSize);
     this.encoded = new Float32Array(game.encoder.size);
     this.weightsVersion = options.weightsVersion ?? 0;
+    this.valueShaping = options.valueShaping ?? 0;
+    if (!(this.valueShaping >= 0 && this.valueShaping < 1)) throw new RangeError(`valueShaping must be in [0, 1), got ${this.valueShaping}`);
+    if (this.valueShaping > 0 && !game.estimateReturns) throw new RangeError(`valueShaping: game '${game.traits.id}' has no estimateReturns`);
   }
 
   /**
@@ -133,6 +144,10 @@ export class SelfPlay<S> {
     this.game.encoder.encode(state, player, this.encoded, 0);
     for (let i = 0; i < this.encoded.length; i++) rec.inputs.push(this.encoded[i]);
     rec.perspectives.push(player);
+    if (this.valueShaping > 0) {
+      const estimate = this.game.estimateReturns!(state);
+      for (let j = 0; j < this.game.numPlayers; j++) rec.estimates.push(estimate[j]);
+    }
     let total = 0;
     for (let a = 0; a < this.counts.length; a++) total += this.counts[a];
     for (let a = 0; a < this.counts.length; a++) {
@@ -148,9 +163,13 @@ export class SelfPlay<S> {
     const P = this.game.numPlayers;
     const length = rec.perspectives.length;
     const values = new Float32Array(length * P);
+    const w = this.valueShaping;
     for (let i = 0; i < length; i++) {
       const persp = rec.perspectives[i];
-      for (let j = 0; j < P; j++) values[i * P + j] = returns[(persp + j) % P];
+      for (let j = 0; j < P; j++) {
+        const seat = (persp + j) % P;
+        values[i * P + j] = w > 0 ? (1 - w) * returns[seat] + w * rec.estimates[i * P + seat] : returns[seat];
+      }
     }
     return {
       length,

@@ -253,6 +253,9 @@ export async function openRun(input: TrainOptionsInput, deps: RunDeps): Promise<
   log(`backend: ${backend.name}${backend.skipped.length ? ` (skipped ${backend.skipped.map((s) => s.name).join(', ')})` : ''}`);
   const gameConfig = resolveGameConfig(plugin, options.gameConfig);
   const game = plugin.create(gameConfig);
+  if (options.valueShaping > 0 && !game.estimateReturns) {
+    throw new RangeError(`valueShaping ${options.valueShaping}: game '${plugin.traits.id}' has no estimateReturns to shape value targets with (use 0)`);
+  }
   if (resumed && resumed.manifest.encoderVersion !== game.encoder.version) {
     throw new CheckpointError(input.resume ?? '', `checkpoint encoder ${resumed.manifest.encoderVersion} does not match the game's encoder ${game.encoder.version}`);
   }
@@ -490,7 +493,7 @@ export async function runTraining(
 
     // Self-play with the current weights.
     const engine = createSelfPlayEngine(game, evaluator, options, Math.min(options.parallelGames, options.gamesPerIteration), rng.nextUint32());
-    const selfPlay = new SelfPlay(game, engine, { temperatureMoves: options.temperatureMoves, seed: rng.nextUint32(), weightsVersion: state.weightsVersion });
+    const selfPlay = new SelfPlay(game, engine, { temperatureMoves: options.temperatureMoves, valueShaping: options.valueShaping, seed: rng.nextUint32(), weightsVersion: state.weightsVersion });
     events.phase?.('self-play', options.gamesPerIteration, iteration);
     const outcomes = new OutcomeTally(game.numPlayers);
     const sp = await selfPlay.play(

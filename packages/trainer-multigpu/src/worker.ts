@@ -109,7 +109,7 @@ async function run(init: InitMessage): Promise<void> {
   let positionsSent = 0;
   const options = setup.options;
   const engine = createSelfPlayEngine(game, heartbeatingEvaluator(network, () => beatIfDue()), options, options.parallelGames, init.seed);
-  const selfPlay = new SelfPlay(game, engine, { temperatureMoves: options.temperatureMoves, seed: (init.seed ^ 0x5bd1e995) >>> 0, weightsVersion: first.version });
+  const selfPlay = new SelfPlay(game, engine, { temperatureMoves: options.temperatureMoves, valueShaping: options.valueShaping, seed: (init.seed ^ 0x5bd1e995) >>> 0, weightsVersion: first.version });
 
   const beat = (): Promise<void> => {
     lastBeat = Date.now();

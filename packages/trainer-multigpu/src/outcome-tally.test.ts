@@ -12,6 +12,8 @@ function game(returns: number[], length: number): GameRecord {
     policyOffsets: new Int32Array(length + 1),
     policyIndex: new Int32Array(0),
     policyProb: new Float32Array(0),
+    legalOffsets: new Int32Array(length + 1),
+    legalIndex: new Int32Array(0),
     values: new Float32Array(length * P),
     returns: Float32Array.from(returns),
     weightsVersion: 0,

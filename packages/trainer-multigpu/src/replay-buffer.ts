@@ -15,7 +15,7 @@ export interface ReplayShape {
 
 /**
  * A ring of training positions in preallocated flat arrays (inputs, sparse policy targets, per-seat
- * value targets). Oldest positions are overwritten first.
+ * value targets, legal actions as one bit per action). Oldest positions are overwritten first.
  */
 export class ReplayBuffer {
   readonly capacity: number;
@@ -25,6 +25,9 @@ export class ReplayBuffer {
   private readonly policyProb: Float32Array;
   private readonly values: Float32Array;
   private readonly weightsVersion: Int32Array;
+  /** `capacity * legalBytes`: bit a of a position's bytes is set when action a is legal there. */
+  private readonly legal: Uint8Array;
+  private readonly legalBytes: number;
   private next = 0;
   private filled = 0;
   /** Positions ever added (including overwritten ones). */
@@ -39,6 +42,8 @@ export class ReplayBuffer {
     this.policyProb = new Float32Array(capacity * this.shape.policyWidth);
     this.values = new Float32Array(capacity * shape.numSeats);
     this.weightsVersion = new Int32Array(capacity);
+    this.legalBytes = Math.ceil(shape.actionSize / 8);
+    this.legal = new Uint8Array(capacity * this.legalBytes);
   }
 
   get size(): number {
@@ -56,9 +61,19 @@ export class ReplayBuffer {
       this.values.set(record.values.subarray(i * numSeats, (i + 1) * numSeats), slot * numSeats);
       this.storePolicy(slot, record, record.policyOffsets[i], record.policyOffsets[i + 1]);
       this.weightsVersion[slot] = record.weightsVersion;
+      this.storeLegal(slot, record, record.legalOffsets[i], record.legalOffsets[i + 1]);
       this.next = (slot + 1) % this.capacity;
       if (this.filled < this.capacity) this.filled++;
       this.totalAdded++;
+    }
+  }
+
+  private storeLegal(slot: number, record: GameRecord, from: number, to: number): void {
+    const base = slot * this.legalBytes;
+    this.legal.fill(0, base, base + this.legalBytes);
+    for (let k = from; k < to; k++) {
+      const a = record.legalIndex[k];
+      this.legal[base + (a >> 3)] |= 1 << (a & 7);
     }
   }
 
@@ -91,9 +106,10 @@ export class ReplayBuffer {
   /**
    * Fills a training minibatch of `count` uniformly sampled positions: `inputs` (count * inputSize),
    * dense `policy` (count * actionSize) and `values` (count * numSeats). With `symmetries`, each
-   * position is seen through one of them or the identity, chosen uniformly (data augmentation).
+   * position is seen through one of them or the identity, chosen uniformly (data augmentation). With
+   * `legal` (count * actionSize), each position's legal actions are written there as 1, the rest 0.
    */
-  sample(count: number, rng: Rng, inputs: Float32Array, policy: Float32Array, values: Float32Array, symmetries: readonly Symmetry[] = []): void {
+  sample(count: number, rng: Rng, inputs: Float32Array, policy: Float32Array, values: Float32Array, symmetries: readonly Symmetry[] = [], legal?: Float32Array): void {
     if (this.filled === 0) throw new Error('replay buffer is empty');
     const { inputSize, actionSize, numSeats, policyWidth: W } = this.shape;
     policy.fill(0, 0, count * actionSize);
@@ -111,6 +127,11 @@ export class ReplayBuffer {
         if (a < 0) break;
         policy[i * actionSize + (sym ? sym.actionMap[a] : a)] = this.policyProb[s * W + j];
       }
+      if (legal) {
+        const bits = s * this.legalBytes;
+        const row = i * actionSize;
+        for (let a = 0; a < actionSize; a++) legal[row + (sym ? sym.actionMap[a] : a)] = (this.legal[bits + (a >> 3)] >> (a & 7)) & 1;
+      }
     }
   }
 
@@ -123,9 +144,9 @@ export class ReplayBuffer {
 
   /** Writes the buffer to one binary file (header JSON line + raw arrays) so a run can resume. */
   save(path: string): void {
-    const header = JSON.stringify({ format: 'az-replay', version: 1, capacity: this.capacity, shape: this.shape, next: this.next, filled: this.filled, totalAdded: this.totalAdded });
+    const header = JSON.stringify({ format: 'az-replay', version: 2, capacity: this.capacity, shape: this.shape, next: this.next, filled: this.filled, totalAdded: this.totalAdded });
     const headerBytes = Buffer.from(header + '\n', 'utf8');
-    const parts = [this.inputs, this.policyIndex, this.policyProb, this.values, this.weightsVersion].map((a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength));
+    const parts = [this.inputs, this.policyIndex, this.policyProb, this.values, this.weightsVersion, this.legal].map((a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength));
     const lengthPrefix = Buffer.alloc(4);
     lengthPrefix.writeUInt32LE(headerBytes.length);
     writeFileSync(path, Buffer.concat([lengthPrefix, headerBytes, ...parts]));
@@ -139,7 +160,7 @@ export class ReplayBuffer {
     if (bytes.length < 4) fail('file is truncated');
     const headerLength = bytes.readUInt32LE(0);
     if (4 + headerLength > bytes.length) fail('file is truncated');
-    let header: { format?: string; capacity: number; shape: ReplayShape; next: number; filled: number; totalAdded: number };
+    let header: { format?: string; version?: number; capacity: number; shape: ReplayShape; next: number; filled: number; totalAdded: number };
     try {
       header = JSON.parse(bytes.subarray(4, 4 + headerLength).toString('utf8'));
     } catch {
@@ -152,9 +173,12 @@ export class ReplayBuffer {
     const buf = new ReplayBuffer(header.capacity, header.shape);
     let off = 4 + headerLength;
     const body = bytes.subarray(off);
-    const need = buf.inputs.byteLength + buf.policyIndex.byteLength + buf.policyProb.byteLength + buf.values.byteLength + buf.weightsVersion.byteLength;
+    // Version 1 files (before legal actions were kept) load with every action legal: an unmasked softmax, as then.
+    const arrays = [buf.inputs, buf.policyIndex, buf.policyProb, buf.values, buf.weightsVersion, ...(header.version === 1 ? [] : [buf.legal])];
+    if (header.version === 1) buf.legal.fill(0xff);
+    const need = arrays.reduce((sum, a) => sum + a.byteLength, 0);
     if (body.length !== need) fail(`expected ${need} bytes of data after the header, found ${body.length} (truncated or corrupt)`);
-    for (const arr of [buf.inputs, buf.policyIndex, buf.policyProb, buf.values, buf.weightsVersion]) {
+    for (const arr of arrays) {
       new Uint8Array(arr.buffer, arr.byteOffset, arr.byteLength).set(bytes.subarray(off, off + arr.byteLength));
       off += arr.byteLength;
     }

@@ -36,6 +36,10 @@ describe('SelfPlay', () => {
         let total = 0;
         for (let k = r.policyOffsets[i]; k < r.policyOffsets[i + 1]; k++) total += r.policyProb[k];
         expect(total).toBeCloseTo(1, 5);
+        // Position i has 9 - i empty cells, all legal, and the policy lives on them.
+        const legal = Array.from(r.legalIndex.subarray(r.legalOffsets[i], r.legalOffsets[i + 1]));
+        expect(legal).toHaveLength(9 - i);
+        for (let k = r.policyOffsets[i]; k < r.policyOffsets[i + 1]; k++) expect(legal).toContain(r.policyIndex[k]);
         // Zero-sum: "my" value is minus "their" value, and alternating movers see alternating signs.
         expect(r.values[i * 2]).toBeCloseTo(-r.values[i * 2 + 1], 6);
         if (i > 0) expect(r.values[i * 2]).toBeCloseTo(-r.values[(i - 1) * 2], 6);
@@ -85,6 +89,8 @@ describe('GameRecord binary form', () => {
     expect(Array.from(back.inputs)).toEqual(Array.from(records[0].inputs));
     expect(Array.from(back.policyProb)).toEqual(Array.from(records[0].policyProb));
     expect(Array.from(back.values)).toEqual(Array.from(records[0].values));
+    expect(Array.from(back.legalOffsets)).toEqual(Array.from(records[0].legalOffsets));
+    expect(Array.from(back.legalIndex)).toEqual(Array.from(records[0].legalIndex));
     expect(back.weightsVersion).toBe(records[0].weightsVersion);
     expect(() => decodeGameRecord(bytes.subarray(0, bytes.length - 8))).toThrow(/truncated/);
     const bad = bytes.slice();
@@ -111,6 +117,26 @@ describe('ReplayBuffer', () => {
       const p = policy.subarray(i * 9, (i + 1) * 9).reduce((s, x) => s + x, 0);
       expect(p).toBeCloseTo(1, 5);
       expect(Math.abs(values[i * 2])).toBeLessThanOrEqual(1);
+    }
+  });
+
+  it('samples each position\'s legal actions (mapped by the same symmetry as its policy)', async () => {
+    const { records } = await playGames(6, 9);
+    const buffer = new ReplayBuffer(200, shape);
+    for (const r of records) buffer.addGame(r);
+    const inputs = new Float32Array(64 * shape.inputSize);
+    const policy = new Float32Array(64 * 9);
+    const legal = new Float32Array(64 * 9).fill(7);
+    for (const symmetries of [[], game.symmetries ?? []]) {
+      buffer.sample(64, new Rng(3), inputs, policy, new Float32Array(128), symmetries, legal);
+      for (let i = 0; i < 64; i++) {
+        const row = inputs.subarray(i * shape.inputSize, (i + 1) * shape.inputSize);
+        for (let c = 0; c < 9; c++) {
+          // Planes 0 and 1 hold the two sides' marks (after the symmetry): a cell is legal exactly when empty.
+          expect(legal[i * 9 + c]).toBe(row[c] + row[9 + c] === 0 ? 1 : 0);
+          if (policy[i * 9 + c] > 0) expect(legal[i * 9 + c]).toBe(1);
+        }
+      }
     }
   });
 
@@ -160,6 +186,25 @@ describe('ReplayBuffer', () => {
         return Array.from(inputs);
       };
       expect(sampleOf(loaded)).toEqual(sampleOf(buffer));
+      const legalOf = (b: ReplayBuffer): number[] => {
+        const legal = new Float32Array(8 * 9);
+        b.sample(8, new Rng(2), new Float32Array(8 * shape.inputSize), new Float32Array(8 * 9), new Float32Array(16), [], legal);
+        return Array.from(legal);
+      };
+      expect(legalOf(loaded)).toEqual(legalOf(buffer));
+      expect(legalOf(loaded)).toContain(0);
+      // A version-1 file (before legal actions were kept) loads with every action legal.
+      const v2 = readFileSync(path);
+      const headerLength = v2.readUInt32LE(0);
+      const header = JSON.parse(v2.subarray(4, 4 + headerLength).toString('utf8')) as { version: number; capacity: number };
+      const v1Header = Buffer.from(JSON.stringify({ ...header, version: 1 }) + '\n', 'utf8');
+      const prefix = Buffer.alloc(4);
+      prefix.writeUInt32LE(v1Header.length);
+      const v1Path = join(dir, 'replay-v1.bin');
+      writeFileSync(v1Path, Buffer.concat([prefix, v1Header, v2.subarray(4 + headerLength, v2.length - header.capacity * 2)]));
+      const old = ReplayBuffer.load(v1Path, shape);
+      expect(sampleOf(old)).toEqual(sampleOf(buffer));
+      expect(new Set(legalOf(old))).toEqual(new Set([1]));
       const bytes = readFileSync(path);
       writeFileSync(path, bytes.subarray(0, bytes.length - 100));
       expect(() => ReplayBuffer.load(path, shape)).toThrow(/truncated or corrupt/);

@@ -33,6 +33,8 @@ class GameInProgress {
   readonly policyOffsets: number[] = [0];
   readonly policyIndex: number[] = [];
   readonly policyProb: number[] = [];
+  readonly legalOffsets: number[] = [0];
+  readonly legalIndex: number[] = [];
   moves = 0;
   /** The weights version when the game started: the oldest network that chose any of its moves. */
   constructor(readonly weightsVersion: number) {}
@@ -47,6 +49,7 @@ export class SelfPlay<S> {
   private readonly rng: Rng;
   private readonly counts: Float32Array;
   private readonly encoded: Float32Array;
+  private readonly mask: Uint8Array;
   private readonly valueShaping: number;
   /**
    * The version of the weights the engine's evaluator uses now. A self-play worker sets it when it loads
@@ -63,6 +66,7 @@ export class SelfPlay<S> {
     this.rng = new Rng(options.seed);
     this.counts = new Float32Array(game.masker.actionSize);
     this.encoded = new Float32Array(game.encoder.size);
+    this.mask = new Uint8Array(game.masker.actionSize);
     this.weightsVersion = options.weightsVersion ?? 0;
     this.valueShaping = options.valueShaping ?? 0;
     if (!(this.valueShaping >= 0 && this.valueShaping < 1)) throw new RangeError(`valueShaping must be in [0, 1), got ${this.valueShaping}`);
@@ -157,6 +161,15 @@ export class SelfPlay<S> {
       }
     }
     rec.policyOffsets.push(rec.policyIndex.length);
+    const { masker } = this.game;
+    if (masker.legalActions) {
+      const legal = masker.legalActions(state);
+      for (let k = 0; k < legal.length; k++) rec.legalIndex.push(legal[k]);
+    } else {
+      masker.fillMask(state, this.mask, 0);
+      for (let a = 0; a < this.mask.length; a++) if (this.mask[a]) rec.legalIndex.push(a);
+    }
+    rec.legalOffsets.push(rec.legalIndex.length);
   }
 
   private finishRecord(rec: GameInProgress, returns: Float32Array): GameRecord {
@@ -179,6 +192,8 @@ export class SelfPlay<S> {
       policyOffsets: Int32Array.from(rec.policyOffsets),
       policyIndex: Int32Array.from(rec.policyIndex),
       policyProb: Float32Array.from(rec.policyProb),
+      legalOffsets: Int32Array.from(rec.legalOffsets),
+      legalIndex: Int32Array.from(rec.legalIndex),
       values,
       returns: Float32Array.from(returns.subarray(0, P)),
       weightsVersion: rec.weightsVersion,

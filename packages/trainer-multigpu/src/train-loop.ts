@@ -374,12 +374,14 @@ export async function trainPhase(run: RunSession, iteration: number, betweenStep
   const inputs = new Float32Array(B * shape.inputSize);
   const policy = new Float32Array(B * shape.actionSize);
   const values = new Float32Array(B * shape.numSeats);
+  const legal = new Float32Array(B * shape.actionSize);
   const sums = { policyLoss: 0, valueLoss: 0, l2: 0, total: 0 };
   let steps = 0;
   for (; steps < options.trainingSteps && !stopped(); steps++) {
     // Each position is seen through a random symmetry of the game (or as is): free data augmentation.
-    replay.sample(B, rng, inputs, policy, values, symmetries);
-    const losses = trainer.trainBatch(inputs, policy, values, B);
+    replay.sample(B, rng, inputs, policy, values, symmetries, legal);
+    // The policy softmax is taken over each position's legal actions, as the search's priors are.
+    const losses = trainer.trainBatch(inputs, policy, values, B, legal);
     sums.policyLoss += losses.policyLoss;
     sums.valueLoss += losses.valueLoss;
     sums.l2 += losses.l2;

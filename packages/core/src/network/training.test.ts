@@ -46,6 +46,48 @@ describe('NetworkTrainer', () => {
     model.dispose();
   });
 
+  it('with a legal mask, takes the softmax over legal actions only, and leaves illegal logits untouched', () => {
+    const model = buildModel(TINY_MLP, { seed: 2 });
+    const trainer = new NetworkTrainer(model, TINY_MLP, { weightDecay: 0 });
+    const b = randomBatch(TINY_MLP, 6, 3);
+    // Actions 0 and 2 legal in even rows, 1, 2 and 3 in odd rows; targets only on legal actions.
+    const mask = new Float32Array(6 * 4);
+    const targets = new Float32Array(6 * 4);
+    for (let i = 0; i < 6; i++) {
+      const legal = i % 2 === 0 ? [0, 2] : [1, 2, 3];
+      for (const a of legal) mask[i * 4 + a] = 1;
+      legal.forEach((a, k) => (targets[i * 4 + a] = (k + 1) / ((legal.length * (legal.length + 1)) / 2)));
+    }
+    const logits = tf.tidy(() => Array.from((model.predict(tf.tensor(b.inputs, [6, 5])) as tf.Tensor[])[0].dataSync()));
+    let expected = 0;
+    for (let i = 0; i < 6; i++) {
+      const legal = [0, 1, 2, 3].filter((a) => mask[i * 4 + a] === 1);
+      const logSum = Math.log(legal.reduce((sum, a) => sum + Math.exp(logits[i * 4 + a]), 0));
+      for (const a of legal) expected -= (targets[i * 4 + a] * (logits[i * 4 + a] - logSum)) / 6;
+    }
+    const masked = trainer.evaluateBatch(b.inputs, targets, b.valueTargets, 6, mask);
+    expect(masked.policyLoss).toBeCloseTo(expected, 5);
+    // Unmasked, the illegal actions share the softmax: a larger loss for the same targets.
+    expect(trainer.evaluateBatch(b.inputs, targets, b.valueTargets, 6).policyLoss).toBeGreaterThan(masked.policyLoss + 1e-3);
+    // A masked step moves no logit of an action illegal in every row: here none is, so compare gradients
+    // through a row where action 1 is illegal: training only on even rows leaves action 1's output bias alone.
+    const even = [0, 2, 4];
+    const pick = (src: Float32Array, width: number): Float32Array => Float32Array.from(even.flatMap((i) => Array.from(src.subarray(i * width, (i + 1) * width))));
+    const policyBias = (): number[] => {
+      const bias = model.trainableWeights.filter((w) => w.originalName.endsWith('/bias')).map((w) => w.read()).find((t) => t.shape[0] === 4);
+      return Array.from(bias!.dataSync());
+    };
+    const before = policyBias();
+    trainer.trainBatch(pick(b.inputs, 5), pick(targets, 4), pick(b.valueTargets, 2), 3, pick(mask, 4));
+    const after = policyBias();
+    expect(after[1]).toBe(before[1]);
+    expect(after[3]).toBe(before[3]);
+    expect(after[0]).not.toBe(before[0]);
+    expect(() => trainer.trainBatch(b.inputs, targets, b.valueTargets, 6, new Float32Array(5))).toThrow(/legalMask holds 5 floats/);
+    trainer.dispose();
+    model.dispose();
+  });
+
   it('takes the same steps as tf.train.adam', () => {
     const config = TINY_MLP;
     const ours = buildModel(config, { seed: 4 });

@@ -1,7 +1,8 @@
 /**
  * One gradient step at a time on a policy/value LayersModel.
  *
- * loss = softmax cross-entropy(policy targets, logits)        (targets are probability vectors)
+ * loss = softmax cross-entropy(policy targets, logits)        (targets are probability vectors; with a
+ *                                                             legal mask, the softmax is over legal actions)
  *      + mean squared error(value targets, values)             (averaged over batch and seats)
  *      + weightDecay * sum of squared kernel weights           (conv and dense kernels; not biases or BN)
  *
@@ -64,6 +65,9 @@ interface Slot {
   readonly size: number;
 }
 
+/** How far below the rest a masked (illegal) logit goes: far enough that its softmax share is 0. */
+const ILLEGAL_LOGIT_OFFSET = 1e4;
+
 export class NetworkTrainer {
   learningRate: number;
   weightDecay: number;
@@ -107,16 +111,22 @@ export class NetworkTrainer {
    * One Adam step on `count` examples: inputs are encoded positions back to back, policyTargets `count *
    * actionSize` probabilities, valueTargets `count * numSeats` values in [-1, 1]. Batch norm uses batch
    * statistics and updates its moving averages. Returns the losses before the step.
+   *
+   * `legalMask` (optional, `count * actionSize`, 1 = legal, 0 = not) restricts each example's softmax to
+   * its legal actions, as the search does when it turns logits into priors. Without it the network also
+   * has to learn which actions are legal, and actions that are rarely legal (chess: a capture onto a
+   * given square) get pushed down in every position where they are not, so even a free queen gets a
+   * tiny prior when it can be taken.
    */
-  trainBatch(inputs: Float32Array, policyTargets: Float32Array, valueTargets: Float32Array, count: number): TrainLosses {
-    this.checkBatch(inputs, policyTargets, valueTargets, count);
+  trainBatch(inputs: Float32Array, policyTargets: Float32Array, valueTargets: Float32Array, count: number, legalMask?: Float32Array): TrainLosses {
+    this.checkBatch(inputs, policyTargets, valueTargets, count, legalMask);
     const vars = this.slots.map((s) => s.variable);
     const losses = tf.tidy(() => {
-      const { x, pt, vt } = this.batchTensors(inputs, policyTargets, valueTargets, count);
+      const { x, pt, vt, mask } = this.batchTensors(inputs, policyTargets, valueTargets, count, legalMask);
       let parts: tf.Tensor | null = null;
       const { grads } = tf.variableGrads(() => {
         const [logits, values] = this.model.apply(x, { training: true }) as tf.Tensor[];
-        const terms = this.lossTerms(logits, values, pt, vt);
+        const terms = this.lossTerms(logits, values, pt, vt, mask);
         // keep: the loss parts must outlive variableGrads' scope; they leave the tidy as its result and readLosses frees them.
         parts = tf.keep(tf.stack(terms));
         return terms[3] as tf.Scalar;
@@ -128,12 +138,12 @@ export class NetworkTrainer {
   }
 
   /** The same losses as `trainBatch` without changing anything (BN in inference mode), e.g. for validation. */
-  evaluateBatch(inputs: Float32Array, policyTargets: Float32Array, valueTargets: Float32Array, count: number): TrainLosses {
-    this.checkBatch(inputs, policyTargets, valueTargets, count);
+  evaluateBatch(inputs: Float32Array, policyTargets: Float32Array, valueTargets: Float32Array, count: number, legalMask?: Float32Array): TrainLosses {
+    this.checkBatch(inputs, policyTargets, valueTargets, count, legalMask);
     const losses = tf.tidy(() => {
-      const { x, pt, vt } = this.batchTensors(inputs, policyTargets, valueTargets, count);
+      const { x, pt, vt, mask } = this.batchTensors(inputs, policyTargets, valueTargets, count, legalMask);
       const [logits, values] = this.model.apply(x, { training: false }) as tf.Tensor[];
-      return tf.stack(this.lossTerms(logits, values, pt, vt));
+      return tf.stack(this.lossTerms(logits, values, pt, vt, mask));
     });
     return readLosses(losses);
   }
@@ -213,8 +223,11 @@ export class NetworkTrainer {
     }
   }
 
-  private lossTerms(logits: tf.Tensor, values: tf.Tensor, pt: tf.Tensor, vt: tf.Tensor): tf.Scalar[] {
-    const policyLoss = tf.neg(tf.mean(tf.sum(tf.mul(pt, tf.logSoftmax(logits)), -1))) as tf.Scalar;
+  private lossTerms(logits: tf.Tensor, values: tf.Tensor, pt: tf.Tensor, vt: tf.Tensor, mask: tf.Tensor | null): tf.Scalar[] {
+    // Illegal logits are pushed ILLEGAL_LOGIT_OFFSET down: their softmax share is exactly 0 in float32, and
+    // their targets are 0, so 0 * (a large finite log-probability) adds nothing and no gradient reaches them.
+    const masked = mask ? tf.add(logits, tf.mul(tf.sub(mask, 1), ILLEGAL_LOGIT_OFFSET)) : logits;
+    const policyLoss = tf.neg(tf.mean(tf.sum(tf.mul(pt, tf.logSoftmax(masked)), -1))) as tf.Scalar;
     const valueLoss = tf.mean(tf.squaredDifference(values, vt)) as tf.Scalar;
     const l2 =
       this.kernels.length > 0 && this.weightDecay !== 0
@@ -247,17 +260,19 @@ export class NetworkTrainer {
     inputs: Float32Array,
     policyTargets: Float32Array,
     valueTargets: Float32Array,
-    count: number
-  ): { x: tf.Tensor; pt: tf.Tensor; vt: tf.Tensor } {
+    count: number,
+    legalMask: Float32Array | undefined
+  ): { x: tf.Tensor; pt: tf.Tensor; vt: tf.Tensor; mask: tf.Tensor | null } {
     const { actionSize, numSeats, inputShape } = this.config;
     return {
       x: tf.tensor(inputs.subarray(0, count * this.inputSize), [count, ...inputShape], 'float32'),
       pt: tf.tensor2d(policyTargets.subarray(0, count * actionSize), [count, actionSize], 'float32'),
       vt: tf.tensor2d(valueTargets.subarray(0, count * numSeats), [count, numSeats], 'float32'),
+      mask: legalMask ? tf.tensor2d(legalMask.subarray(0, count * actionSize), [count, actionSize], 'float32') : null,
     };
   }
 
-  private checkBatch(inputs: Float32Array, policyTargets: Float32Array, valueTargets: Float32Array, count: number): void {
+  private checkBatch(inputs: Float32Array, policyTargets: Float32Array, valueTargets: Float32Array, count: number, legalMask?: Float32Array): void {
     this.checkNotDisposed();
     if (!Number.isInteger(count) || count <= 0) throw new RangeError(`trainBatch: count must be a positive integer (got ${count})`);
     const need = (name: string, buffer: Float32Array, perItem: number): void => {
@@ -267,6 +282,7 @@ export class NetworkTrainer {
     need('inputs', inputs, this.inputSize);
     need('policyTargets', policyTargets, this.config.actionSize);
     need('valueTargets', valueTargets, this.config.numSeats);
+    if (legalMask) need('legalMask', legalMask, this.config.actionSize);
   }
 
   private checkNotDisposed(): void {

@@ -88,6 +88,30 @@ describe('NetworkTrainer', () => {
     model.dispose();
   });
 
+  it('flushes subnormal weights to zero (they would make every later step and inference slow)', () => {
+    const model = buildModel(TINY_MLP, { seed: 4 });
+    const trainer = new NetworkTrainer(model, TINY_MLP, { weightDecay: 0 });
+    const b = randomBatch(TINY_MLP, 6, 5);
+    const policyKernel = model.trainableWeights.find((w) => w.originalName.endsWith('/kernel') && w.shape[w.shape.length - 1] === 4)!;
+    const kernel = Array.from(policyKernel.read().dataSync());
+    // Action 3's column: subnormal weights; the mask makes action 3 illegal everywhere, so no gradient reaches it.
+    for (let r = 3; r < kernel.length; r += 4) kernel[r] = 1e-39;
+    policyKernel.write(tf.tensor(kernel, policyKernel.shape));
+    const mask = new Float32Array(6 * 4);
+    const targets = new Float32Array(6 * 4);
+    for (let i = 0; i < 6; i++) {
+      mask.set([1, 1, 1, 0], i * 4);
+      targets.set([0.5, 0.25, 0.25, 0], i * 4);
+    }
+    trainer.trainBatch(b.inputs, targets, b.valueTargets, 6, mask);
+    const after = policyKernel.read().dataSync();
+    for (let r = 3; r < after.length; r += 4) expect(after[r]).toBe(0);
+    // The legal actions' weights did train.
+    expect([0, 1, 2].some((a) => after.some((x, r) => r % 4 === a && x !== kernel[r]))).toBe(true);
+    trainer.dispose();
+    model.dispose();
+  });
+
   it('takes the same steps as tf.train.adam', () => {
     const config = TINY_MLP;
     const ours = buildModel(config, { seed: 4 });

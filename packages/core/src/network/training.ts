@@ -247,12 +247,12 @@ export class NetworkTrainer {
     for (const slot of this.slots) {
       const g = grads[slot.variable.name];
       if (!g) continue;
-      const m = tf.add(tf.mul(slot.m, beta1), tf.mul(g, 1 - beta1));
-      const v = tf.add(tf.mul(slot.v, beta2), tf.mul(tf.square(g), 1 - beta2));
+      const m = flushDenormals(tf.add(tf.mul(slot.m, beta1), tf.mul(g, 1 - beta1)));
+      const v = flushDenormals(tf.add(tf.mul(slot.v, beta2), tf.mul(tf.square(g), 1 - beta2)));
       slot.m.assign(m);
       slot.v.assign(v);
       const update = tf.div(tf.div(m, correction1), tf.add(tf.sqrt(tf.div(v, correction2)), epsilon));
-      slot.variable.assign(tf.sub(slot.variable, tf.mul(update, lr)));
+      slot.variable.assign(flushDenormals(tf.sub(slot.variable, tf.mul(update, lr))));
     }
   }
 
@@ -288,6 +288,21 @@ export class NetworkTrainer {
   private checkNotDisposed(): void {
     if (this.disposed) throw new Error('NetworkTrainer used after dispose()');
   }
+}
+
+/** The smallest normal float32; below it (but not 0) values are subnormal. */
+const FLOAT32_MIN_NORMAL = 1.1754943508222875e-38;
+
+/**
+ * `t` with its subnormal entries set to 0 (flush-to-zero, which wasm and onnxruntime's default CPU
+ * settings do not do). Weights and Adam moments that stop getting gradient decay geometrically (weight
+ * decay, beta1, beta2) into the subnormal range, where every multiply costs ~100x: with the policy softmax
+ * over legal actions, the chess policy head's weights for never-legal moves (a rook move off the board)
+ * went subnormal after ~1,700 steps, and from then on both training steps and onnxruntime inference were
+ * 3-11x slower.
+ */
+function flushDenormals(t: tf.Tensor): tf.Tensor {
+  return tf.mul(t, tf.cast(tf.greaterEqual(tf.abs(t), FLOAT32_MIN_NORMAL), 'float32'));
 }
 
 function readLosses(losses: tf.Tensor): TrainLosses {

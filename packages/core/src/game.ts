@@ -165,7 +165,14 @@ export interface TrainingHints {
    */
   readonly gameConfig?: Readonly<Record<string, ConfigValue>>;
   readonly network?: NetworkSpec;
+  /** Self-play simulations per move. */
   readonly simulations?: number;
+  /**
+   * Simulations per move when a trained model plays for real (`az play`, `az eval`, the trainer's final
+   * assessment); default: the larger of 100 and `simulations`. Games whose tactics lie a few plies deep
+   * need more than self-play can afford (chess: 800).
+   */
+  readonly playSimulations?: number;
   readonly gamesPerIteration?: number;
   readonly iterations?: number;
   readonly parallelGames?: number;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ticTacToePlugin } from '@az/game-tictactoe';
 import { UniformEvaluator, BatchedMcts } from '@az/mcts';
 import type { GamePlugin } from '@az/core';
-import { resolveTrainOptions } from './options.js';
+import { defaultPlaySimulations, resolveTrainOptions } from './options.js';
 import { createSearchEngine } from './search-factory.js';
 
 describe('resolveTrainOptions: determinizations and the game’s training config', () => {
@@ -27,6 +27,12 @@ describe('resolveTrainOptions: determinizations and the game’s training config
     expect(resolveTrainOptions({ game: 'tictactoe', valueShaping: 0 }, withHints({ valueShaping: 0.5 })).valueShaping).toBe(0);
     expect(() => resolveTrainOptions({ game: 'tictactoe', valueShaping: 1 }, withHints({}))).toThrow(/valueShaping must be in \[0, 1\)/);
     expect(() => resolveTrainOptions({ game: 'tictactoe', valueShaping: -0.1 }, withHints({}))).toThrow(/valueShaping/);
+  });
+
+  it('plays with the game’s playSimulations, else at least 100 and at least the self-play setting', () => {
+    expect(defaultPlaySimulations(withHints({}))).toBe(100);
+    expect(defaultPlaySimulations(withHints({ simulations: 300 }))).toBe(300);
+    expect(defaultPlaySimulations(withHints({ simulations: 64, playSimulations: 800 }))).toBe(800);
   });
 
   it('still builds plain search for perfect-information games', () => {

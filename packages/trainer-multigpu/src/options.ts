@@ -137,5 +137,5 @@ export function checkTrainOptions(o: TrainOptions): void {
  * (so "plays perfectly" is measured with the settings a user plays against).
  */
 export function defaultPlaySimulations(plugin: GamePlugin): number {
-  return Math.max(100, plugin.training?.simulations ?? 0);
+  return plugin.training?.playSimulations ?? Math.max(100, plugin.training?.simulations ?? 0);
 }

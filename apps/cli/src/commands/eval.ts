@@ -14,7 +14,7 @@ export const evalSpec = {
     a: { type: 'string', description: 'agent A: random, mcts, a game bot, or a model directory', placeholder: 'AGENT' },
     b: { type: 'string', description: 'agent B (fills every seat A does not hold)', placeholder: 'AGENT' },
     games: { type: 'int', min: 1, default: 100, description: 'games to play (seats rotate every game)' },
-    sims: { type: 'int', min: 1, description: 'search simulations per move for search agents (default: game setting, at least 100)' },
+    sims: { type: 'int', min: 1, description: "search simulations per move for search agents (default: the game's play setting, else its training setting, at least 100)" },
     determinizations: { type: 'int', min: 1, description: "hidden-information games: worlds sampled per search move, each searched with --sims simulations (default: the game's setting, else 3)" },
     players: { type: 'int', min: 1, description: "number of players, for games with a 'players' setting" },
     config: { type: 'string', description: 'game settings, key=value[,key=value...]', placeholder: 'K=V,...' },

@@ -17,7 +17,7 @@ export const playSpec = {
     players: { type: 'int', min: 1, description: "number of players, for games that have a 'players' setting" },
     fen: { type: 'string', description: "start position, for games that have a 'fen' setting (chess)", placeholder: 'FEN' },
     config: { type: 'string', description: 'game settings, key=value[,key=value...]', placeholder: 'K=V,...' },
-    sims: { type: 'int', min: 1, description: "search simulations per move for the computer (default: the game's training setting, at least 100)" },
+    sims: { type: 'int', min: 1, description: "search simulations per move for the computer (default: the game's play setting, else its training setting, at least 100)" },
     seed: { type: 'int', min: 0, default: 0, description: 'random seed for deals and agents' },
     backend: { type: 'enum', values: BACKEND_CHOICES, default: 'auto', description: 'network engine for models: auto (onnxruntime if it loads, else tfjs), onnx, onnx-cuda (CUDA 12), or tfjs on cpu, wasm, node, gpu' },
     threads: { type: 'int', min: 1, description: 'onnxruntime threads per network call (default: the cores available)' },

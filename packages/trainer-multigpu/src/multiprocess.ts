@@ -157,7 +157,7 @@ export async function runMultiProcessTraining(
   for (const device of devices) for (let w = 0; w < workersPerDevice; w++) slots.push({ id: slots.length, device });
   const inFlight = slots.length * options.parallelGames;
   log(
-    `self-play: ${slots.length} worker process${slots.length > 1 ? 'es' : ''} (${devices.map((d) => d.label).join(', ')}${workersPerDevice > 1 ? `, ${workersPerDevice} per device` : ''}) on ${workerBackend}, ${options.parallelGames} games each; training on ${gpu ? devices[0].label : run.backend.name}`,
+    `self-play: ${slots.length} worker process${slots.length > 1 ? 'es' : ''} (${devices.map((d) => d.label).join(', ')}${workersPerDevice > 1 ? `, ${workersPerDevice} per device` : ''}), ${options.parallelGames} games each; training on ${gpu ? devices[0].label : run.backend.name}`,
   );
   if (inFlight > options.gamesPerIteration * Math.max(1, maxGameAge)) {
     log(
@@ -243,7 +243,7 @@ export async function runMultiProcessTraining(
     events.worker?.(e);
     switch (e.kind) {
       case 'ready':
-        log(`worker ${e.workerId} (${e.device}) ready: pid ${e.pid}, ${e.backend}, weights v${e.weightsVersion}${e.incarnation > 0 ? `, restart ${e.incarnation}` : ''}`);
+        log(`worker ${e.workerId} (${e.device}) ready: pid ${e.pid}, search on ${e.backend}, weights v${e.weightsVersion}${e.incarnation > 0 ? `, restart ${e.incarnation}` : ''}`);
         return;
       case 'exited': {
         if (e.reason === 'stopped') return;

@@ -124,7 +124,8 @@ async function run(init: InitMessage): Promise<void> {
   const timer = setInterval(() => void beat(), init.heartbeatMs);
   timer.unref();
 
-  await send({ t: 'ready', backend: init.backend, weightsVersion: selfPlay.weightsVersion });
+  // The engine the search really runs on (onnxruntime, or tfjs when it does not load), not the tfjs backend the model was built on.
+  await send({ t: 'ready', backend: inference.backendName, weightsVersion: selfPlay.weightsVersion });
   void beat();
 
   let seq = 0;

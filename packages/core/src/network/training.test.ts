@@ -96,7 +96,7 @@ describe('NetworkTrainer', () => {
     const kernel = Array.from(policyKernel.read().dataSync());
     // Action 3's column: subnormal weights; the mask makes action 3 illegal everywhere, so no gradient reaches it.
     for (let r = 3; r < kernel.length; r += 4) kernel[r] = 1e-39;
-    policyKernel.write(tf.tensor(kernel, policyKernel.shape));
+    policyKernel.write(tf.tensor(kernel, policyKernel.read().shape));
     const mask = new Float32Array(6 * 4);
     const targets = new Float32Array(6 * 4);
     for (let i = 0; i < 6; i++) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { InferenceModel, NetworkConfig } from '@az/core';
 import { Rng } from '@az/core';
-import { BatchedMcts } from './batched-mcts.js';
+import { BatchedMcts, type SearchConfig } from './batched-mcts.js';
 import { NetworkEvaluator, UniformEvaluator, type Evaluator, type LeafBatch } from './evaluator.js';
 import { MctsAgent } from './mcts-agent.js';
 import { selectActionFromVisits } from './policy.js';
@@ -88,6 +88,39 @@ describe('BatchedMcts with a uniform evaluator', () => {
     };
     expect(await best(2)).toBe(8);
     expect(await best(1)).not.toBe(8);
+  });
+
+  it('proves a forced win the net cannot tell from its estimates (solve), and values found results above estimates', async () => {
+    // . . . / X . O / . O X  X to move: only cell 0 wins (two threats, 0-3-6 and 0-4-8); every other move
+    // draws, and neither side wins in one. The net calls every position won for X (+1, saturated, as a
+    // chess net does far ahead on material), so plain search sees nothing special behind cell 0.
+    const saturated: Evaluator<TttState> = {
+      needsInputs: false,
+      evaluate(batch) {
+        batch.policyLogits.fill(0, 0, batch.count * 9);
+        for (let i = 0; i < batch.count; i++) {
+          batch.values[i * 2] = 1;
+          batch.values[i * 2 + 1] = -1;
+        }
+      },
+    };
+    const run = async (config: Partial<SearchConfig>): Promise<{ share: number; evaluations: number; value: number }> => {
+      const search = new BatchedMcts(ttt, saturated, 1, { simulations: 200, leavesPerTree: 1, dirichletEpsilon: 0, seed: 5, resolveDepth: 2, ...config });
+      search.setRoot(0, tttFromString('...X.O.OX', 0));
+      await search.search();
+      const visits = search.visitCounts(0, new Float32Array(9));
+      return { share: visits[0] / sum(visits), evaluations: search.stats.evaluations, value: search.rootValue(0)[0] };
+    };
+    const plain = await run({});
+    const scaled = await run({ networkValueScale: 0.9 });
+    const solved = await run({ solve: true, networkValueScale: 0.9 });
+    // Proven: the win behind cell 0 is exact at every level, so it draws the visits; the drawing moves
+    // are proven too, and the search stops asking the evaluator about a solved tree.
+    expect(solved.share).toBeGreaterThan(0.6);
+    expect(plain.share).toBeLessThan(0.3);
+    expect(scaled.share).toBeLessThan(0.3);
+    expect(solved.evaluations).toBeLessThan(plain.evaluations / 2);
+    expect(() => new BatchedMcts(ttt, saturated, 1, { networkValueScale: 0 })).toThrow(/networkValueScale/);
   });
 
   it('blocks a loss in one', async () => {

@@ -30,6 +30,25 @@ export interface SearchConfig {
    * factor: self-play keeps 1, agents that play a game for real use 2.
    */
   readonly resolveDepth: number;
+  /**
+   * The evaluator's values are multiplied by this before they are backed up; the exact returns of
+   * terminal nodes are not. Below 1, a result the search has found (a mate, a forced draw) outranks any
+   * estimate: a net whose estimates saturate at the win value (chess, far ahead on material) otherwise
+   * sees no difference between mating and staying ahead, and only mates when a mate in one turns up.
+   * 1 (the default) backs up the values as they are; agents that play for real may set less
+   * (`TrainingHints.playValueScale`).
+   */
+  readonly networkValueScale: number;
+  /**
+   * Proves results inside the tree (an MCTS solver): a node is solved once a child gives the seat to move
+   * there the best possible return (1: a mate found deeper in the tree), or once all its children are
+   * solved (the best of them for that seat). A solved node's value is exact: selection uses it, a proven
+   * win is always chosen, and a simulation reaching a solved node backs its value up without asking the
+   * evaluator. Ignored for games with chance (a child's state is then one sample). Off, only the root is
+   * solved, by a child that ends the game with a return of 1 (the decisive-move rule, which always
+   * holds). Agents that play for real turn it on; self-play keeps it off.
+   */
+  readonly solve: boolean;
 }
 
 export const defaultSearchConfig: SearchConfig = {
@@ -43,6 +62,8 @@ export const defaultSearchConfig: SearchConfig = {
   nodeCapacity: 4096,
   seed: 0,
   resolveDepth: 1,
+  networkValueScale: 1,
+  solve: false,
 };
 
 /** Running totals, for logs and benchmarks. */
@@ -84,6 +105,8 @@ export interface SearchEngine<S> {
 const FLAG_EXPANDED = 1;
 const FLAG_TERMINAL = 2;
 const FLAG_PENDING = 4;
+/** The node's exact value is in `terminalValue`: terminal, or proven from its children (see `SearchConfig.solve`). */
+const FLAG_SOLVED = 8;
 const NO_ACTIONS: ArrayLike<number> = new Int32Array(0);
 
 /**
@@ -130,13 +153,8 @@ export class BatchedMcts<S> implements SearchEngine<S> {
   private readonly maxBatch: number;
   private readonly leafNode: Int32Array;
   private readonly batchStates: S[];
-  /**
-   * Per tree: a root child that ends the game with the best possible return (1) for the seat to move
-   * (a mate in one), or -1. Every simulation goes there: a "decisive move" rule. Without it, a net whose
-   * value is already near 1 in won positions leaves the mate with the few visits its prior earns, and
-   * the agent shuffles a won game into a repetition draw.
-   */
-  private readonly decisiveChild: Int32Array;
+  /** `config.solve`, and the game has no chance: results are proven below the root. */
+  private readonly solveBelowRoot: boolean;
   /** Leaf i's legal-action list, when the game's masker provides `legalActions` (null otherwise). */
   private readonly leafLegal: ArrayLike<number>[] | null;
   /** Without `legalActions`: the legal actions read off one leaf's mask, for `expand`. */
@@ -160,6 +178,7 @@ export class BatchedMcts<S> implements SearchEngine<S> {
     if (!(numTrees >= 1)) throw new RangeError('BatchedMcts: numTrees must be >= 1');
     if (!(c.simulations >= 1)) throw new RangeError('BatchedMcts: simulations must be >= 1');
     if (!(c.leavesPerTree >= 1)) throw new RangeError('BatchedMcts: leavesPerTree must be >= 1');
+    if (!(c.networkValueScale > 0 && c.networkValueScale <= 1)) throw new RangeError(`BatchedMcts: networkValueScale must be in (0, 1], got ${c.networkValueScale}`);
     this.numTrees = numTrees;
     this.P = game.numPlayers;
     this.A = game.masker.actionSize;
@@ -181,7 +200,7 @@ export class BatchedMcts<S> implements SearchEngine<S> {
     this.nextFree = new Int32Array(numTrees);
     this.rootOf = Int32Array.from({ length: numTrees }, (_, t) => t * this.cap);
     this.hasRoot = new Uint8Array(numTrees);
-    this.decisiveChild = new Int32Array(numTrees).fill(-1);
+    this.solveBelowRoot = c.solve && !game.traits.chance;
     this.rootNoised = new Uint8Array(numTrees);
     this.maxBatch = numTrees * c.leavesPerTree;
     this.leafNode = new Int32Array(this.maxBatch);
@@ -221,7 +240,6 @@ export class BatchedMcts<S> implements SearchEngine<S> {
     this.rootOf[tree] = base;
     this.hasRoot[tree] = 1;
     this.rootNoised[tree] = 0;
-    this.decisiveChild[tree] = -1;
   }
 
   /** Removes tree `tree` from the search (e.g. its game ended). */
@@ -231,7 +249,6 @@ export class BatchedMcts<S> implements SearchEngine<S> {
     this.nextFree[tree] = 0;
     this.rootOf[tree] = base;
     this.hasRoot[tree] = 0;
-    this.decisiveChild[tree] = -1;
   }
 
   hasTree(tree: number): boolean {
@@ -254,7 +271,6 @@ export class BatchedMcts<S> implements SearchEngine<S> {
     this.parent[child] = -1;
     this.rootOf[tree] = child;
     this.rootNoised[tree] = 0;
-    this.decisiveChild[tree] = -1;
     if (this.nextFree[tree] > this.cap / 2) this.compactSubtree(tree, child);
   }
 
@@ -332,11 +348,45 @@ export class BatchedMcts<S> implements SearchEngine<S> {
   private markStateKnown(n: number): void {
     const state = this.states[n] as S;
     if (this.game.isTerminal(state)) {
-      this.flags[n] |= FLAG_TERMINAL;
+      this.flags[n] |= FLAG_TERMINAL | FLAG_SOLVED;
       this.toPlay[n] = -1;
       this.terminalValue.set(this.game.returns(state).subarray(0, this.P), n * this.P);
+      this.propagateSolved(n);
     } else {
       this.toPlay[n] = this.game.currentPlayer(state);
+    }
+  }
+
+  /**
+   * Solved node `n` may prove its parent, and that one its own: see `SearchConfig.solve`. Without
+   * `solveBelowRoot`, only the root is proven, and only by a child worth 1 to the root's seat to move: a
+   * net whose value is already near 1 in won positions would otherwise leave a mate in one with the few
+   * visits its prior earns, and shuffle a won game into a repetition draw.
+   */
+  private propagateSolved(n: number): void {
+    const P = this.P;
+    const root = this.rootOf[Math.floor(n / this.cap)];
+    for (let c = n; c !== root; ) {
+      const p = this.parent[c];
+      if (p < 0 || this.flags[p] & FLAG_SOLVED) return;
+      if (p !== root && !this.solveBelowRoot) return;
+      const seat = this.toPlay[p];
+      let proof = this.terminalValue[c * P + seat] >= 1 ? c : -1;
+      if (proof < 0) {
+        if (!this.solveBelowRoot) return;
+        let best = -Infinity;
+        for (let k = this.firstChild[p], end = k + this.childCount[p]; k < end; k++) {
+          if (!(this.flags[k] & FLAG_SOLVED)) return;
+          const v = this.terminalValue[k * P + seat];
+          if (v > best) {
+            best = v;
+            proof = k;
+          }
+        }
+      }
+      this.terminalValue.copyWithin(p * P, proof * P, proof * P + P);
+      this.flags[p] |= FLAG_SOLVED;
+      c = p;
     }
   }
 
@@ -357,12 +407,20 @@ export class BatchedMcts<S> implements SearchEngine<S> {
     const fpu = parentQ - fpuReduction;
     const first = this.firstChild[n];
     const end = first + this.childCount[n];
+    // Only the root is selected from once solved: a proven win there (always in play) takes every simulation.
+    const proven = (this.flags[n] & FLAG_SOLVED) !== 0;
     let best = first;
     let bestScore = -Infinity;
     for (let c = first; c < end; c++) {
       const nc = this.visits[c] + this.pendingVisits[c];
-      // An unvisited child known to be terminal (see resolveDepth) is worth its exact return.
-      const q = nc > 0 ? (this.valueSum[c * P + seat] - virtualLoss * this.pendingVisits[c]) / nc : this.flags[c] & FLAG_TERMINAL ? this.terminalValue[c * P + seat] : fpu;
+      let q: number;
+      if (this.flags[c] & FLAG_SOLVED) {
+        // Terminal (known before its first visit, see resolveDepth) or proven: the value is exact.
+        q = this.terminalValue[c * P + seat];
+        if (proven && q >= 1) return c;
+      } else {
+        q = nc > 0 ? (this.valueSum[c * P + seat] - virtualLoss * this.pendingVisits[c]) / nc : fpu;
+      }
       const score = q + (cPuct * this.prior[c] * sqrtN) / (1 + nc);
       if (score > bestScore) {
         bestScore = score;
@@ -381,8 +439,9 @@ export class BatchedMcts<S> implements SearchEngine<S> {
     const root = this.rootOf[t];
     let done = 0;
     while (done < wanted) {
-      let n = this.decisiveChild[t] >= 0 ? this.decisiveChild[t] : root;
-      while ((this.flags[n] & (FLAG_EXPANDED | FLAG_TERMINAL)) === FLAG_EXPANDED) n = this.selectChild(n);
+      let n = root;
+      // Down to a leaf, or to a solved node below the root (its value needs no evaluation).
+      while ((this.flags[n] & (FLAG_EXPANDED | FLAG_TERMINAL)) === FLAG_EXPANDED && (n === root || !(this.flags[n] & FLAG_SOLVED))) n = this.selectChild(n);
       if (this.states[n] === undefined) {
         const parentState = this.states[this.parent[n]] as S;
         const state = this.game.clone(parentState);
@@ -390,7 +449,7 @@ export class BatchedMcts<S> implements SearchEngine<S> {
         this.states[n] = state;
         this.markStateKnown(n);
       }
-      if (this.flags[n] & FLAG_TERMINAL) {
+      if (this.flags[n] & FLAG_SOLVED) {
         this.backup(n, this.terminalValue, n * this.P, false);
         done++;
         continue;
@@ -414,11 +473,14 @@ export class BatchedMcts<S> implements SearchEngine<S> {
     for (let n = leaf; n >= 0; n = this.parent[n]) this.pendingVisits[n]++;
   }
 
-  /** Adds `values[offset..offset+P)` along the path from `leaf` to its root; releases virtual loss when `pending`. */
-  private backup(leaf: number, values: Float32Array, offset: number, pending: boolean): void {
+  /**
+   * Adds `scale * values[offset..offset+P)` along the path from `leaf` to its root; releases virtual loss
+   * when `pending`.
+   */
+  private backup(leaf: number, values: Float32Array, offset: number, pending: boolean, scale = 1): void {
     const P = this.P;
     const v = this.valueScratch;
-    for (let j = 0; j < P; j++) v[j] = values[offset + j];
+    for (let j = 0; j < P; j++) v[j] = scale * values[offset + j];
     for (let n = leaf; n >= 0; n = this.parent[n]) {
       this.visits[n]++;
       if (pending) this.pendingVisits[n]--;
@@ -447,7 +509,7 @@ export class BatchedMcts<S> implements SearchEngine<S> {
       const leaf = this.leafNode[i];
       this.flags[leaf] &= ~FLAG_PENDING;
       this.expand(leaf, i);
-      this.backup(leaf, batch.values, i * this.P, true);
+      this.backup(leaf, batch.values, i * this.P, true, this.config.networkValueScale);
       this.batchStates[i] = undefined as unknown as S;
       if (listed) listed[i] = NO_ACTIONS;
     }
@@ -513,13 +575,11 @@ export class BatchedMcts<S> implements SearchEngine<S> {
   /**
    * Computes the states of node `n`'s children (at `depth` below the root of tree `t`) so terminal ones
    * are known before any is visited, then recurses while `resolveDepth` allows. At the root it also
-   * records a decisive child (see `decisiveChild`). Children already resolved cost a check each.
+   * proves the root from children solved earlier (after a re-root). Children already resolved cost a check each.
    */
   private resolveChildren(t: number, n: number, depth: number): void {
     if (depth >= this.config.resolveDepth) return;
     const isRoot = depth === 0;
-    if (isRoot) this.decisiveChild[t] = -1;
-    const seat = this.toPlay[n];
     const first = this.firstChild[n];
     const end = first + this.childCount[n];
     const state = this.states[n] as S;
@@ -529,8 +589,9 @@ export class BatchedMcts<S> implements SearchEngine<S> {
         this.game.applyAction(child, this.actionOf[c], this.rng);
         this.states[c] = child;
         this.markStateKnown(c);
+      } else if (isRoot && this.flags[c] & FLAG_SOLVED) {
+        this.propagateSolved(c);
       }
-      if (isRoot && this.decisiveChild[t] < 0 && this.flags[c] & FLAG_TERMINAL && this.terminalValue[c * this.P + seat] >= 1) this.decisiveChild[t] = c;
     }
     if (depth + 1 < this.config.resolveDepth) {
       for (let c = first; c < end; c++) if (this.flags[c] & FLAG_EXPANDED) this.resolveChildren(t, c, depth + 1);

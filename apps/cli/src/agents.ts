@@ -28,6 +28,8 @@ export interface AgentSettings {
   readonly batchTrees?: number;
   /** Imperfect-information games: worlds sampled per move (default: the game's hint, else 3). */
   readonly determinizations?: number;
+  /** Search agents: `SearchConfig.networkValueScale` (default: the game's `playValueScale` hint, else 1). */
+  readonly networkValueScale?: number;
   /** How model agents run their network (--backend, --threads). */
   readonly network?: ModelLoadOptions;
 }
@@ -99,8 +101,11 @@ export function searchAgent<S>(name: string, game: Game<S>, evaluator: Evaluator
       dirichletEpsilon: 0,
       nodeCapacity: Math.max(256, settings.simulations * 64),
       seed: settings.seed,
-      // Playing for real: see replies that end the game (mates, repetition draws) before visiting them.
+      // Playing for real: see replies that end the game (mates, repetition draws) before visiting them,
+      // and prove what the tree has seen (a mate found two moves deep outranks any estimate).
       resolveDepth: 2,
+      solve: true,
+      networkValueScale: settings.networkValueScale ?? 1,
     },
     { determinizations: settings.determinizations },
   );
@@ -113,7 +118,11 @@ export function agentNames(plugin: GamePlugin): string[] {
 }
 
 export async function makeAgent(spec: string, plugin: GamePlugin, game: Game<unknown>, agentSettings: AgentSettings, models: Map<string, LoadedModel>): Promise<Agent<unknown>> {
-  const settings: AgentSettings = { ...agentSettings, determinizations: agentSettings.determinizations ?? plugin.training?.determinizations };
+  const settings: AgentSettings = {
+    ...agentSettings,
+    determinizations: agentSettings.determinizations ?? plugin.training?.determinizations,
+    networkValueScale: agentSettings.networkValueScale ?? plugin.training?.playValueScale,
+  };
   if (spec === 'random') return new RandomAgent(game, settings.seed);
   // No network: uniform priors and one random playout per leaf (determinized for hidden-information games).
   if (spec === 'mcts') return searchAgent('mcts', game, new RolloutEvaluator(game, settings.seed), settings);

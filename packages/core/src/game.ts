@@ -173,6 +173,12 @@ export interface TrainingHints {
    * need more than self-play can afford (chess: 800).
    */
   readonly playSimulations?: number;
+  /**
+   * When a trained model plays for real, its value estimates are multiplied by this in the search
+   * (`SearchConfig.networkValueScale`), so a result the search has found (a mate) outranks any estimate;
+   * default 1. For nets whose estimates saturate at the win value (chess, far ahead on material).
+   */
+  readonly playValueScale?: number;
   readonly gamesPerIteration?: number;
   readonly iterations?: number;
   readonly parallelGames?: number;

@@ -4,6 +4,7 @@ import { UniformEvaluator, BatchedMcts } from '@az/mcts';
 import type { GamePlugin } from '@az/core';
 import { defaultPlaySimulations, resolveTrainOptions } from './options.js';
 import { createSearchEngine } from './search-factory.js';
+import { searchConfigFrom } from './train-loop.js';
 
 describe('resolveTrainOptions: determinizations and the game’s training config', () => {
   const withHints = (training: GamePlugin['training']): GamePlugin => ({ ...(ticTacToePlugin as GamePlugin), training });
@@ -33,6 +34,15 @@ describe('resolveTrainOptions: determinizations and the game’s training config
     expect(defaultPlaySimulations(withHints({}))).toBe(100);
     expect(defaultPlaySimulations(withHints({ simulations: 300 }))).toBe(300);
     expect(defaultPlaySimulations(withHints({ simulations: 64, playSimulations: 800 }))).toBe(800);
+  });
+
+  it('evaluates as play does (proof, the game’s playValueScale) while self-play searches plainly', () => {
+    const options = resolveTrainOptions({ game: 'tictactoe' }, withHints({ playValueScale: 0.9 }));
+    expect(options.playValueScale).toBe(0.9);
+    expect(searchConfigFrom(options, 1, true)).toMatchObject({ solve: true, networkValueScale: 0.9, resolveDepth: 2 });
+    expect(searchConfigFrom(options, 1, false)).toMatchObject({ solve: false, networkValueScale: 1, resolveDepth: 1 });
+    expect(resolveTrainOptions({ game: 'tictactoe' }, withHints({})).playValueScale).toBe(1);
+    expect(() => resolveTrainOptions({ game: 'tictactoe' }, withHints({ playValueScale: 0 }))).toThrow(/playValueScale must be in \(0, 1\]/);
   });
 
   it('still builds plain search for perfect-information games', () => {

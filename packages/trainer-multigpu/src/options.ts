@@ -29,6 +29,8 @@ export interface TrainOptions {
   /** Arena games per opponent after each iteration (0 = none). */
   readonly evalGames: number;
   readonly evalSimulations: number;
+  /** Evaluation's `SearchConfig.networkValueScale`: the game's `playValueScale` hint, else 1. */
+  readonly playValueScale: number;
   readonly network: NetworkSpec;
   /** The tfjs backend that trains (and runs inference when `inferenceBackend` is 'tfjs' or onnx is unavailable). */
   readonly backend: BackendName;
@@ -94,6 +96,7 @@ export function resolveTrainOptions(input: TrainOptionsInput, plugin: GamePlugin
     replayCapacity: input.replayCapacity ?? hints.replayCapacity ?? d.replayCapacity,
     evalGames: input.evalGames ?? d.evalGames,
     evalSimulations: input.evalSimulations ?? simulations,
+    playValueScale: input.playValueScale ?? hints.playValueScale ?? 1,
     network,
     backend: input.backend ?? d.backend,
     inferenceBackend: input.inferenceBackend ?? d.inferenceBackend,
@@ -126,6 +129,7 @@ export function checkTrainOptions(o: TrainOptions): void {
   if (!(o.dirichletEpsilon >= 0 && o.dirichletEpsilon <= 1)) throw new RangeError(`dirichletEpsilon must be in [0, 1], got ${o.dirichletEpsilon}`);
   if (!(o.dirichletAlpha >= 0)) throw new RangeError(`dirichletAlpha must be >= 0, got ${o.dirichletAlpha}`);
   if (!(o.valueShaping >= 0 && o.valueShaping < 1)) throw new RangeError(`valueShaping must be in [0, 1), got ${o.valueShaping}`);
+  if (!(o.playValueScale > 0 && o.playValueScale <= 1)) throw new RangeError(`playValueScale must be in (0, 1], got ${o.playValueScale}`);
   if (!(o.weightDecay >= 0)) throw new RangeError(`weightDecay must be >= 0, got ${o.weightDecay}`);
   if (o.inferenceThreads !== undefined && !(Number.isInteger(o.inferenceThreads) && o.inferenceThreads >= 1)) {
     throw new RangeError(`inferenceThreads must be a positive integer, got ${String(o.inferenceThreads)}`);

@@ -164,8 +164,11 @@ export function searchConfigFrom(o: TrainOptions, seed: number, forEvaluation: b
     dirichletEpsilon: forEvaluation ? 0 : o.dirichletEpsilon,
     nodeCapacity: nodeCapacityFor(simulations, o.leavesPerTree),
     seed,
-    // Evaluation plays as `az eval` does (see replies that end the game); self-play keeps the cheaper 1.
+    // Evaluation plays as `az eval` does (see replies that end the game, prove results in the tree, the
+    // game's play value scale); self-play keeps the cheaper resolve depth and searches as it trained.
     resolveDepth: forEvaluation ? 2 : 1,
+    solve: forEvaluation,
+    networkValueScale: forEvaluation ? o.playValueScale : 1,
   };
 }
 

@@ -67,13 +67,16 @@ export async function loadModel(plugin: GamePlugin, path: string, options: Model
 }
 
 /**
- * The game to play: with a model, the config it was trained with (any user setting must agree, except
- * settings the schema marks `modelIndependent`, such as a starting position); without, the user's settings.
+ * The game to play: with a model, the settings its network depends on are the ones it was trained with
+ * (a user setting must agree); the rest (those the schema marks `modelIndependent`: chess's starting
+ * position, move cap and adjudication) are the user's, else the game's defaults, so a model trained on a
+ * short adjudicated variant plays the real game. Without a model, the user's settings.
  */
 export function gameFor(plugin: GamePlugin, rawConfig: Readonly<Record<string, unknown>>, model?: LoadedModel): Game<unknown> {
   if (!model) return plugin.create(resolveGameConfig(plugin, rawConfig));
   const trained: ResolvedConfig = model.manifest.gameConfig;
-  const asked = resolveGameConfig(plugin, { ...trained, ...rawConfig });
+  const modelBound = Object.fromEntries(Object.entries(trained).filter(([key]) => !plugin.configSchema[key]?.modelIndependent));
+  const asked = resolveGameConfig(plugin, { ...modelBound, ...rawConfig });
   for (const key of Object.keys(rawConfig)) {
     if (plugin.configSchema[key]?.modelIndependent) continue;
     if (String(asked[key]) !== String(trained[key])) {

@@ -75,5 +75,10 @@ describe('az play --game chess', () => {
     const longer = az(['play', '--game', 'chess', '--model', 'toy', '--config', 'maxPlies=50'], 'resign\n');
     expect(longer.code, longer.stderr).toBe(0);
     expect(longer.stdout).toContain('ply 0 of 50');
+    // Unless given, settings the network does not depend on are the game's own rules, not the training
+    // run's variant (this model trained with maxPlies=8).
+    const standard = az(['play', '--game', 'chess', '--model', 'toy'], 'resign\n');
+    expect(standard.code, standard.stderr).toBe(0);
+    expect(standard.stdout).toContain('ply 0 of 512');
   });
 });

@@ -285,7 +285,7 @@ export class BatchedMcts<S> implements SearchEngine<S> {
       remaining[t] = sims;
       if (this.flags[root] & FLAG_EXPANDED) {
         // After a re-root the new root's children (and theirs) may not have been resolved yet.
-        this.resolveChildren(t, root, 0);
+        this.resolveChildren(root, 0);
         this.applyRootNoise(t);
       }
     }
@@ -565,19 +565,19 @@ export class BatchedMcts<S> implements SearchEngine<S> {
     this.flags[leaf] |= FLAG_EXPANDED;
     const root = this.rootOf[t];
     if (leaf === root) {
-      this.resolveChildren(t, leaf, 0);
+      this.resolveChildren(leaf, 0);
       this.applyRootNoise(t);
     } else if (this.config.resolveDepth >= 2 && this.parent[leaf] === root) {
-      this.resolveChildren(t, leaf, 1);
+      this.resolveChildren(leaf, 1);
     }
   }
 
   /**
-   * Computes the states of node `n`'s children (at `depth` below the root of tree `t`) so terminal ones
+   * Computes the states of node `n`'s children (at `depth` below its tree's root) so terminal ones
    * are known before any is visited, then recurses while `resolveDepth` allows. At the root it also
    * proves the root from children solved earlier (after a re-root). Children already resolved cost a check each.
    */
-  private resolveChildren(t: number, n: number, depth: number): void {
+  private resolveChildren(n: number, depth: number): void {
     if (depth >= this.config.resolveDepth) return;
     const isRoot = depth === 0;
     const first = this.firstChild[n];
@@ -594,7 +594,7 @@ export class BatchedMcts<S> implements SearchEngine<S> {
       }
     }
     if (depth + 1 < this.config.resolveDepth) {
-      for (let c = first; c < end; c++) if (this.flags[c] & FLAG_EXPANDED) this.resolveChildren(t, c, depth + 1);
+      for (let c = first; c < end; c++) if (this.flags[c] & FLAG_EXPANDED) this.resolveChildren(c, depth + 1);
     }
   }
 

@@ -17,7 +17,7 @@ import {
   type GamePlugin,
   type ResolvedConfig,
 } from '@az/core';
-import { MctsAgent, NetworkEvaluator, RolloutEvaluator, type Evaluator } from '@az/mcts';
+import { MctsAgent, NetworkEvaluator, RolloutEvaluator, playSearchConfig, type Evaluator } from '@az/mcts';
 import { createSearchEngine, findCheckpointDir } from '@az/trainer-multigpu';
 import { UsageError } from './args.js';
 
@@ -100,14 +100,10 @@ export function searchAgent<S>(name: string, game: Game<S>, evaluator: Evaluator
     evaluator,
     settings.batchTrees ?? 64,
     {
+      ...playSearchConfig,
       simulations: settings.simulations,
-      dirichletEpsilon: 0,
       nodeCapacity: Math.max(256, settings.simulations * 64),
       seed: settings.seed,
-      // Playing for real: see replies that end the game (mates, repetition draws) before visiting them,
-      // and prove what the tree has seen (a mate found two moves deep outranks any estimate).
-      resolveDepth: 2,
-      solve: true,
       networkValueScale: settings.networkValueScale ?? 1,
     },
     { determinizations: settings.determinizations },

@@ -66,6 +66,17 @@ export const defaultSearchConfig: SearchConfig = {
   solve: false,
 };
 
+/**
+ * How an agent that plays a game for real searches (`az play`, `az eval`, the trainer's evaluation), over
+ * the self-play defaults: no root noise, replies that end the game seen two levels deep, results proven in
+ * the tree. The network value scale is the game's (`TrainingHints.playValueScale`).
+ */
+export const playSearchConfig: Readonly<Pick<SearchConfig, 'dirichletEpsilon' | 'resolveDepth' | 'solve'>> = {
+  dirichletEpsilon: 0,
+  resolveDepth: 2,
+  solve: true,
+};
+
 /** Running totals, for logs and benchmarks. */
 export interface SearchStats {
   /** Positions sent to the evaluator. */

@@ -1,5 +1,5 @@
 // Public surface of @az/mcts: batched AlphaZero search and the evaluator interface it calls.
-export { BatchedMcts, defaultSearchConfig, type SearchConfig, type SearchStats, type SearchEngine } from './batched-mcts.js';
+export { BatchedMcts, defaultSearchConfig, playSearchConfig, type SearchConfig, type SearchStats, type SearchEngine } from './batched-mcts.js';
 export { UniformEvaluator, RolloutEvaluator, NetworkEvaluator, type Evaluator, type LeafBatch } from './evaluator.js';
 export { selectActionFromVisits, normalizeVisits } from './policy.js';
 export { MctsAgent, type MctsAgentOptions } from './mcts-agent.js';

@@ -39,7 +39,7 @@ describe('resolveTrainOptions: determinizations and the game’s training config
   it('evaluates as play does (proof, the game’s playValueScale) while self-play searches plainly', () => {
     const options = resolveTrainOptions({ game: 'tictactoe' }, withHints({ playValueScale: 0.9 }));
     expect(options.playValueScale).toBe(0.9);
-    expect(searchConfigFrom(options, 1, true)).toMatchObject({ solve: true, networkValueScale: 0.9, resolveDepth: 2 });
+    expect(searchConfigFrom(options, 1, true)).toMatchObject({ solve: true, networkValueScale: 0.9, resolveDepth: 2, dirichletEpsilon: 0 });
     expect(searchConfigFrom(options, 1, false)).toMatchObject({ solve: false, networkValueScale: 1, resolveDepth: 1 });
     expect(resolveTrainOptions({ game: 'tictactoe' }, withHints({})).playValueScale).toBe(1);
     expect(() => resolveTrainOptions({ game: 'tictactoe' }, withHints({ playValueScale: 0 }))).toThrow(/playValueScale must be in \(0, 1\]/);

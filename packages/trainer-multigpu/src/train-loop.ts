@@ -27,7 +27,7 @@ import {
   type OptimizerState,
   type ResolvedConfig,
 } from '@az/core';
-import { MctsAgent, NetworkEvaluator, type Evaluator, type SearchConfig, type SearchEngine } from '@az/mcts';
+import { MctsAgent, NetworkEvaluator, playSearchConfig, type Evaluator, type SearchConfig, type SearchEngine } from '@az/mcts';
 import { playArena } from './arena.js';
 import { defaultPlaySimulations, resolveTrainOptions, type TrainOptions, type TrainOptionsInput } from './options.js';
 import { ReplayBuffer } from './replay-buffer.js';
@@ -156,20 +156,18 @@ interface TrainerState {
 /** The search settings self-play and evaluation use, from the run's options. */
 export function searchConfigFrom(o: TrainOptions, seed: number, forEvaluation: boolean): Partial<SearchConfig> {
   const simulations = forEvaluation ? o.evalSimulations : o.simulations;
-  return {
+  const common: Partial<SearchConfig> = {
     simulations,
     leavesPerTree: o.leavesPerTree,
     cPuct: o.cPuct,
     dirichletAlpha: o.dirichletAlpha,
-    dirichletEpsilon: forEvaluation ? 0 : o.dirichletEpsilon,
     nodeCapacity: nodeCapacityFor(simulations, o.leavesPerTree),
     seed,
-    // Evaluation plays as `az eval` does (see replies that end the game, prove results in the tree, the
-    // game's play value scale); self-play keeps the cheaper resolve depth and searches as it trained.
-    resolveDepth: forEvaluation ? 2 : 1,
-    solve: forEvaluation,
-    networkValueScale: forEvaluation ? o.playValueScale : 1,
   };
+  // Evaluation plays as `az eval` does, with the game's play value scale; self-play keeps the cheaper
+  // plain search it trains on.
+  if (forEvaluation) return { ...common, ...playSearchConfig, networkValueScale: o.playValueScale };
+  return { ...common, dirichletEpsilon: o.dirichletEpsilon, resolveDepth: 1, solve: false, networkValueScale: 1 };
 }
 
 /** Enough nodes for `simulations` expansions plus reuse from the previous move, bounded for memory. */

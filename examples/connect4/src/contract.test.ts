@@ -1,5 +1,5 @@
 // Connect Four against the contract test-kit that @az/core ships for plugin authors.
-import { testGameContract } from '@az/core';
+import { testGameContract } from '@az/core/testkit';
 import { describe, expect, it } from 'vitest';
 import { connect4Plugin } from './index.js';
 

@@ -45,13 +45,6 @@ export {
   listGames,
   createGame,
 } from './registry.js';
-export {
-  testGameContract,
-  ContractViolation,
-  type ContractCheck,
-  type GameContractOptions,
-  type GameContractReport,
-} from './testkit.js';
 export type { NetworkSpec, MlpSpec, ResNetSpec, NetworkConfig, InferenceModel } from './network/spec.js';
 
 // Networks: tfjs backends, the model builder, inference, training, weights transport and checkpoints.

@@ -1,6 +1,6 @@
 // Blob against the shared contract test-kit from @az/core, including the imperfect-information check:
 // re-dealing what a seat cannot see must not change that seat's encoding, information state or mask.
-import { testGameContract } from '@az/core';
+import { testGameContract } from '@az/core/testkit';
 import { describe, expect, it } from 'vitest';
 import { BlobDeterminizer, blobPlugin, type BlobState } from './index.js';
 

@@ -1,6 +1,6 @@
 // Chess against the shared contract test-kit from @az/core. Games are capped short (maxPlies) to keep
 // the test fast: the contract is the same at every length, and the cap itself is then exercised.
-import { testGameContract } from '@az/core';
+import { testGameContract } from '@az/core/testkit';
 import { describe, expect, it } from 'vitest';
 import { chessPlugin } from './index.js';
 

@@ -1,5 +1,5 @@
 // Tic-tac-toe against the shared contract test-kit from @az/core.
-import { testGameContract } from '@az/core';
+import { testGameContract } from '@az/core/testkit';
 import { describe, expect, it } from 'vitest';
 import { ticTacToePlugin } from './index.js';
 

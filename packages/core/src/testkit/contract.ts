@@ -34,11 +34,11 @@
  *   encoding, the mapped mask and the same returns.
  * - bots: each bot the plugin offers answers with legal actions for a batch of states.
  */
-import { randomLegalAction } from './agents.js';
-import { validateConfig, type ResolvedConfig } from './config.js';
-import type { Agent, Game, GamePlugin } from './game.js';
-import { checkContractVersion } from './registry.js';
-import { Rng } from './rng.js';
+import { randomLegalAction } from '../agents.js';
+import { validateConfig, type ResolvedConfig } from '../config.js';
+import type { Agent, Game, GamePlugin } from '../game.js';
+import { checkContractVersion } from '../registry.js';
+import { Rng } from '../rng.js';
 
 export type ContractCheck =
   | 'plugin'

@@ -1,9 +1,9 @@
 // The test-kit must pass a correct game and catch each kind of broken one, naming the check.
 import { describe, expect, it } from 'vitest';
-import type { Game, GamePlugin } from './game.js';
-import { GAME_CONTRACT_VERSION } from './game.js';
-import type { Rng } from './rng.js';
-import { ContractViolation, testGameContract, type ContractCheck, type GameContractOptions } from './testkit.js';
+import type { Game, GamePlugin } from '../game.js';
+import { GAME_CONTRACT_VERSION } from '../game.js';
+import type { Rng } from '../rng.js';
+import { ContractViolation, testGameContract, type ContractCheck, type GameContractOptions } from './contract.js';
 
 /** Nim: take 1-3 stones, taking the last wins. `secret` is hidden information nobody acts on. */
 interface Nim {

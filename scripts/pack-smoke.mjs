@@ -57,7 +57,8 @@ function fail(message) {
 }
 
 const smokeScript = `
-import { GameRegistry, Rng, defaultRegistry, initBackend, buildModel, createInferenceModel, createInferenceModelFor } from '@az/core';
+import { GameRegistry, Rng, defaultRegistry } from '@az/core';
+import { initBackend, buildModel, createInferenceModel, createInferenceModelFor } from '@az/nn';
 import { testGameContract } from '@az/core/testkit';
 import { MctsAgent, RolloutEvaluator, NetworkEvaluator } from '@az/mcts';
 import { registerTicTacToe, ticTacToePlugin } from '@az/game-tictactoe';

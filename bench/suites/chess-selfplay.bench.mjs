@@ -18,11 +18,12 @@
 // Run: npm run bench -- chess-selfplay   (or: node bench/suites/chess-selfplay.bench.mjs after a build)
 // CHESS_BENCH_MOVES (default 12) sets the moves per measurement.
 import os from 'node:os';
-import { TfjsInferenceModel, buildModel, createInferenceModelFor, initBackend, resolveGameConfig } from '@az/core';
+import { resolveGameConfig } from '@az/core';
+import { TfjsInferenceModel, buildModel, createInferenceModelFor, initBackend } from '@az/nn';
 import { chessPlugin } from '@az/game-chess';
 import { NetworkEvaluator } from '@az/mcts';
 import { SelfPlay, createSelfPlayEngine, resolveTrainOptions } from '@az/trainer-multigpu';
-import { timeIt, writeResult } from '../lib.mjs';
+import { timeIt, writeResult } from '@az/bench';
 
 const MOVES = Number(process.env.CHESS_BENCH_MOVES ?? 12);
 const MIDDLEGAME = 'r1bq1rk1/pp2bppp/2n1pn2/2pp4/2PP4/2N1PN2/PP2BPPP/R1BQ1RK1 w - - 0 8';

@@ -3,7 +3,7 @@
 import { Rng } from '@az/core';
 import { BatchedMcts, UniformEvaluator } from '@az/mcts';
 import { ticTacToePlugin } from '@az/game-tictactoe';
-import { writeResult } from '../lib.mjs';
+import { writeResult } from '@az/bench';
 
 const game = ticTacToePlugin.create({});
 const results = {};

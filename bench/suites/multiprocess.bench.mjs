@@ -10,9 +10,10 @@
 import os from 'node:os';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { buildModel, initBackend, resolveGameConfig, serializeWeights } from '@az/core';
+import { resolveGameConfig } from '@az/core';
+import { buildModel, initBackend, serializeWeights } from '@az/nn';
 import { LocalIpcTransport, parseDeviceSpec, resolveTrainOptions } from '@az/trainer-multigpu';
-import { timeIt, writeResult } from '../lib.mjs';
+import { timeIt, writeResult } from '@az/bench';
 
 const only = process.argv.slice(2);
 const load = () => os.loadavg().map((x) => +x.toFixed(2));

@@ -2,11 +2,12 @@
 // network's speed survives the search around it (tree, state copies, masks, encoding).
 // Goal from the foundation issue: ratio >= 0.8.
 import os from 'node:os';
-import { Rng, buildModel, createInferenceModel, createInferenceModelFor, initBackend } from '@az/core';
+import { Rng } from '@az/core';
+import { buildModel, createInferenceModel, createInferenceModelFor, initBackend } from '@az/nn';
 import { BatchedMcts, NetworkEvaluator } from '@az/mcts';
 import { ticTacToePlugin } from '@az/game-tictactoe';
 import { SelfPlay } from '@az/trainer-multigpu';
-import { timeIt, writeResult } from '../lib.mjs';
+import { timeIt, writeResult } from '@az/bench';
 
 await initBackend('wasm');
 const game = ticTacToePlugin.create({});

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { defaultRegistry } from '@az/core';
 import { registerTicTacToe } from '@az/game-tictactoe';
 import { runTraining } from '@az/trainer-multigpu';
-import { writeResult } from '../lib.mjs';
+import { writeResult } from '@az/bench';
 
 registerTicTacToe(defaultRegistry);
 const out = mkdtempSync(join(tmpdir(), 'az-bench-ttt-'));

@@ -6,17 +6,19 @@
 import { existsSync } from 'node:fs';
 import {
   RandomAgent,
-  initBackend,
-  openCheckpointInference,
   resolveGameConfig,
-  splitBackendChoice,
   type Agent,
-  type BackendChoice,
-  type CheckpointManifest,
   type Game,
   type GamePlugin,
   type ResolvedConfig,
 } from '@az/core';
+import {
+  initBackend,
+  openCheckpointInference,
+  splitBackendChoice,
+  type BackendChoice,
+  type CheckpointManifest,
+} from '@az/nn';
 import { MctsAgent, NetworkEvaluator, RolloutEvaluator, playSearchConfig, type Evaluator } from '@az/mcts';
 import { createSearchEngine, findCheckpointDir } from '@az/trainer-multigpu';
 import { UsageError } from './args.js';

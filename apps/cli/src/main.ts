@@ -2,7 +2,8 @@
 // The `az` command: train, play, eval and list games. Each command has --help; bad flags and values
 // exit with status 2 and a message naming them, other failures with status 1.
 import { readFileSync } from 'node:fs';
-import { BackendUnavailableError, CheckpointError, ConfigError, PluginError, defaultRegistry } from '@az/core';
+import { ConfigError, PluginError, defaultRegistry } from '@az/core';
+import { BackendUnavailableError, CheckpointError } from '@az/nn';
 import { UsageError } from './args.js';
 import { discoverGamePlugins, formatProblem } from './plugins.js';
 import { evalCommand } from './commands/eval.js';

@@ -1,5 +1,5 @@
 import type { ConfigSchema, ConfigValue, ResolvedConfig } from './config.js';
-import type { NetworkSpec } from './network/spec.js';
+import type { NetworkSpec } from './network-spec.js';
 import type { Rng } from './rng.js';
 
 /**

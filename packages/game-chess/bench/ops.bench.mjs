@@ -3,7 +3,7 @@
 // call, served from the cache) and encode (history 2, perspective = side to move), in microseconds, on
 // positions sampled from seeded random games.
 import { Rng, randomLegalAction, validateConfig } from '@az/core';
-import { writeResult } from '../../../bench/lib.mjs';
+import { writeResult } from '@az/bench';
 import { chessPlugin } from '../dist/index.js';
 
 const game = chessPlugin.create(chessPlugin.finalizeConfig(validateConfig(chessPlugin.configSchema, {})));

@@ -3,7 +3,7 @@
 // at the last ply (bulk counting), as perft programs do. Run `npm run build` (or tsc) first.
 import { Rng, validateConfig } from '@az/core';
 import { Chess } from 'chess.js';
-import { writeResult } from '../../../bench/lib.mjs';
+import { writeResult } from '@az/bench';
 import { chessPlugin } from '../dist/index.js';
 
 const DEPTH = 5;

@@ -11,7 +11,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { BackendName } from '@az/core';
+import type { BackendName } from '@az/nn';
 import type { Device } from './devices.js';
 import type {
   FromWorkerMessage,

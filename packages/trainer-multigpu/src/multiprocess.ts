@@ -12,7 +12,8 @@
  * So one weights version = one iteration's training phase, as in the single-process loop: `weightsVersion`
  * equals the iteration count, and a checkpoint from either loop resumes in the other.
  */
-import { BackendUnavailableError, initBackend, serializeWeights, type BackendName, type GameRegistry } from '@az/core';
+import { type GameRegistry } from '@az/core';
+import { BackendUnavailableError, initBackend, serializeWeights, type BackendName } from '@az/nn';
 import { checkDevices, DeviceSpecError, type Device } from './devices.js';
 import { decodeGameRecord } from './game-record.js';
 import { OutcomeTally } from './outcome-tally.js';

@@ -1,4 +1,5 @@
-import type { BackendName, GamePlugin, InferenceBackendName, NetworkSpec } from '@az/core';
+import type { GamePlugin, NetworkSpec } from '@az/core';
+import type { BackendName, InferenceBackendName } from '@az/nn';
 import { DEFAULT_DETERMINIZATIONS } from '@az/imperfect-info';
 
 /** Everything a training run is configured by; `resolveTrainOptions` fills the defaults. */

@@ -4,7 +4,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { GameRegistry, OnnxInferenceModel, TfjsInferenceModel, loadCheckpoint, openCheckpointInference, type InferenceModel } from '@az/core';
+import { GameRegistry, type InferenceModel } from '@az/core';
+import { OnnxInferenceModel, TfjsInferenceModel, loadCheckpoint, openCheckpointInference } from '@az/nn';
 import { ticTacToePlugin } from '@az/game-tictactoe';
 import { disposeRun, openRun, runTraining } from './train-loop.js';
 

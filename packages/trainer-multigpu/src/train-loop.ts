@@ -1,32 +1,34 @@
 import { appendFileSync, existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
-  CheckpointError,
-  NetworkTrainer,
   RandomAgent,
   Rng,
-  OnnxInferenceModel,
-  TfjsInferenceModel,
-  buildModel,
-  createInferenceModelFor,
   defaultRegistry,
-  initBackend,
-  loadCheckpoint,
   resolveGameConfig,
-  saveCheckpoint,
   type Agent,
   type AgentAssessment,
-  type BackendInfo,
-  type CheckpointManifest,
   type Game,
   type GamePlugin,
   type GameRegistry,
   type InferenceModel,
-  type LayersModel,
   type NetworkConfig,
-  type OptimizerState,
   type ResolvedConfig,
 } from '@az/core';
+import {
+  CheckpointError,
+  NetworkTrainer,
+  OnnxInferenceModel,
+  TfjsInferenceModel,
+  buildModel,
+  createInferenceModelFor,
+  initBackend,
+  loadCheckpoint,
+  saveCheckpoint,
+  type BackendInfo,
+  type CheckpointManifest,
+  type LayersModel,
+  type OptimizerState,
+} from '@az/nn';
 import { MctsAgent, NetworkEvaluator, playSearchConfig, type Evaluator, type SearchConfig, type SearchEngine } from '@az/mcts';
 import { playArena } from './arena.js';
 import { defaultPlaySimulations, resolveTrainOptions, type TrainOptions, type TrainOptionsInput } from './options.js';

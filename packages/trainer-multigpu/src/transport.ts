@@ -4,7 +4,8 @@
  * one child process per worker on this machine; a transport over Redis streams could implement the same
  * interface so workers on other machines join a run (see docs/multi-gpu.md).
  */
-import type { NetworkConfig, ResolvedConfig, WeightSpec } from '@az/core';
+import type { NetworkConfig, ResolvedConfig } from '@az/core';
+import type { WeightSpec } from '@az/nn';
 import type { Device } from './devices.js';
 import type { TrainOptions } from './options.js';
 

@@ -10,17 +10,19 @@
  */
 import {
   GameRegistry,
+  type InferenceModel,
+  resolveGameConfig,
+  type GamePlugin,
+} from '@az/core';
+import {
   TfjsInferenceModel,
   createInferenceModelFor,
-  type InferenceModel,
   buildModel,
   initBackend,
   loadWeightsInto,
-  resolveGameConfig,
   type BackendName,
-  type GamePlugin,
   type LayersModel,
-} from '@az/core';
+} from '@az/nn';
 import { NetworkEvaluator, type Evaluator, type LeafBatch } from '@az/mcts';
 import { encodeGameRecord } from './game-record.js';
 import { SelfPlay } from './self-play.js';

@@ -1,4 +1,5 @@
-import { BACKEND_CHOICES, resolveGame, type Agent, type BackendChoice, type Game } from '@az/core';
+import { resolveGame, type Agent, type Game } from '@az/core';
+import { BACKEND_CHOICES, type BackendChoice } from '@az/nn';
 import { FRAMEWORK_TRAIN_DEFAULTS, defaultPlaySimulations, playArena } from '@az/trainer-multigpu';
 import { gameFor, makeAgent, type LoadedModel, loadModel } from '../agents.js';
 import { helpText, parseFlags, UsageError } from '../args.js';

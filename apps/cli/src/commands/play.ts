@@ -1,5 +1,6 @@
 import { createInterface } from 'node:readline';
-import { BACKEND_CHOICES, parseConfigAssignments, resolveGame, Rng, type Agent, type BackendChoice, type Game, type GamePlugin } from '@az/core';
+import { parseConfigAssignments, resolveGame, Rng, type Agent, type Game, type GamePlugin } from '@az/core';
+import { BACKEND_CHOICES, type BackendChoice } from '@az/nn';
 import { defaultPlaySimulations } from '@az/trainer-multigpu';
 import { agentNames, gameFor, loadModel, makeAgent, type LoadedModel } from '../agents.js';
 import { helpText, parseFlags, UsageError } from '../args.js';

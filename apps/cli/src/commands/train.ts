@@ -1,4 +1,5 @@
-import { BACKEND_CHOICES, parseConfigAssignments, resolveGame, splitBackendChoice, type BackendChoice, type NetworkSpec } from '@az/core';
+import { parseConfigAssignments, resolveGame, type NetworkSpec } from '@az/core';
+import { BACKEND_CHOICES, splitBackendChoice, type BackendChoice } from '@az/nn';
 import {
   DeviceSpecError,
   checkMultiProcessOptions,

@@ -4,10 +4,11 @@
 //              trainer's single-process loop plays them (the game's training settings).
 // The engines alternate batch by batch (and game by game) so a change in the shared machine's load hits
 // all of them alike; os.loadavg() is recorded before and after each part. Needs `npm run build` first.
-// `node packages/core/bench/onnx.bench.mjs [inference] [selfplay]` runs only the parts named. ~4 minutes.
+// `node bench/suites/onnx.bench.mjs [inference] [selfplay]` runs only the parts named. ~4 minutes.
 import os from 'node:os';
-import { OnnxInferenceModel, Rng, buildModel, createInferenceModel, exportOnnx, initBackend, resolveGameConfig } from '../dist/index.js';
-import { timeIt, writeResult } from '../../../bench/lib.mjs';
+import { Rng, resolveGameConfig } from '@az/core';
+import { OnnxInferenceModel, buildModel, createInferenceModel, exportOnnx, initBackend } from '@az/nn';
+import { timeIt, writeResult } from '@az/bench';
 
 const parts = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const want = (part) => parts.length === 0 || parts.includes(part);

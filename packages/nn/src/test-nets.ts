@@ -1,6 +1,6 @@
 // Tiny networks and data shared by the network tests (excluded from the build by the test-* pattern).
-import { Rng } from '../rng.js';
-import type { NetworkConfig } from './spec.js';
+import { Rng } from '@az/core';
+import type { NetworkConfig } from '@az/core';
 
 export const TINY_MLP: NetworkConfig = { spec: { kind: 'mlp', hidden: [8, 6] }, inputShape: [5], actionSize: 4, numSeats: 2 };
 export const TINY_RESNET: NetworkConfig = {

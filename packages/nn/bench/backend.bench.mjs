@@ -1,8 +1,9 @@
 // Network throughput on the tfjs backends: inference positions/s by batch size and training positions/s
 // per Adam step, for the tic-tac-toe MLP (wasm and cpu) and the chess-sized ResNet (wasm only: the cpu
 // backend manages ~13 chess positions/s). Runs in about a minute on 2 cores. Needs `npm run build` first.
-import { Rng, buildModel, countParameters, createInferenceModel, initBackend, NetworkTrainer, tf } from '../dist/index.js';
-import { timeIt, writeResult } from '../../../bench/lib.mjs';
+import { Rng } from '@az/core';
+import { buildModel, countParameters, createInferenceModel, initBackend, NetworkTrainer, tf } from '../dist/index.js';
+import { timeIt, writeResult } from '@az/bench';
 
 const NETS = {
   'tictactoe-mlp': { spec: { kind: 'mlp', hidden: [64, 64] }, inputShape: [27], actionSize: 9, numSeats: 2 },

@@ -8,7 +8,7 @@ import { createInferenceModelFor, openCheckpointInference, splitBackendChoice } 
 import { buildModel } from './model.js';
 import { exportOnnx } from './onnx-export.js';
 import { OnnxUnavailableError, setOnnxRuntimeImporterForTests } from './onnx-model.js';
-import type { InferenceModel, NetworkConfig } from './spec.js';
+import type { InferenceModel, NetworkConfig } from '@az/core';
 import { TfjsInferenceModel } from './tfjs-model.js';
 import { TINY_RESNET, randomArray } from './test-nets.js';
 

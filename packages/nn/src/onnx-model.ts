@@ -2,7 +2,7 @@
  * `InferenceModel` over an onnxruntime-node session: the fast path for self-play, `az play` and `az eval`
  * (7-16x tfjs wasm on a chess-sized net; see docs/backends.md). Inference only: training stays in tfjs.
  *
- * onnxruntime-node is a native addon. It is imported lazily, on first use, so importing @az/core stays
+ * onnxruntime-node is a native addon. It is imported lazily, on first use, so importing @az/nn stays
  * cheap and works where the native library cannot load (a platform without prebuilt binaries, a broken
  * install); the failure then surfaces as an `OnnxUnavailableError` when a session is asked for, and
  * `--backend auto` falls back to tfjs.
@@ -14,7 +14,7 @@ import { dirname, join } from 'node:path';
 import type * as Ort from 'onnxruntime-node';
 import { POLICY_OUTPUT_NAME, VALUE_OUTPUT_NAME } from './model.js';
 import { ONNX_INPUT_NAME } from './onnx-export.js';
-import type { InferenceModel, NetworkConfig } from './spec.js';
+import type { InferenceModel, NetworkConfig } from '@az/core';
 
 /** Where onnxruntime runs the graph: its bundled CPU provider, or CUDA 12 (Linux x64, NVIDIA GPU). */
 export type OnnxExecutionProvider = 'cpu' | 'cuda';
@@ -92,7 +92,7 @@ async function importOrt(): Promise<OrtModule> {
     throw new OnnxUnavailableError(
       'onnx',
       missing
-        ? `the onnx backend needs ${ORT_PACKAGE}, which is not installed (it is a dependency of @az/core: reinstall with npm ci), or use --backend wasm`
+        ? `the onnx backend needs ${ORT_PACKAGE}, which is not installed (it is a dependency of @az/nn: reinstall with npm ci), or use --backend wasm`
         : `${ORT_PACKAGE} is installed but failed to load (${message}); its CPU library ships in the package for Linux, macOS and Windows on x64/arm64 — reinstall it, or use --backend wasm`,
     );
   }

@@ -179,7 +179,7 @@ async function loadTensorflowBinding(which: 'node' | 'gpu'): Promise<void> {
   if (!tf.findBackendFactory('tensorflow')) {
     throw new BackendUnavailableError(
       which,
-      `${packageName} loaded but registered its backend with a different copy of @tensorflow/tfjs-core than @az/core uses; install the version matching @tensorflow/tfjs ${tf.version_core} (\`${install}\`)`,
+      `${packageName} loaded but registered its backend with a different copy of @tensorflow/tfjs-core than @az/nn uses; install the version matching @tensorflow/tfjs ${tf.version_core} (\`${install}\`)`,
       packageName
     );
   }

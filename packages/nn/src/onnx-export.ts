@@ -21,7 +21,7 @@
  */
 import { BATCH_NORM_EPSILON, DEFAULT_POLICY_FILTERS, DEFAULT_VALUE_FILTERS, DEFAULT_VALUE_HIDDEN, POLICY_OUTPUT_NAME, VALUE_OUTPUT_NAME, validateNetworkConfig } from './model.js';
 import { encodeOnnxModel, type OnnxAttribute, type OnnxInitializer, type OnnxNode } from './onnx-proto.js';
-import type { MlpSpec, NetworkConfig, ResNetSpec } from './spec.js';
+import type { MlpSpec, NetworkConfig, ResNetSpec } from '@az/core';
 import type { tf } from './tf.js';
 import type { SerializedWeights } from './weights.js';
 
@@ -67,7 +67,7 @@ export function exportOnnx(source: tf.LayersModel | SerializedWeights, config: N
     ],
     irVersion: ONNX_IR_VERSION,
     opsetVersion: ONNX_OPSET_VERSION,
-    producerName: '@az/core',
+    producerName: '@az/nn',
     producerVersion: '1',
     docString: `az ${config.spec.kind} network: input [batch, ${config.inputShape.join(', ')}] (encoder layout), outputs policy_logits [batch, ${config.actionSize}] and value [batch, ${config.numSeats}]`,
   });

@@ -18,7 +18,7 @@ import { BACKEND_NAMES, currentBackend, initBackend, type BackendName } from './
 import { ONNX_MODEL_FILE, loadCheckpoint, readCheckpointManifest, type CheckpointExpectation, type CheckpointManifest } from './checkpoint.js';
 import { exportOnnx } from './onnx-export.js';
 import { OnnxInferenceModel, OnnxUnavailableError } from './onnx-model.js';
-import type { InferenceModel, NetworkConfig } from './spec.js';
+import type { InferenceModel, NetworkConfig } from '@az/core';
 import type { tf } from './tf.js';
 import { TfjsInferenceModel } from './tfjs-model.js';
 

@@ -9,7 +9,7 @@
  * Adam is implemented here rather than with tf.train.adam so the learning rate can change between steps
  * and the optimizer state has a plain, named, serialisable form for checkpoints and resuming.
  */
-import type { NetworkConfig } from './spec.js';
+import type { NetworkConfig } from '@az/core';
 import { tf } from './tf.js';
 import { checkModelMatchesConfig } from './tfjs-model.js';
 

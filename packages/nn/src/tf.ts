@@ -1,6 +1,6 @@
 /**
- * The single place @az/core imports TensorFlow.js from. Other modules in core use `tf` from here, and
- * other packages use core's API (or this re-export) instead of depending on tfjs themselves, so there
+ * The single place @az/nn imports TensorFlow.js from. Other modules in nn use `tf` from here, and
+ * other packages use nn's API (or this re-export) instead of depending on tfjs themselves, so there
  * is exactly one tfjs-core engine (and one set of registered backends and kernels) per process.
  */
 import * as tf from '@tensorflow/tfjs';

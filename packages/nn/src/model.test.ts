@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { initBackend } from './backend.js';
 import { buildModel, countParameters, NetworkConfigError } from './model.js';
-import type { NetworkConfig } from './spec.js';
+import type { NetworkConfig } from '@az/core';
 import { tf } from './tf.js';
 import { serializeWeights } from './weights.js';
 import { TINY_MLP, TINY_RESNET } from './test-nets.js';

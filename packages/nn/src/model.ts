@@ -15,7 +15,7 @@
  * Convolutions feeding a batch norm have no bias (the norm's beta is the bias); the exporter folds each
  * BN into its convolution.
  */
-import type { MlpSpec, NetworkConfig, ResNetSpec } from './spec.js';
+import type { MlpSpec, NetworkConfig, ResNetSpec } from '@az/core';
 import { tf } from './tf.js';
 
 /** Batch-norm settings used by every BN layer (the ONNX exporter folds with the same epsilon). */

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initBackend } from './backend.js';
 import { CheckpointError, loadCheckpoint, readCheckpointManifest, saveCheckpoint, type CheckpointManifestInput } from './checkpoint.js';
 import { buildModel } from './model.js';
-import type { NetworkConfig } from './spec.js';
+import type { NetworkConfig } from '@az/core';
 import { tf } from './tf.js';
 import { NetworkTrainer } from './training.js';
 import { TINY_MLP, TINY_RESNET, randomArray, randomBatch } from './test-nets.js';

@@ -1,12 +1,12 @@
 // Parity of the ONNX export (run by onnxruntime-node, CPU provider) with tfjs, for every kind of network the
 // builder makes. Also proves the CPU library loads from node_modules (a session is created in every case).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Rng } from '../rng.js';
+import { Rng } from '@az/core';
 import { initBackend } from './backend.js';
 import { buildModel } from './model.js';
 import { exportOnnx, OnnxExportError } from './onnx-export.js';
 import { OnnxInferenceModel } from './onnx-model.js';
-import type { NetworkConfig } from './spec.js';
+import type { NetworkConfig } from '@az/core';
 import { tf } from './tf.js';
 import { TfjsInferenceModel } from './tfjs-model.js';
 import { NetworkTrainer } from './training.js';

@@ -12,9 +12,9 @@
 import { randomBytes } from 'node:crypto';
 import { constants as fsConstants, promises as fs } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import type { ResolvedConfig } from '../config.js';
+import type { ResolvedConfig } from '@az/core';
 import { exportOnnx } from './onnx-export.js';
-import type { NetworkConfig } from './spec.js';
+import type { NetworkConfig } from '@az/core';
 import { tf } from './tf.js';
 import { checkModelMatchesConfig, ModelShapeError } from './tfjs-model.js';
 import type { OptimizerState } from './training.js';

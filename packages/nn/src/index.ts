@@ -1,0 +1,70 @@
+// The public surface of @az/nn: the network stack (tfjs backends, model builder, training, ONNX
+// export and inference, weights transport, checkpoints). Games and search never import it: they see
+// only the spec types and `InferenceModel` from @az/core.
+// Networks: tfjs backends, the model builder, inference, training, weights transport and checkpoints.
+export { tf, type LayersModel } from './tf.js';
+export {
+  initBackend,
+  currentBackend,
+  BackendUnavailableError,
+  BACKEND_NAMES,
+  type BackendName,
+  type ResolvedBackendName,
+  type BackendInfo,
+} from './backend.js';
+export { registerWasmTrainingKernels, wasmTrainingKernelsRegistered } from './wasm-kernels.js';
+export {
+  buildModel,
+  validateNetworkConfig,
+  countParameters,
+  NetworkConfigError,
+  BATCH_NORM_EPSILON,
+  BATCH_NORM_MOMENTUM,
+  DEFAULT_POLICY_FILTERS,
+  DEFAULT_VALUE_FILTERS,
+  DEFAULT_VALUE_HIDDEN,
+  POLICY_OUTPUT_NAME,
+  VALUE_OUTPUT_NAME,
+  type BuildModelOptions,
+} from './model.js';
+export { TfjsInferenceModel, createInferenceModel, checkModelMatchesConfig, ModelShapeError, type TfjsInferenceOptions } from './tfjs-model.js';
+export { NetworkTrainer, OptimizerStateError, type TrainerOptions, type TrainLosses, type OptimizerState } from './training.js';
+export { serializeWeights, loadWeightsInto, weightsByteLength, WeightsMismatchError, type SerializedWeights, type WeightSpec } from './weights.js';
+export {
+  saveCheckpoint,
+  loadCheckpoint,
+  readCheckpointManifest,
+  CheckpointError,
+  CHECKPOINT_FORMAT,
+  CHECKPOINT_FORMAT_VERSION,
+  ONNX_MODEL_FILE,
+  type SaveCheckpointOptions,
+  type CheckpointManifest,
+  type CheckpointManifestInput,
+  type CheckpointExpectation,
+  type LoadedCheckpoint,
+} from './checkpoint.js';
+
+// Inference on onnxruntime (tfjs trains; the search runs the exported graph) and choosing the engine.
+export { exportOnnx, OnnxExportError, ONNX_INPUT_NAME, ONNX_OPSET_VERSION } from './onnx-export.js';
+export {
+  OnnxInferenceModel,
+  OnnxUnavailableError,
+  onnxRuntimeStatus,
+  ONNX_CUDA_INSTALL_COMMAND,
+  type OnnxExecutionProvider,
+  type OnnxBackendName,
+  type OnnxSessionOptions,
+} from './onnx-model.js';
+export {
+  createInferenceModelFor,
+  openCheckpointInference,
+  splitBackendChoice,
+  INFERENCE_BACKEND_NAMES,
+  BACKEND_CHOICES,
+  type InferenceBackendName,
+  type BackendChoice,
+  type InferenceModelOptions,
+  type CheckpointInferenceOptions,
+  type CheckpointInference,
+} from './inference-backend.js';

@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
-// train.test.ts runs the az CLI (a child process that loads tfjs and trains for a few iterations).
+// The contract test plays many seeded games; generous limit for a loaded 2-core CI machine.
 export default defineConfig({
   test: { testTimeout: 120_000 },
 });

@@ -1,6 +1,7 @@
-// Training Connect Four with the az CLI, exactly as a user of this package would: `az train --game
-// connect4` run in this package's folder. Nothing registers the game by hand: az finds it because the
-// project in the current directory declares "az": { "gamePlugin": "connect4Plugin" } in package.json.
+// Training the example plugin (examples/connect4) with the az CLI, exactly as a user of that package
+// would: `az train --game connect4` run in the package's folder. Nothing registers the game by hand: az
+// finds it because the project in the current directory declares "az": { "gamePlugin": "connect4Plugin" }.
+// The test lives here, not in the example, so the plugin itself installs without the CLI's ML stack.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -9,8 +10,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 
-const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
-const az = join(dirname(createRequire(import.meta.url).resolve('@az/cli/package.json')), 'dist', 'main.js');
+const require = createRequire(import.meta.url);
+const packageDir = dirname(require.resolve('az-game-connect4/package.json'));
+const az = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'main.js');
 const out = mkdtempSync(join(tmpdir(), 'az-connect4-'));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 

@@ -50,7 +50,7 @@ export interface Masker<S> {
    * Optional: the legal actions as a list, each once, in any order (the search creates a node's children
    * in this order); exactly the actions `fillMask` marks. For games with large action spaces and few
    * legal moves (chess: 4,672 actions, ~30 legal) the search then expands a node in O(legal) instead of
-   * scanning all actions twice, which was a fifth of chess self-play time. The result may be a cached
+   * scanning all actions twice. The result may be a cached
    * array: callers must not modify it, nor keep it after `state` changes.
    */
   legalActions?(state: S): ArrayLike<number>;

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { ACTION_SIZE, decodeMove, encodeMove, FIRST_KNIGHT_PLANE, FIRST_UNDERPROMOTION_PLANE, PLANES_PER_SQUARE } from './action-encoding.js';
 import { internals } from './internals.js';
 import { legalMoveIndex, legalMoveOf, legalMovesOf, stateFromFen, toFen, type ChessState } from './state.js';
-import { CONSTANT_PLANES } from './encoder.js';
+import { CONSTANT_PLANES } from './encoding.js';
 import { makeGame, mirrorFen } from './test-helpers.js';
 
 const game = makeGame();

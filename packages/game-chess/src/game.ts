@@ -4,7 +4,7 @@
 import type { Game, GameTraits, Masker, ParsedAction, ResolvedConfig, Rng } from '@az/core';
 import { DEFAULT_POSITION, type Chess } from 'chess.js';
 import { ACTION_SIZE, decodeMove } from './action-encoding.js';
-import { ChessEncoder } from './encoder.js';
+import { ChessEncoder } from './encoding.js';
 import { checkChessJsInternals, cloneChess, internals } from './internals.js';
 import { describeOutcome, formatMove, parseMove, renderBoard } from './notation.js';
 import {

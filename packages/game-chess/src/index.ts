@@ -29,5 +29,5 @@ export {
   decodeMove,
   type DecodedMove,
 } from './action-encoding.js';
-export { ChessEncoder, encoderChannels, encoderVersion, PLANES_PER_POSITION, CONSTANT_PLANES } from './encoder.js';
+export { ChessEncoder, encoderChannels, encoderVersion, PLANES_PER_POSITION, CONSTANT_PLANES } from './encoding.js';
 export { describeOutcome } from './notation.js';

@@ -1,3 +1,4 @@
+// Over 450 lines: the tree layout and every step that reads or writes it (select, expand, back up, solve) stay together, so the invariants can be checked in one place.
 import type { Game } from '@az/core';
 import { Rng } from '@az/core';
 import type { Evaluator, LeafBatch } from './evaluator.js';

@@ -1,3 +1,4 @@
+// Over 450 lines: one check per contract promise, each short, kept together so the list of checks reads as the contract.
 /**
  * The contract test-kit: `testGameContract(plugin, options)` plays many seeded random games and
  * checks, at every step, the promises the Game / Encoder / Masker contracts make to search, training

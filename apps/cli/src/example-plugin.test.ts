@@ -4,14 +4,13 @@
 // The test lives here, not in the example, so the plugin itself installs without the CLI's ML stack.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 
-const require = createRequire(import.meta.url);
-const packageDir = dirname(require.resolve('az-game-connect4/package.json'));
+// The example's entry (its exports name only '.'): dist/index.js, one level below its folder.
+const packageDir = dirname(dirname(fileURLToPath(import.meta.resolve('az-game-connect4'))));
 const az = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'main.js');
 const out = mkdtempSync(join(tmpdir(), 'az-connect4-'));
 afterAll(() => rmSync(out, { recursive: true, force: true }));

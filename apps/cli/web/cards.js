@@ -20,7 +20,6 @@ export function renderCards(s, { board, side, sendMove, seatName, el, moveList }
   }
   // Per-round points: the view carries the last finished round's; keep one row per round seen.
   if (v.round > 0 && !roundLog.some((r) => r.round === v.round - 1)) roundLog.push({ round: v.round - 1, points: v.lastRoundScores });
-  if (v.phase === 'over' && !roundLog.some((r) => r.round === v.round)) roundLog.push({ round: v.round, points: v.lastRoundScores });
   const legalByLabel = new Map(v.legal.map((m) => [m.label, m.action]));
   const seats = [];
   for (let p = 0; p < v.numPlayers; p++) {

@@ -3,11 +3,13 @@
 // reaching the page, and the dashboard of a finished run drawing its charts and following new lines.
 // Set AZ_SCREENSHOT_DIR (e.g. docs/images) to save the screenshots the README shows.
 import { join, resolve } from 'node:path';
-import { defaultRegistry } from '@az/core';
+import { Rng, defaultRegistry, resolveGame, resolveGameConfig, type CardTableView, type Game } from '@az/core';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { discoverGamePlugins } from '../plugins.js';
 import { startServer, type RunningServer } from './server.js';
+import { cardsNamedIn } from './test-cards.js';
+import type { PlaySnapshot } from './sessions.js';
 import { chromium, launchChromium } from './test-browser.js';
 
 const screenshotDir = process.env.AZ_SCREENSHOT_DIR ? resolve(process.env.AZ_SCREENSHOT_DIR) : undefined;
@@ -19,7 +21,7 @@ async function screenshot(page: Page, name: string): Promise<void> {
 /** Clicks and waits for the move's answer to be drawn. */
 async function clickAndWait(page: Page, selector: string): Promise<void> {
   await Promise.all([page.waitForResponse((r) => r.url().includes('/move') && r.request().method() === 'POST'), page.click(selector)]);
-  await page.waitForFunction(() => document.body.dataset.busy === 'false');
+  await page.waitForFunction("document.body.dataset.busy === 'false'");
 }
 
 describe.skipIf(chromium.path === undefined)('az serve in Chromium', () => {
@@ -84,7 +86,7 @@ describe.skipIf(chromium.path === undefined)('az serve in Chromium', () => {
     await page.mouse.move(to.x, to.y, { steps: 4 });
     await page.mouse.up();
     await answered;
-    await page.waitForFunction(() => document.body.dataset.busy === 'false');
+    await page.waitForFunction("document.body.dataset.busy === 'false'");
     const moves = await page.$$eval('#moves td', (cells) => cells.map((c) => c.textContent));
     expect(moves[0]).toBe('1.');
     expect(moves[1]).toBe('e4');
@@ -99,6 +101,60 @@ describe.skipIf(chromium.path === undefined)('az serve in Chromium', () => {
     expect(await page.locator('#chessboard.orientation-black').count()).toBe(1);
     await page.click('#flip');
     await screenshot(page, 'serve-chess.png');
+    await page.close();
+  });
+
+  it('bids and plays a Blob round at the card table, and no other seat\'s card reaches the page', async () => {
+    const config = { players: 4, rounds: 'one', roundCards: 5 };
+    // The deal the server makes for this config and its seed (3): the cards the other seats hold.
+    const plugin = resolveGame('blob');
+    const game = plugin.create(resolveGameConfig(plugin, config)) as Game<unknown>;
+    const dealt = game.initialState(new Rng(3));
+    const othersHands = new Set<string>();
+    for (let seat = 1; seat < 4; seat++) for (const c of (game.view?.(dealt, seat) as CardTableView).hand) othersHands.add(c);
+    expect(othersHands.size).toBe(15);
+
+    const page = await openPage('/play/blob');
+    await page.waitForSelector('#card-table');
+    const bodies: Promise<string>[] = [];
+    page.on('response', (r) => {
+      if (r.url().includes('/api/sessions') || r.url().includes('/api/games/blob')) bodies.push(r.text());
+    });
+    await page.click('#extra-config summary');
+    await page.selectOption('#cfg-rounds', 'one');
+    await page.fill('#cfg-roundCards', '5');
+    await page.fill('#cfg-players', '4');
+    await Promise.all([page.waitForResponse((r) => r.url().includes('/sessions')), page.click('#new-game')]);
+    await page.waitForFunction("document.body.dataset.busy === 'false'");
+    expect(await page.locator('#hand .card').count()).toBe(5);
+    let actions = 0;
+    let shot = false;
+    while (!(await page.textContent('#status'))?.startsWith('Game over')) {
+      if ((await page.locator('#bids button').count()) > 0) await clickAndWait(page, '#bids button');
+      else await clickAndWait(page, '#hand button.card.playable');
+      actions++;
+      expect(actions).toBeLessThanOrEqual(6);
+      if (!shot && (await page.locator('#trick .card').count()) > 0 && (await page.locator('#hand .card').count()) >= 3) {
+        await screenshot(page, 'serve-blob.png');
+        shot = true;
+      }
+    }
+    // One bid and five cards; every seat has bid, and the scores table has the round and the total.
+    expect(actions).toBe(6);
+    expect(await page.locator('#scores tr').count()).toBe(3);
+    const totals = await page.$$eval('#scores tr:last-child th', (cells) => cells.slice(1).map((c) => Number(c.textContent)));
+    expect(totals).toHaveLength(4);
+    // What the page received: never a card another seat held, unless it was played (public).
+    const texts = await Promise.all(bodies);
+    expect(texts.length).toBeGreaterThanOrEqual(7);
+    const leaked = new Set<string>();
+    for (const text of texts) {
+      const played = new Set((JSON.parse(text) as PlaySnapshot).moves.map((m) => m.text));
+      for (const c of cardsNamedIn(text)) if (othersHands.has(c) && !played.has(c)) leaked.add(c);
+    }
+    expect([...leaked]).toEqual([]);
+    // The check can fail: the last snapshot does name other seats' cards (those they played).
+    expect([...cardsNamedIn(texts[texts.length - 1])].some((c) => othersHands.has(c))).toBe(true);
     await page.close();
   });
 });

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { discoverGamePlugins } from '../plugins.js';
 import { createServeApp, startServer, type RunningServer } from './server.js';
 import type { PlaySnapshot } from './sessions.js';
+import { cardsNamedIn } from './test-cards.js';
 
 beforeAll(async () => {
   await discoverGamePlugins(defaultRegistry);
@@ -17,14 +18,6 @@ afterAll(close);
 async function post(path: string, body: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
   const res = await app.request(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
   return { status: res.status, json: (await res.json()) as Record<string, unknown> };
-}
-
-/** Every card named in a text, in the notations the game and the view use ('QS', '10H', 'Q♠'). */
-export function cardsNamedIn(text: string): Set<string> {
-  const symbols: Record<string, string> = { '♠': 'S', '♥': 'H', '♣': 'C', '♦': 'D' };
-  const found = new Set<string>();
-  for (const m of text.matchAll(/(?<![0-9A-Za-z])(10|[2-9JQKA])([SHCD♠♥♣♦])(?![A-Za-z0-9])/g)) found.add(m[1] + (symbols[m[2]] ?? m[2]));
-  return found;
 }
 
 describe('static files', () => {

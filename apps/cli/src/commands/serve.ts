@@ -1,4 +1,5 @@
-import { BACKEND_CHOICES, parseConfigAssignments, resolveGame, type BackendChoice } from '@az/core';
+import { parseConfigAssignments, resolveGame } from '@az/core';
+import { BACKEND_CHOICES, type BackendChoice } from '@az/nn';
 import { loadModel, type LoadedModel } from '../agents.js';
 import { helpText, parseFlags, UsageError } from '../args.js';
 import { checkRunDir } from '../serve/run-data.js';

@@ -19,7 +19,7 @@ import {
   type BackendChoice,
   type CheckpointManifest,
 } from '@az/nn';
-import { MctsAgent, NetworkEvaluator, RolloutEvaluator, playSearchConfig, type Evaluator } from '@az/mcts';
+import { MctsAgent, NetworkEvaluator, RolloutEvaluator, playSearchConfig, type Evaluator, type SearchEngine } from '@az/mcts';
 import { createSearchEngine, findCheckpointDir } from '@az/trainer-multigpu';
 import { UsageError } from './args.js';
 
@@ -97,7 +97,12 @@ export function gameFor(plugin: GamePlugin, rawConfig: Readonly<Record<string, u
  * worlds per move, searched together) for imperfect information.
  */
 export function searchAgent<S>(name: string, game: Game<S>, evaluator: Evaluator<S>, settings: AgentSettings): Agent<S> {
-  const engine = createSearchEngine(
+  return new MctsAgent(name, searchEngineFor(game, evaluator, settings), game.masker.actionSize, 0, settings.seed);
+}
+
+/** The search behind `searchAgent`, for callers that read its visit counts and values (`az serve`'s "show thinking"). */
+export function searchEngineFor<S>(game: Game<S>, evaluator: Evaluator<S>, settings: AgentSettings): SearchEngine<S> {
+  return createSearchEngine(
     game,
     evaluator,
     settings.batchTrees ?? 64,
@@ -110,7 +115,6 @@ export function searchAgent<S>(name: string, game: Game<S>, evaluator: Evaluator
     },
     { determinizations: settings.determinizations },
   );
-  return new MctsAgent(name, engine, game.masker.actionSize, 0, settings.seed);
 }
 
 /** Names of the agents a game accepts besides model paths. */
@@ -118,12 +122,17 @@ export function agentNames(plugin: GamePlugin): string[] {
   return ['random', 'mcts', ...Object.keys(plugin.bots ?? {})];
 }
 
-export async function makeAgent(spec: string, plugin: GamePlugin, game: Game<unknown>, agentSettings: AgentSettings, models: Map<string, LoadedModel>): Promise<Agent<unknown>> {
-  const settings: AgentSettings = {
+/** Agent settings with the game's hints filled in where the caller left them open. */
+export function withGameDefaults(plugin: GamePlugin, agentSettings: AgentSettings): AgentSettings {
+  return {
     ...agentSettings,
     determinizations: agentSettings.determinizations ?? plugin.training?.determinizations,
     networkValueScale: agentSettings.networkValueScale ?? plugin.training?.playValueScale,
   };
+}
+
+export async function makeAgent(spec: string, plugin: GamePlugin, game: Game<unknown>, agentSettings: AgentSettings, models: Map<string, LoadedModel>): Promise<Agent<unknown>> {
+  const settings = withGameDefaults(plugin, agentSettings);
   if (spec === 'random') return new RandomAgent(game, settings.seed);
   // No network: uniform priors and one random playout per leaf (determinized for hidden-information games).
   if (spec === 'mcts') return searchAgent('mcts', game, new RolloutEvaluator(game, settings.seed), settings);

@@ -1,6 +1,6 @@
-import type { Game, GameTraits, ParsedAction, ResolvedConfig, Symmetry } from '@az/core';
+import type { Game, GameTraits, GridView, ParsedAction, ResolvedConfig, Symmetry } from '@az/core';
 import { Connect4Encoder, Connect4Masker, PLANES } from './encoding.js';
-import { NO_WINNER, STANDARD_RULES, cloneState, drop, illegalReason, isOver, newState, type Connect4Rules, type Connect4State } from './rules.js';
+import { NO_WINNER, STANDARD_RULES, cloneState, drop, illegalReason, isOver, landingRow, newState, type Connect4Rules, type Connect4State } from './rules.js';
 
 export const CONNECT4_TRAITS: GameTraits = {
   id: 'connect4',
@@ -121,5 +121,16 @@ export class Connect4Game implements Game<Connect4State> {
     else return { ok: false, error: `'${text.trim()}' is not a column: type 1-${this.rules.cols}` };
     const why = illegalReason(this.rules, state, col);
     return why ? { ok: false, error: why } : { ok: true, action: col };
+  }
+
+  /** The grid for graphical front ends; a click anywhere in a column drops there (the target is the landing cell). */
+  view(state: Connect4State): GridView {
+    const { cols } = this.rules;
+    const cells: GridView['cells'] = Array.from(state.board, (mark) => (mark === 0 ? null : { seat: mark - 1, label: '' }));
+    const targets: { action: number; cell: number }[] = [];
+    if (!isOver(this.rules, state)) {
+      for (let c = 0; c < cols; c++) if (illegalReason(this.rules, state, c) === null) targets.push({ action: c, cell: landingRow(this.rules, state, c) * cols + c });
+    }
+    return { kind: 'grid', rows: this.rules.rows, cols, cells, targets };
   }
 }

@@ -86,6 +86,72 @@ export interface Symmetry {
 
 export type ParsedAction = { readonly ok: true; readonly action: number } | { readonly ok: false; readonly error: string };
 
+/** A piece on a grid board: whose it is (colours follow the seat) and the text drawn on it ('X', 'O', ''). */
+export interface GridPiece {
+  readonly seat: number;
+  readonly label: string;
+}
+
+/**
+ * A rectangular board of cells, for grid games (tic-tac-toe, Connect Four, most plugin board games).
+ * Graphical front ends (`az serve`) draw it and turn a click on a cell into the action it targets.
+ */
+export interface GridView {
+  readonly kind: 'grid';
+  readonly rows: number;
+  readonly cols: number;
+  /** `rows * cols` cells, row-major with row 0 at the top; null for an empty cell. */
+  readonly cells: readonly (GridPiece | null)[];
+  /** For each legal action of the seat to act: the cell whose click plays it (Connect Four: the landing cell). */
+  readonly targets: readonly { readonly action: number; readonly cell: number }[];
+  /** Cells to mark (the last move, a winning line). */
+  readonly highlight?: readonly number[];
+}
+
+/** Chess, for a board component: the position as FEN and every legal move with its squares and SAN. */
+export interface ChessView {
+  readonly kind: 'chess';
+  readonly fen: string;
+  readonly moves: readonly { readonly action: number; readonly from: string; readonly to: string; readonly promotion?: string; readonly san: string }[];
+  readonly check: boolean;
+}
+
+/**
+ * A trick-taking card table as one seat sees it (its own hand only). Cards are text: rank then suit
+ * letter ('QS', '10H'); suits S, H, C, D.
+ */
+export interface CardTableView {
+  readonly kind: 'cards';
+  readonly seat: number;
+  readonly numPlayers: number;
+  readonly phase: 'bid' | 'play' | 'over';
+  readonly toAct: number;
+  readonly round: number;
+  readonly cardsDealt: number;
+  readonly dealer: number;
+  readonly hand: readonly string[];
+  /** The trump suit letter, or null for a round without trump. */
+  readonly trump: string | null;
+  readonly turnedUp: string | null;
+  /** Per seat; null before it has bid this round. */
+  readonly bids: readonly (number | null)[];
+  readonly tricksWon: readonly number[];
+  readonly handSizes: readonly number[];
+  /** The trick in progress, in playing order. */
+  readonly trick: readonly { readonly seat: number; readonly card: string }[];
+  /** The last completed trick of this round and who took it (empty before the first is done). */
+  readonly lastTrick: readonly { readonly seat: number; readonly card: string }[];
+  readonly lastTrickWinner: number | null;
+  /** Totals so far, and the points of the last finished round. */
+  readonly scores: readonly number[];
+  readonly lastRoundScores: readonly number[];
+  /** The viewing seat's legal actions when it is to act (else empty), labelled as on its cards/bids. */
+  readonly legal: readonly { readonly action: number; readonly label: string }[];
+}
+
+/** What `Game.view` returns: plain JSON for a graphical front end. */
+export type GameView = GridView | ChessView | CardTableView;
+
 /**
  * One configured game. States are mutable objects owned by the game: `applyAction` changes a state in
  * place, `clone` makes an independent copy. Seats are 0..numPlayers-1.
@@ -144,6 +210,13 @@ export interface Game<S> {
    * without one, naming the game.
    */
   readonly determinizer?: Determinizer<S>;
+  /**
+   * Optional: the state as JSON for graphical front ends (`az serve`), as `seat` may see it (the same
+   * information as `render(state, seat)`: for hidden-information games never another seat's cards).
+   * Grid games return a `GridView`; games without a view are shown as their `render` text and a list
+   * of legal moves.
+   */
+  view?(state: S, seat: number): GameView;
 }
 
 /**

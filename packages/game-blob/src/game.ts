@@ -1,4 +1,4 @@
-import { validateConfig, type Game, type GameTraits, type ParsedAction, type ResolvedConfig, type Rng } from '@az/core';
+import { validateConfig, type CardTableView, type Game, type GameTraits, type ParsedAction, type ResolvedConfig, type Rng } from '@az/core';
 import { blobConfigSchema, blobRules, finalizeBlobConfig, gameLength, type BlobRules } from './config.js';
 import { BlobDeterminizer } from './determinizer.js';
 import { BlobEncoder, BlobMasker } from './encoding.js';
@@ -6,6 +6,7 @@ import { blobInformationState, type BlobInformationState } from './information.j
 import { formatBlobAction, parseBlobAction, renderBlob } from './notation.js';
 import { applyBlobAction, newGame } from './rules.js';
 import { BlobState, PHASE_OVER } from './state.js';
+import { blobTableView } from './view.js';
 import { scoreRange, scoresToValues, type ScoreRange } from './value.js';
 
 const DEFAULT_RULES = blobRules(validateConfig(blobConfigSchema));
@@ -98,5 +99,16 @@ export class BlobGame implements Game<BlobState> {
 
   informationState(state: BlobState, seat: number): BlobInformationState {
     return blobInformationState(state, seat);
+  }
+
+  /** The card table as `seat` sees it: built from its information state only. */
+  view(state: BlobState, seat: number): CardTableView {
+    const legal: { action: number; label: string }[] = [];
+    if (state.phase !== PHASE_OVER && state.toAct === seat) {
+      const mask = new Uint8Array(this.masker.actionSize);
+      this.masker.fillMask(state, mask, 0);
+      for (let a = 0; a < mask.length; a++) if (mask[a]) legal.push({ action: a, label: formatBlobAction(a) });
+    }
+    return blobTableView(blobInformationState(state, seat), legal);
   }
 }

@@ -1,7 +1,7 @@
 /**
  * The chess `Game`: seats 0 = white, 1 = black.
  */
-import type { Game, GameTraits, Masker, ParsedAction, ResolvedConfig, Rng } from '@az/core';
+import type { ChessView, Game, GameTraits, Masker, ParsedAction, ResolvedConfig, Rng } from '@az/core';
 import { DEFAULT_POSITION, type Chess } from 'chess.js';
 import { ACTION_SIZE, decodeMove } from './action-encoding.js';
 import { ChessEncoder } from './encoding.js';
@@ -11,8 +11,10 @@ import {
   applyLegalMove,
   cloneState,
   DEFAULT_MAX_PLIES,
+  isCheck,
   isGameOver,
   legalActionsOf,
+  legalMoveOf,
   legalMoveIndex,
   loadChess,
   materialBalance,
@@ -164,5 +166,17 @@ export class ChessGame implements Game<ChessState> {
   /** The FEN of the position (`az play` prints it for `fen`/`position`; `--fen` takes it back). */
   positionText(state: ChessState): string {
     return toFen(state);
+  }
+
+  /** The position and every legal move (squares, SAN) for a board component (`az serve`). */
+  view(state: ChessState): ChessView {
+    const moves: ChessView['moves'][number][] = [];
+    if (!isGameOver(state)) {
+      for (const action of legalActionsOf(state)) {
+        const move = legalMoveOf(state, action);
+        if (move) moves.push({ action, from: move.from, to: move.to, ...(move.promotion ? { promotion: move.promotion } : {}), san: move.san });
+      }
+    }
+    return { kind: 'chess', fen: toFen(state), moves, check: isCheck(state) };
   }
 }

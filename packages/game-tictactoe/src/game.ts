@@ -1,8 +1,8 @@
-import type { Game, GameTraits, ParsedAction, ResolvedConfig, Symmetry } from '@az/core';
+import type { Game, GameTraits, GridView, ParsedAction, ResolvedConfig, Symmetry } from '@az/core';
 import { TicTacToeEncoder, TicTacToeMasker } from './encoding.js';
 import { formatCell, parseMove, renderBoard } from './notation.js';
 import { ticTacToeSymmetries } from './symmetry.js';
-import { CELLS, NO_WINNER, applyMove, cloneState, isTerminalState, markChar, newState, type TicTacToeState } from './rules.js';
+import { CELLS, LINES, NO_WINNER, applyMove, cloneState, isTerminalState, markChar, newState, type TicTacToeState } from './rules.js';
 
 export const TICTACTOE_TRAITS: GameTraits = {
   id: 'tictactoe',
@@ -76,5 +76,14 @@ export class TicTacToeGame implements Game<TicTacToeState> {
   /** Accepts '1'..'9' and 'a1'..'c3' (case-insensitive, trimmed). */
   parseAction(state: TicTacToeState, text: string): ParsedAction {
     return parseMove(state, text);
+  }
+
+  /** The 3x3 grid for graphical front ends: marks, the empty cells to click, the winning line. */
+  view(state: TicTacToeState): GridView {
+    const cells: GridView['cells'] = Array.from(state.board, (mark) => (mark === 0 ? null : { seat: mark - 1, label: markChar(mark) }));
+    const targets: { action: number; cell: number }[] = [];
+    if (!isTerminalState(state)) for (let i = 0; i < CELLS; i++) if (state.board[i] === 0) targets.push({ action: i, cell: i });
+    const line = state.winner === NO_WINNER ? undefined : LINES.find((l) => l.every((i) => state.board[i] === state.winner + 1));
+    return { kind: 'grid', rows: 3, cols: 3, cells, targets, ...(line ? { highlight: [...line] } : {}) };
   }
 }

@@ -1,0 +1,162 @@
+// The az serve API without a browser: static files cannot leave their table, bad requests get a JSON
+// error and leave the game playable, and a Blob seat never receives another seat's cards.
+import { request as httpRequest } from 'node:http';
+import { Rng, defaultRegistry, resolveGame, resolveGameConfig, type Game } from '@az/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { discoverGamePlugins } from '../plugins.js';
+import { createServeApp, startServer, type RunningServer } from './server.js';
+import type { PlaySnapshot } from './sessions.js';
+import { cardsNamedIn } from './test-cards.js';
+
+beforeAll(async () => {
+  await discoverGamePlugins(defaultRegistry);
+});
+
+const { app, close } = createServeApp({ simulations: 8 });
+afterAll(close);
+
+async function post(path: string, body: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+  const res = await app.request(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+}
+
+describe('static files', () => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await startServer({ port: 0 });
+  });
+  afterAll(() => server.close());
+
+  /** A raw request, so the path reaches the server exactly as written (fetch would normalise '..'). */
+  function rawGet(path: string): Promise<{ status: number; body: string }> {
+    const url = new URL(server.url);
+    return new Promise((resolve, reject) => {
+      const req = httpRequest({ host: url.hostname, port: url.port, path, method: 'GET' }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
+  it('serves the pages and the board and chart libraries from node_modules', async () => {
+    for (const path of ['/', '/play/tictactoe', '/dashboard', '/static/play.js', '/static/chessground.js', '/static/uPlot.js']) {
+      const r = await rawGet(path);
+      expect(r.status, `${path}: ${r.body.slice(0, 200)}`).toBe(200);
+    }
+  });
+
+  it('refuses every path outside its table, however it is spelled', async () => {
+    for (const path of [
+      '/static/../package.json',
+      '/static/..%2Fpackage.json',
+      '/static/..%2F..%2Fpackage.json',
+      '/static/%2e%2e%2f%2e%2e%2fpackage.json',
+      '/static/..%5C..%5Cpackage.json',
+      '/static/....//....//package.json',
+      '/static/%252e%252e%252fpackage.json',
+      '/static/../../../../etc/passwd',
+      '/static/',
+      '/static/play.js%00.html',
+      '/../../package.json',
+    ]) {
+      const r = await rawGet(path);
+      expect(r.status, path).not.toBe(200);
+      expect(r.body, path).not.toContain('"dependencies"');
+      expect(r.body, path).not.toContain('root:');
+    }
+  });
+});
+
+describe('bad moves over the wire', () => {
+  it('answers malformed and illegal moves with a message, and the game goes on', async () => {
+    const start = await post('/api/games/tictactoe/sessions', { seat: 0, opponent: 'random' });
+    expect(start.status).toBe(200);
+    const id = start.json.id as string;
+    const cases: [unknown, RegExp][] = [
+      ['{not json', /not valid JSON/],
+      ['[1,2]', /must be a JSON object/],
+      [{}, /needs 'action'/],
+      [{ action: 'b2' }, /must be an integer/],
+      [{ action: 4.5 }, /must be an integer/],
+      [{ action: -1 }, /illegal move/],
+      [{ action: 9 }, /illegal move/],
+      [{ action: 1e300 }, /illegal move|must be an integer/],
+      [{ move: 'z9' }, /illegal move 'z9'/],
+      [{ move: 42 }, /needs 'action'/],
+    ];
+    for (const [body, message] of cases) {
+      const r = await post(`/api/sessions/${id}/move`, body);
+      expect(r.status, JSON.stringify(body)).toBe(400);
+      expect(String(r.json.error), JSON.stringify(body)).toMatch(message);
+    }
+    const ok = await post(`/api/sessions/${id}/move`, { action: 4 });
+    expect(ok.status).toBe(200);
+    const snapshot = ok.json as unknown as PlaySnapshot;
+    expect(snapshot.moves[0]).toMatchObject({ seat: 0, action: 4, text: 'b2' });
+    // The cell just taken is no longer legal.
+    const again = await post(`/api/sessions/${id}/move`, { action: 4 });
+    expect(again.status).toBe(400);
+    expect(String(again.json.error)).toMatch(/illegal move/);
+  });
+
+  it('names unknown games, sessions, opponents and bad settings', async () => {
+    expect((await post('/api/games/nosuchgame/sessions', {})).status).toBe(404);
+    expect((await post('/api/sessions/nope/move', { action: 0 })).status).toBe(404);
+    const opp = await post('/api/games/tictactoe/sessions', { opponent: 'deep-blue' });
+    expect(opp.status).toBe(400);
+    expect(String(opp.json.error)).toMatch(/unknown opponent 'deep-blue'/);
+    const seat = await post('/api/games/tictactoe/sessions', { seat: 2 });
+    expect(seat.status).toBe(400);
+    expect(String(seat.json.error)).toMatch(/seat must be 0\.\.1/);
+    const config = await post('/api/games/blob/sessions', { config: { players: 99 } });
+    expect(config.status).toBe(400);
+    expect(String(config.json.error)).toMatch(/players/);
+  });
+
+  it('refuses moves after the end of the game', async () => {
+    const start = await post('/api/games/tictactoe/sessions', { seat: 0, opponent: 'random' });
+    let snapshot = start.json as unknown as PlaySnapshot;
+    while (!snapshot.over) snapshot = (await post(`/api/sessions/${snapshot.id}/move`, { action: snapshot.legal[0].action })).json as unknown as PlaySnapshot;
+    expect(snapshot.result?.verdict).toMatch(/you win|you lose|a draw/);
+    const late = await post(`/api/sessions/${snapshot.id}/move`, { action: 0 });
+    expect(late.status).toBe(409);
+    expect(String(late.json.error)).toMatch(/game is over/);
+  });
+});
+
+describe('hidden information', () => {
+  it("a Blob seat's snapshots never name a card another seat still holds", async () => {
+    const config = { players: 4, rounds: 'one', roundCards: 5 };
+    const seed = 7;
+    // The same deal the server makes (same config, same seed): the other seats' hands at the start.
+    const plugin = resolveGame('blob');
+    const game = plugin.create(resolveGameConfig(plugin, config)) as Game<unknown>;
+    const dealt = game.initialState(new Rng(seed));
+    const info = (seat: number): { hand: Int16Array } => game.informationState?.(dealt, seat) as { hand: Int16Array };
+    const cardText = (c: number): string => ['2', '3', '4', '5', '6', '7', '8', '9', '10', 'J', 'Q', 'K', 'A'][c % 13] + 'SHCD'[Math.floor(c / 13)];
+    const othersHands = new Set<string>();
+    for (let seat = 1; seat < 4; seat++) for (const c of info(seat).hand) othersHands.add(cardText(c));
+    expect(othersHands.size).toBe(15);
+    // The detector finds a hand where it is shown (seat 1's own view).
+    expect([...cardsNamedIn(JSON.stringify(game.view?.(dealt, 1)))].filter((c) => othersHands.has(c))).toHaveLength(5);
+
+    let snapshot = (await post('/api/games/blob/sessions', { seat: 0, opponent: 'heuristic', config, seed })).json as unknown as PlaySnapshot;
+    let checked = 0;
+    for (;;) {
+      const played = new Set(snapshot.moves.map((m) => m.text));
+      const leaked = [...cardsNamedIn(JSON.stringify(snapshot))].filter((c) => othersHands.has(c) && !played.has(c));
+      expect(leaked, `after ${snapshot.moves.length} moves`).toEqual([]);
+      expect(snapshot.position).toBeUndefined();
+      expect(snapshot.analysis).toBeUndefined();
+      checked++;
+      if (snapshot.over) break;
+      snapshot = (await post(`/api/sessions/${snapshot.id}/move`, { action: snapshot.legal[0].action })).json as unknown as PlaySnapshot;
+    }
+    expect(checked).toBeGreaterThan(5);
+    expect(snapshot.view?.kind).toBe('cards');
+  });
+});

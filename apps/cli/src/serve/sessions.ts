@@ -1,0 +1,268 @@
+/**
+ * Games played in the browser: one `PlaySession` per game, holding the full state on the server. The
+ * page only ever receives a `PlaySnapshot`, which is what the human's seat may see (its `render` and
+ * `view` from that seat, its own legal moves, the public move list); hidden-information games never get
+ * the full state, its hash, or a search analysis (the other seats' search would reveal their cards).
+ */
+import { RandomAgent, Rng, type Agent, type Game, type GamePlugin, type GameView } from '@az/core';
+import { RolloutEvaluator, selectActionFromVisits, type Evaluator, type SearchEngine } from '@az/mcts';
+import { agentNames, searchEngineFor, withGameDefaults, type AgentSettings, type LoadedModel } from '../agents.js';
+
+/** What the search behind a computer move thought: shares of its root visits and its value estimate. */
+export interface MoveAnalysis {
+  readonly seat: number;
+  /** The root value for the seat that moved, in [-1, 1] (1: it expects to win). */
+  readonly value: number;
+  readonly simulations: number;
+  /** The most visited moves, best first. */
+  readonly top: readonly { readonly action: number; readonly move: string; readonly share: number }[];
+}
+
+export interface PlayedMove {
+  readonly seat: number;
+  readonly action: number;
+  readonly text: string;
+}
+
+/** Everything the page of the human's seat receives. */
+export interface PlaySnapshot {
+  readonly id: string;
+  readonly game: { readonly id: string; readonly name: string; readonly numPlayers: number; readonly information: string };
+  readonly humanSeat: number;
+  readonly opponent: string;
+  readonly toAct: number | null;
+  readonly over: boolean;
+  readonly result?: { readonly returns: readonly number[]; readonly verdict: string };
+  readonly view: GameView | null;
+  readonly text: string;
+  /** The human's legal moves when it is to act, else empty. */
+  readonly legal: readonly { readonly action: number; readonly text: string }[];
+  readonly moves: readonly PlayedMove[];
+  /** Perfect-information games only: the position in the game's notation (FEN), else its hash. */
+  readonly position?: string;
+  /** Perfect-information games: the search behind the last computer move. */
+  readonly analysis?: MoveAnalysis;
+}
+
+/** A bad request about a game (illegal move, not your turn...): the server answers 400/409 with its message. */
+export class PlayError extends Error {
+  constructor(
+    message: string,
+    readonly status: 400 | 404 | 409 = 400,
+  ) {
+    super(message);
+    this.name = 'PlayError';
+  }
+}
+
+interface Opponent {
+  readonly name: string;
+  move(state: unknown): Promise<{ action: number; analysis?: MoveAnalysis }>;
+}
+
+/** Searches one position and plays the most visited move, keeping what it saw. */
+class AnalyzingOpponent implements Opponent {
+  private readonly counts: Float32Array;
+  private readonly rng: Rng;
+
+  constructor(
+    readonly name: string,
+    private readonly game: Game<unknown>,
+    private readonly engine: SearchEngine<unknown>,
+    private readonly simulations: number,
+    seed: number,
+  ) {
+    this.counts = new Float32Array(game.masker.actionSize);
+    this.rng = new Rng(seed + 1);
+  }
+
+  async move(state: unknown): Promise<{ action: number; analysis?: MoveAnalysis }> {
+    this.engine.setRoot(0, state);
+    await this.engine.search();
+    this.engine.visitCounts(0, this.counts);
+    const action = selectActionFromVisits(this.counts, 0, this.rng);
+    const seat = this.game.currentPlayer(state);
+    if (this.game.traits.information !== 'perfect') return { action };
+    let total = 0;
+    for (const c of this.counts) total += c;
+    const ranked = Array.from(this.counts.keys()).filter((a) => this.counts[a] > 0);
+    ranked.sort((a, b) => this.counts[b] - this.counts[a]);
+    const top = ranked.slice(0, 5).map((a) => ({ action: a, move: this.game.formatAction(state, a), share: total > 0 ? this.counts[a] / total : 0 }));
+    const value = this.engine.rootValue(0)[seat];
+    return { action, analysis: { seat, value, simulations: this.simulations, top } };
+  }
+}
+
+class AgentOpponent implements Opponent {
+  constructor(private readonly agent: Agent<unknown>) {}
+  get name(): string {
+    return this.agent.name;
+  }
+  async move(state: unknown): Promise<{ action: number }> {
+    const [action] = await this.agent.act([state]);
+    return { action };
+  }
+}
+
+export interface SessionOptions {
+  readonly plugin: GamePlugin;
+  readonly game: Game<unknown>;
+  readonly humanSeat: number;
+  /** random, mcts, a game bot, or 'model' (uses `model`). */
+  readonly opponent: string;
+  readonly model?: LoadedModel;
+  readonly settings: AgentSettings;
+}
+
+function makeOpponent(options: SessionOptions): Opponent {
+  const { plugin, game, opponent } = options;
+  const settings = withGameDefaults(plugin, { ...options.settings, batchTrees: 1 });
+  const seed = settings.seed;
+  const searching = (name: string, evaluator: Evaluator<unknown>): Opponent =>
+    new AnalyzingOpponent(name, game, searchEngineFor(game, evaluator, settings), settings.simulations, seed);
+  if (opponent === 'model') {
+    if (!options.model) throw new PlayError('no model was given to az serve (--model DIR)');
+    return searching(`model (iteration ${options.model.manifest.iteration})`, options.model.evaluator);
+  }
+  if (opponent === 'mcts') return searching('mcts', new RolloutEvaluator(game, seed));
+  if (opponent === 'random') return new AgentOpponent(new RandomAgent(game, seed));
+  const bot = plugin.bots?.[opponent];
+  if (bot) {
+    const agent = bot(game, seed);
+    return new AgentOpponent({ name: opponent, act: (states) => agent.act(states) });
+  }
+  throw new PlayError(`unknown opponent '${opponent}': use ${[...agentNames(plugin), ...(options.model ? ['model'] : [])].join(', ')}`);
+}
+
+export class PlaySession {
+  private state: unknown;
+  private readonly rng: Rng;
+  private readonly opponent: Opponent;
+  private readonly moves: PlayedMove[] = [];
+  private analysis: MoveAnalysis | undefined;
+  /** Requests on one game run one after another (a move waits for the computer's reply). */
+  private queue: Promise<unknown> = Promise.resolve();
+  lastUsed = Date.now();
+
+  constructor(
+    readonly id: string,
+    private readonly options: SessionOptions,
+  ) {
+    const { game, humanSeat } = options;
+    if (!Number.isInteger(humanSeat) || humanSeat < 0 || humanSeat >= game.numPlayers) {
+      throw new PlayError(`seat must be 0..${game.numPlayers - 1} for this ${game.traits.id} game, got ${String(humanSeat)}`);
+    }
+    this.rng = new Rng(options.settings.seed);
+    this.state = game.initialState(this.rng);
+    this.opponent = makeOpponent(options);
+  }
+
+  get game(): Game<unknown> {
+    return this.options.game;
+  }
+
+  /** Lets the computer seats move until the human is to act or the game ends. */
+  start(): Promise<PlaySnapshot> {
+    return this.serialized(async () => {
+      await this.playComputerSeats();
+      return this.snapshot();
+    });
+  }
+
+  /** The human's move, by action number or in the game's notation; then the computer's replies. */
+  play(move: { action?: unknown; move?: unknown }): Promise<PlaySnapshot> {
+    return this.serialized(async () => {
+      const { game, humanSeat } = this.options;
+      if (game.isTerminal(this.state)) throw new PlayError('the game is over', 409);
+      const toAct = game.currentPlayer(this.state);
+      if (toAct !== humanSeat) throw new PlayError(`it is seat ${toAct}'s turn, not yours (seat ${humanSeat})`, 409);
+      const action = this.readMove(move);
+      this.record(action);
+      await this.playComputerSeats();
+      return this.snapshot();
+    });
+  }
+
+  current(): Promise<PlaySnapshot> {
+    return this.serialized(async () => this.snapshot());
+  }
+
+  private readMove(move: { action?: unknown; move?: unknown }): number {
+    const { game } = this.options;
+    if (move.action !== undefined) {
+      const action = move.action;
+      if (typeof action !== 'number' || !Number.isInteger(action)) throw new PlayError(`'action' must be an integer, got ${JSON.stringify(action)}`);
+      const mask = new Uint8Array(game.masker.actionSize);
+      game.masker.fillMask(this.state, mask, 0);
+      if (action < 0 || action >= mask.length || mask[action] === 0) throw new PlayError(`illegal move: action ${action} is not legal here`);
+      return action;
+    }
+    if (typeof move.move === 'string') {
+      const parsed = game.parseAction(this.state, move.move);
+      if (!parsed.ok) throw new PlayError(`illegal move '${move.move}': ${parsed.error}`);
+      return parsed.action;
+    }
+    throw new PlayError("a move needs 'action' (an integer) or 'move' (text in the game's notation)");
+  }
+
+  private record(action: number, analysis?: MoveAnalysis): void {
+    const { game } = this.options;
+    const seat = game.currentPlayer(this.state);
+    const text = game.formatAction(this.state, action);
+    game.applyAction(this.state, action, this.rng);
+    this.moves.push({ seat, action, text });
+    this.analysis = analysis;
+  }
+
+  private async playComputerSeats(): Promise<void> {
+    const { game, humanSeat } = this.options;
+    while (!game.isTerminal(this.state) && game.currentPlayer(this.state) !== humanSeat) {
+      const { action, analysis } = await this.opponent.move(this.state);
+      this.record(action, analysis);
+    }
+  }
+
+  private serialized<T>(task: () => Promise<T>): Promise<T> {
+    this.lastUsed = Date.now();
+    const run = this.queue.then(task, task);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  snapshot(): PlaySnapshot {
+    const { game, humanSeat, plugin } = this.options;
+    const state = this.state;
+    const over = game.isTerminal(state);
+    const toAct = over ? null : game.currentPlayer(state);
+    const legal: { action: number; text: string }[] = [];
+    if (toAct === humanSeat) {
+      const mask = new Uint8Array(game.masker.actionSize);
+      game.masker.fillMask(state, mask, 0);
+      for (let a = 0; a < mask.length; a++) if (mask[a]) legal.push({ action: a, text: game.formatAction(state, a) });
+    }
+    const perfect = game.traits.information === 'perfect';
+    let result: PlaySnapshot['result'];
+    if (over) {
+      const returns = Array.from(game.returns(state));
+      const best = Math.max(...returns);
+      const mine = returns[humanSeat];
+      const verdict = mine === best && returns.filter((r) => r === best).length === 1 ? 'you win' : mine === best ? 'a draw' : 'you lose';
+      result = { returns, verdict };
+    }
+    return {
+      id: this.id,
+      game: { id: plugin.traits.id, name: plugin.traits.name, numPlayers: game.numPlayers, information: game.traits.information },
+      humanSeat,
+      opponent: this.opponent.name,
+      toAct,
+      over,
+      ...(result ? { result } : {}),
+      view: game.view ? game.view(state, humanSeat) : null,
+      text: game.render(state, humanSeat),
+      legal,
+      moves: this.moves.map((m) => ({ ...m })),
+      ...(perfect ? { position: game.positionText ? game.positionText(state) : game.hash(state) } : {}),
+      ...(perfect && this.analysis ? { analysis: this.analysis } : {}),
+    };
+  }
+}

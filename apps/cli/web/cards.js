@@ -1,0 +1,51 @@
+// Blob (and other trick-taking games with a CardTableView): the seat's own hand, the others' card
+// backs, bids, trump, the trick in progress and the last one, tricks won, and scores per round.
+const SUITS = { S: '♠', H: '♥', C: '♣', D: '♦' };
+let roundLog = [];
+let logId = null;
+
+function card(el, text, attrs = {}, tag = 'span') {
+  const suit = text.slice(-1);
+  const rank = text.slice(0, -1);
+  const { class: extra = '', ...rest } = attrs;
+  const red = suit === 'H' || suit === 'D';
+  return el(tag, { class: `card${red ? ' red' : ''} ${extra}`, 'data-card': text, ...rest }, el('span', {}, rank), el('span', { class: 'suit' }, SUITS[suit] ?? suit));
+}
+
+export function renderCards(s, { board, side, sendMove, seatName, el, moveList }) {
+  const v = s.view;
+  if (logId !== s.id) {
+    logId = s.id;
+    roundLog = [];
+  }
+  // Per-round points: the view carries the last finished round's; keep one row per round seen.
+  if (v.round > 0 && !roundLog.some((r) => r.round === v.round - 1)) roundLog.push({ round: v.round - 1, points: v.lastRoundScores });
+  const legalByLabel = new Map(v.legal.map((m) => [m.label, m.action]));
+  const seats = [];
+  for (let p = 0; p < v.numPlayers; p++) {
+    const me = p === v.seat;
+    seats.push(el('div', { class: `seat${me ? ' me' : ''}${!s.over && v.toAct === p ? ' acting' : ''}`, 'data-seat': p },
+      el('div', { class: 'name' }, `${me ? 'You' : seatName(p)}${v.dealer === p ? ' (dealer)' : ''}`),
+      el('div', {}, `bid ${v.bids[p] ?? '–'} · won ${v.tricksWon[p]} · score ${v.scores[p]}`),
+      me ? null : el('div', { class: 'backs', 'aria-label': `${v.handSizes[p]} cards` }, '🂠'.repeat(v.handSizes[p]))));
+  }
+  const trick = el('div', { class: 'trick', id: 'trick' }, ...(v.trick.length ? v.trick.map((t) => el('div', { class: 'played' }, card(el, t.card), el('div', {}, t.seat === v.seat ? 'you' : seatName(t.seat)))) : [el('span', {}, v.phase === 'bid' ? 'Bidding' : 'Trick empty')]));
+  const info = el('div', { class: 'info' },
+    el('span', { id: 'trump' }, `Trump: ${v.trump ? SUITS[v.trump] : 'none'}`),
+    v.turnedUp ? el('span', {}, 'turned up ', card(el, v.turnedUp)) : null,
+    el('span', {}, `Round ${v.round + 1}, ${v.cardsDealt} cards`),
+    v.lastTrick.length ? el('span', { id: 'last-trick' }, `last trick (${v.lastTrickWinner === v.seat ? 'you' : seatName(v.lastTrickWinner)}): `, ...v.lastTrick.map((t) => card(el, t.card))) : null);
+  const playing = v.phase === 'play' && v.toAct === v.seat && !s.over;
+  const hand = el('div', { class: 'hand', id: 'hand' }, el('div', {}, 'Your hand'), ...v.hand.map((c) => {
+    const action = playing ? legalByLabel.get(c) : undefined;
+    return card(el, c, { class: action !== undefined ? 'playable' : '', disabled: action === undefined, onclick: () => sendMove({ action }) }, 'button');
+  }));
+  const bids = v.phase === 'bid' && v.toAct === v.seat && !s.over
+    ? el('div', { class: 'bids', id: 'bids' }, 'Your bid: ', ...v.legal.map((m) => el('button', { 'data-bid': m.label.replace('bid ', ''), onclick: () => sendMove({ action: m.action }) }, m.label.replace('bid ', ''))))
+    : null;
+  board.replaceChildren(el('div', { class: 'table', id: 'card-table' }, el('div', { class: 'seats' }, ...seats), info, trick, bids, hand));
+  const head = el('tr', {}, el('th', {}, 'round'), ...Array.from({ length: v.numPlayers }, (_, p) => el('th', {}, p === v.seat ? 'you' : seatName(p))));
+  const rows = roundLog.map((r) => el('tr', {}, el('td', {}, String(r.round + 1)), ...r.points.map((x) => el('td', {}, String(x)))));
+  const total = el('tr', {}, el('th', {}, 'total'), ...v.scores.map((x) => el('th', {}, String(x))));
+  side.append(el('div', { class: 'panel' }, el('strong', {}, 'Scores'), el('table', { class: 'scores', id: 'scores' }, head, ...rows, total)), moveList(s));
+}

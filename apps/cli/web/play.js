@@ -1,0 +1,144 @@
+// The play page: a setup form from the game's settings, then one renderer per view kind (grid, chess,
+// cards, or the game's text and a move list). The server holds the game; the page sends moves and
+// draws the snapshot it gets back, which holds only what the human's seat may see.
+import { renderGrid } from '/static/grid.js';
+import { renderChess } from '/static/chess.js';
+import { renderCards } from '/static/cards.js';
+
+const gameId = decodeURIComponent(location.pathname.split('/').pop() ?? '');
+const $ = (id) => document.getElementById(id);
+const statusEl = $('status');
+const errorEl = $('error');
+let snapshot = null;
+let busy = false;
+
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === 'class') node.className = v;
+    else if (k.startsWith('on')) node.addEventListener(k.slice(2), v);
+    else if (v !== undefined && v !== null && v !== false) node.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const c of children) if (c !== null && c !== undefined) node.append(c);
+  return node;
+}
+
+async function api(path, body) {
+  const res = await fetch(path, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const data = await res.json();
+  if (!res.ok) throw new Error(data.error ?? `HTTP ${res.status}`);
+  return data;
+}
+
+const SEAT_NAMES = { chess: ['White', 'Black'], tictactoe: ['X', 'O'], connect4: ['Red', 'Blue'] };
+export function seatName(seat) {
+  return SEAT_NAMES[gameId]?.[seat] ?? `Seat ${seat}`;
+}
+
+function settingInput(key, field) {
+  const id = `cfg-${key}`;
+  let input;
+  if (field.type === 'enum') input = el('select', { id }, ...field.values.map((v) => el('option', { value: v, selected: v === field.default }, v)));
+  else if (field.type === 'boolean') input = el('input', { id, type: 'checkbox', checked: field.default });
+  else input = el('input', { id, type: field.type === 'string' ? 'text' : 'number', value: field.default, min: field.min, max: field.max, style: field.type === 'string' ? 'width:18rem' : 'width:5rem' });
+  return el('label', { title: field.description }, key, input);
+}
+
+function readSettings(settings) {
+  const config = {};
+  for (const [key, field] of Object.entries(settings)) {
+    const input = $(`cfg-${key}`);
+    const value = field.type === 'boolean' ? input.checked : field.type === 'int' || field.type === 'number' ? Number(input.value) : input.value;
+    if (value !== field.default) config[key] = value;
+  }
+  return config;
+}
+
+async function setup() {
+  const [games, info] = await Promise.all([api('/api/games'), api('/api/info')]);
+  const game = games.find((g) => g.id === gameId);
+  if (!game) {
+    statusEl.textContent = `No game '${gameId}' is installed.`;
+    return;
+  }
+  document.title = `az: ${game.name}`;
+  $('title').textContent = game.name;
+  for (let s = 0; s < game.maxPlayers; s++) $('seat').append(el('option', { value: s }, seatName(s)));
+  for (const o of game.opponents) $('opponent').append(el('option', { value: o, selected: o === game.defaultOpponent }, o === 'model' && info.model ? `model (iteration ${info.model.iteration})` : o));
+  const extra = $('extra-config');
+  const keys = Object.entries(game.settings);
+  if (keys.length > 0) extra.append(el('details', {}, el('summary', {}, 'settings'), el('div', { class: 'controls' }, ...keys.map(([k, f]) => settingInput(k, f)))));
+  $('new-game').addEventListener('click', () => newGame(game));
+  await newGame(game);
+}
+
+async function newGame(game) {
+  const body = { seat: Number($('seat').value), opponent: $('opponent').value, config: readSettings(game.settings) };
+  const sims = $('sims').value.trim();
+  if (sims !== '') body.sims = Number(sims);
+  await act(() => api(`/api/games/${encodeURIComponent(gameId)}/sessions`, body), 'starting...');
+}
+
+/** Sends a move; the snapshot that comes back already holds the computer's replies. */
+export function sendMove(move) {
+  if (!snapshot || busy) return Promise.resolve();
+  return act(() => api(`/api/sessions/${snapshot.id}/move`, move), 'thinking...');
+}
+
+async function act(request, waitText) {
+  busy = true;
+  errorEl.textContent = '';
+  statusEl.textContent = waitText;
+  document.body.dataset.busy = 'true';
+  try {
+    snapshot = await request();
+    window.azSnapshot = snapshot;
+  } catch (err) {
+    errorEl.textContent = err.message;
+  } finally {
+    busy = false;
+    document.body.dataset.busy = 'false';
+    if (snapshot) draw(snapshot);
+  }
+}
+
+function describeStatus(s) {
+  if (s.over) return `Game over: ${s.result.verdict}.`;
+  if (s.toAct === s.humanSeat) return `Your move (${seatName(s.humanSeat)}).`;
+  return `${seatName(s.toAct)} to move.`;
+}
+
+function moveList(s) {
+  const items = s.moves.map((m) => el('li', {}, el('span', { class: `seat${m.seat}` }, `${seatName(m.seat)}: `), m.text));
+  const list = el('ol', {}, ...items);
+  const box = el('div', { class: 'panel moves', id: 'moves' }, el('strong', {}, 'Moves'), list);
+  queueMicrotask(() => (box.scrollTop = box.scrollHeight));
+  return box;
+}
+
+function legalButtons(s) {
+  if (s.legal.length === 0) return null;
+  const input = el('input', { id: 'move-text', placeholder: 'type a move', style: 'width:8rem' });
+  const form = el('form', { onsubmit: (e) => { e.preventDefault(); void sendMove({ move: input.value }); } }, input, el('button', { type: 'submit' }, 'Play'));
+  return el('div', { class: 'panel legal' }, el('strong', {}, 'Legal moves '), ...s.legal.map((m) => el('button', { class: 'move', 'data-action': m.action, onclick: () => sendMove({ action: m.action }) }, m.text)), form);
+}
+
+function draw(s) {
+  statusEl.textContent = describeStatus(s);
+  statusEl.className = s.over ? 'over' : '';
+  const board = $('board');
+  const side = $('side');
+  side.replaceChildren();
+  const ctx = { board, side, sendMove, seatName, el, moveList, legalButtons };
+  const kind = s.view?.kind;
+  if (kind === 'grid') renderGrid(s, ctx);
+  else if (kind === 'chess') renderChess(s, ctx);
+  else if (kind === 'cards') renderCards(s, ctx);
+  else {
+    board.replaceChildren(el('pre', { class: 'render' }, s.text));
+    side.append(legalButtons(s) ?? '', moveList(s));
+  }
+  if (s.over) side.prepend(el('div', { class: 'panel', id: 'result' }, el('strong', {}, `Result: ${s.result.verdict}`), el('div', {}, `returns by seat: ${s.result.returns.map((r) => r.toFixed(2)).join(', ')}`)));
+}
+
+setup().catch((err) => (errorEl.textContent = err.message));

@@ -91,8 +91,13 @@ describe('az train, resume, eval and play with a model', () => {
     const first = az(['train', ...common, '--iterations', '1']);
     expect(first.stderr + first.stdout).toContain('az train: tictactoe, 1 iterations');
     expect(first.code).toBe(0);
-    expect(existsSync(join(out, 'checkpoint', 'manifest.json'))).toBe(true);
-    expect(existsSync(join(out, 'replay.bin'))).toBe(true);
+    expect(existsSync(join(out, 'checkpoints', 'iter-000001', 'manifest.json'))).toBe(true);
+    expect(existsSync(join(out, 'checkpoints', 'iter-000001', 'replay.json'))).toBe(true);
+    // Running it again into the same --out is refused, naming the ways out; nothing is touched.
+    const again = az(['train', ...common, '--iterations', '1']);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain(`--resume ${out}`);
+    expect(again.stderr).toContain('--force');
     const second = az(['train', ...common, '--iterations', '2', '--resume', out]);
     expect(second.code).toBe(0);
     expect(second.stderr).toContain('resumed from');

@@ -30,6 +30,7 @@ import {
   removeStaleTemporaries,
   saveRunCheckpoint,
   verifyCheckpointFile,
+  verifyCheckpointFiles,
   type BackendInfo,
   type CheckpointManifest,
   type LayersModel,
@@ -103,6 +104,17 @@ function refuseFixedChanges(input: TrainOptionsInput, manifest: CheckpointManife
   }
 }
 
+/** A resumed run keeps the settings it was running with (options.json) unless a flag says otherwise. */
+function recordedOptions(path: string): Partial<TrainOptionsInput> {
+  if (!existsSync(path)) return {};
+  try {
+    const { out: _out, resume: _resume, force: _force, gameConfig: _config, network: _network, game: _game, ...rest } = JSON.parse(readFileSync(path, 'utf8')) as TrainOptionsInput;
+    return rest;
+  } catch {
+    return {};
+  }
+}
+
 /** Options that differ from the previous session's options.json, as [old, new]. */
 function changedOptions(previousPath: string, options: TrainOptions): Record<string, [unknown, unknown]> {
   if (!existsSync(previousPath)) return {};
@@ -142,7 +154,9 @@ export async function openRun(input: TrainOptionsInput, deps: RunDeps): Promise<
     refuseFixedChanges(input, resumedManifest, plugin, resumeFrom.runDir);
   }
   const options = resolveTrainOptions(
-    resumeFrom && resumedManifest ? { ...input, out: resumeFrom.runDir, gameConfig: resumedManifest.gameConfig, network: resumedManifest.network.spec } : input,
+    resumeFrom && resumedManifest
+      ? { ...recordedOptions(runPaths(resumeFrom.runDir).options), ...input, out: resumeFrom.runDir, gameConfig: resumedManifest.gameConfig, network: resumedManifest.network.spec }
+      : input,
     plugin,
   );
   if (resumedManifest && options.iterations <= resumedManifest.iteration) {
@@ -170,6 +184,8 @@ export async function openRun(input: TrainOptionsInput, deps: RunDeps): Promise<
   let resumed: { model: LayersModel; manifest: CheckpointManifest; optimizerState?: OptimizerState; optimizerMissing?: boolean } | null = null;
   if (resumeFrom) {
     await removeStaleTemporaries(resumeFrom.runDir);
+    // Every file is checked, model.onnx too, though training does not read it: a damaged checkpoint is named, never built on.
+    await verifyCheckpointFiles(resumeFrom.checkpointDir, resumedManifest ?? (await readCheckpointManifest(resumeFrom.checkpointDir)));
     resumed = await loadCheckpoint(resumeFrom.checkpointDir, { gameId: plugin.traits.id, encoderVersion: game.encoder.version });
     if (resumed.optimizerMissing) log(`warning: the optimizer files of ${resumeFrom.checkpointDir} are missing: training continues with a fresh Adam state (moments reset)`);
   }

@@ -1,11 +1,11 @@
 // A run directory is never silently reused, a resume finds its run from any of its paths and says what it
 // cannot do, and training that goes non-finite stops without touching the last good checkpoint.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { GameRegistry } from '@az/core';
-import { listCheckpoints, readCheckpointManifest } from '@az/nn';
+import { CheckpointError, listCheckpoints, readCheckpointManifest } from '@az/nn';
 import { ticTacToePlugin } from '@az/game-tictactoe';
 import { TrainingDivergedError } from './iteration.js';
 import type { TrainOptionsInput } from './options.js';
@@ -90,6 +90,26 @@ describe('the run directory', () => {
     const logs: string[] = [];
     await train({ resume: out, iterations: 4, keepCheckpoints: 2 }, logs);
     expect(logs.join('\n')).toMatch(/optimizer files .* are missing: training continues with a fresh Adam state/);
+  }, 60_000);
+
+  it('a damaged newest checkpoint is named, with the way back to the one before it', async () => {
+    const out = join(work, 'rollback');
+    await train({ out, iterations: 2, keepCheckpoints: 2 });
+    const [older, newest] = listCheckpoints(out);
+    const weights = join(newest.dir, 'weights.bin');
+    const bytes = readFileSync(weights);
+    bytes[5] ^= 0x40;
+    writeFileSync(weights, bytes);
+    const err = await error(train({ resume: out, iterations: 3 }));
+    expect(err).toBeInstanceOf(CheckpointError);
+    expect(err.message).toContain(`${weights} is corrupt`);
+    expect(err.message).toContain(`previous checkpoint is ${older.name}: to continue from it, move ${newest.dir}`);
+    renameSync(newest.dir, join(out, 'damaged-iter-2'));
+    await train({ resume: out, iterations: 3, keepCheckpoints: 2 });
+    expect(listCheckpoints(out).map((c) => c.name)).toEqual(['iter-000002', 'iter-000003']);
+    // The metrics of the abandoned iteration 2 moved aside: metrics.jsonl is one history.
+    expect(metricIterations(out)).toEqual([1, 2, 3]);
+    expect(readFileSync(join(out, 'metrics.discarded.jsonl'), 'utf8').trim().split('\n')).toHaveLength(1);
   }, 60_000);
 
   it('refuses sizes that cannot fit in memory before creating anything', async () => {

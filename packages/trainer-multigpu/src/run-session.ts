@@ -2,8 +2,8 @@
  * A training run opened from its options (and its newest checkpoint, when resuming): everything the
  * single-process and the multi-process loops share, and how a run is saved and closed.
  */
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import {
   Rng,
   defaultRegistry,
@@ -104,6 +104,40 @@ function refuseFixedChanges(input: TrainOptionsInput, manifest: CheckpointManife
   }
 }
 
+/** A damaged newest checkpoint: the error, plus how to go back to the one before it when there is one. */
+function withRollbackHint(err: unknown, runDir: string, damaged: string): unknown {
+  if (!(err instanceof CheckpointError)) return err;
+  const older = listCheckpoints(runDir).filter((c) => c.dir !== damaged).at(-1);
+  if (!older) return err;
+  return new CheckpointError(
+    err.path,
+    `${err.message}. The run's previous checkpoint is ${older.name}: to continue from it, move ${damaged} out of ${dirname(damaged)} (keep it for inspection) and resume again`,
+  );
+}
+
+/**
+ * Metrics lines of iterations after the checkpoint a run resumes from (it went back to an earlier
+ * checkpoint) move to metrics.discarded.jsonl, so metrics.jsonl stays one history.
+ */
+function discardLaterMetrics(paths: RunPaths, iteration: number, log: (m: string) => void): void {
+  if (!existsSync(paths.metrics)) return;
+  const lines = readFileSync(paths.metrics, 'utf8').split('\n').filter((l) => l.trim() !== '');
+  const later = (l: string): boolean => {
+    try {
+      return (JSON.parse(l) as { iteration?: number }).iteration! > iteration;
+    } catch {
+      return false;
+    }
+  };
+  const discarded = lines.filter(later);
+  if (discarded.length === 0) return;
+  appendFileSync(join(paths.dir, 'metrics.discarded.jsonl'), discarded.join('\n') + '\n');
+  const tmp = `${paths.metrics}.tmp`;
+  writeFileSync(tmp, lines.filter((l) => !later(l)).map((l) => l + '\n').join(''));
+  renameSync(tmp, paths.metrics);
+  log(`metrics of ${discarded.length} iteration(s) after ${iteration} moved to metrics.discarded.jsonl (the run went back to iteration ${iteration})`);
+}
+
 /** A resumed run keeps the settings it was running with (options.json) unless a flag says otherwise. */
 function recordedOptions(path: string): Partial<TrainOptionsInput> {
   if (!existsSync(path)) return {};
@@ -184,9 +218,13 @@ export async function openRun(input: TrainOptionsInput, deps: RunDeps): Promise<
   let resumed: { model: LayersModel; manifest: CheckpointManifest; optimizerState?: OptimizerState; optimizerMissing?: boolean } | null = null;
   if (resumeFrom) {
     await removeStaleTemporaries(resumeFrom.runDir);
-    // Every file is checked, model.onnx too, though training does not read it: a damaged checkpoint is named, never built on.
-    await verifyCheckpointFiles(resumeFrom.checkpointDir, resumedManifest ?? (await readCheckpointManifest(resumeFrom.checkpointDir)));
-    resumed = await loadCheckpoint(resumeFrom.checkpointDir, { gameId: plugin.traits.id, encoderVersion: game.encoder.version });
+    try {
+      // Every file is checked, model.onnx too, though training does not read it: a damaged checkpoint is named, never built on.
+      await verifyCheckpointFiles(resumeFrom.checkpointDir, resumedManifest ?? (await readCheckpointManifest(resumeFrom.checkpointDir)));
+      resumed = await loadCheckpoint(resumeFrom.checkpointDir, { gameId: plugin.traits.id, encoderVersion: game.encoder.version });
+    } catch (err) {
+      throw withRollbackHint(err, resumeFrom.runDir, resumeFrom.checkpointDir);
+    }
     if (resumed.optimizerMissing) log(`warning: the optimizer files of ${resumeFrom.checkpointDir} are missing: training continues with a fresh Adam state (moments reset)`);
   }
   const networkConfig: NetworkConfig = { spec: options.network, inputShape: game.encoder.shape, actionSize: game.masker.actionSize, numSeats: game.numPlayers };
@@ -204,7 +242,12 @@ export async function openRun(input: TrainOptionsInput, deps: RunDeps): Promise<
       state.weightsVersion = resumed.manifest.weightsVersion;
       state.gamesPlayed = extra?.gamesPlayed ?? 0;
       if (Array.isArray(extra?.rngState)) state.rngState = extra.rngState;
-      ({ replay, replayIndex } = readResumedReplay(resumeFrom.checkpointDir, resumed.manifest, paths, options, replayShape, log));
+      try {
+        ({ replay, replayIndex } = readResumedReplay(resumeFrom.checkpointDir, resumed.manifest, paths, options, replayShape, log));
+      } catch (err) {
+        throw withRollbackHint(err, resumeFrom.runDir, resumeFrom.checkpointDir);
+      }
+      discardLaterMetrics(paths, state.iteration, log);
       log(`resumed from ${resumeFrom.checkpointDir} at iteration ${state.iteration} (weights v${state.weightsVersion}, replay ${replay.size} positions)`);
       const changes = changedOptions(paths.options, options);
       if (Object.keys(changes).length) {

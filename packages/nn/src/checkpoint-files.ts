@@ -92,3 +92,42 @@ export function toArrayBuffer(bytes: Uint8Array): ArrayBuffer {
   new Uint8Array(out).set(bytes);
   return out;
 }
+
+/** Refuses a non-empty directory that is not a checkpoint, so a typo cannot wipe unrelated files. */
+export async function refuseToClobber(target: string): Promise<void> {
+  let entries: string[];
+  try {
+    entries = await fs.readdir(target);
+  } catch (err) {
+    if (isNotFound(err)) return;
+    const code = (err as { code?: unknown }).code;
+    if (code === 'ENOTDIR') throw new CheckpointError(target, `cannot save checkpoint: ${target} exists and is a file`);
+    throw new CheckpointError(target, `cannot save checkpoint ${target}: ${errorMessage(err)}`);
+  }
+  if (entries.length > 0 && !entries.includes('manifest.json')) {
+    throw new CheckpointError(
+      target,
+      `cannot save checkpoint: ${target} exists and is not a checkpoint (no ${'manifest.json'}); refusing to replace it`
+    );
+  }
+}
+
+/** Renames `tmp` to `target`, replacing an existing checkpoint there; the old one is removed only after. */
+export async function moveIntoPlace(tmp: string, target: string): Promise<void> {
+  try {
+    await fs.rename(tmp, target);
+    return;
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    if (code !== 'ENOTEMPTY' && code !== 'EEXIST' && code !== 'EPERM') throw err;
+  }
+  const old = `${tmp}.old`;
+  await fs.rename(target, old);
+  try {
+    await fs.rename(tmp, target);
+  } catch (err) {
+    await fs.rename(old, target).catch(() => undefined);
+    throw err;
+  }
+  await fs.rm(old, { recursive: true, force: true });
+}

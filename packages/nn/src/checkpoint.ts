@@ -20,7 +20,7 @@ import { exportOnnx } from './onnx-export.js';
 import type { NetworkConfig } from '@az/core';
 import { tf } from './tf.js';
 import { checkModelMatchesConfig, ModelShapeError } from './tfjs-model.js';
-import { CheckpointError, errorMessage, faultPoint, isNotFound, readBytesOrNull, readTextOrNull, sha256, syncDirectory, toArrayBuffer, writeFileSynced } from './checkpoint-files.js';
+import { CheckpointError, errorMessage, faultPoint, isNotFound, moveIntoPlace, readBytesOrNull, readTextOrNull, refuseToClobber, sha256, syncDirectory, toArrayBuffer, writeFileSynced } from './checkpoint-files.js';
 
 import { isFileList, manifestProblem, nonFiniteWeight } from './checkpoint-checks.js';
 
@@ -412,43 +412,5 @@ export function weightSpecsByteLength(specs: readonly tf.io.WeightsManifestEntry
     total += spec.shape.reduce((a, b) => a * b, 1) * per;
   }
   return total;
-}
-
-async function refuseToClobber(target: string): Promise<void> {
-  let entries: string[];
-  try {
-    entries = await fs.readdir(target);
-  } catch (err) {
-    if (isNotFound(err)) return;
-    const code = (err as { code?: unknown }).code;
-    if (code === 'ENOTDIR') throw new CheckpointError(target, `cannot save checkpoint: ${target} exists and is a file`);
-    throw new CheckpointError(target, `cannot save checkpoint ${target}: ${errorMessage(err)}`);
-  }
-  if (entries.length > 0 && !entries.includes(MANIFEST_FILE)) {
-    throw new CheckpointError(
-      target,
-      `cannot save checkpoint: ${target} exists and is not a checkpoint (no ${MANIFEST_FILE}); refusing to replace it`
-    );
-  }
-}
-
-/** Renames `tmp` to `target`, replacing an existing checkpoint there; the old one is removed only after. */
-async function moveIntoPlace(tmp: string, target: string): Promise<void> {
-  try {
-    await fs.rename(tmp, target);
-    return;
-  } catch (err) {
-    const code = (err as { code?: unknown }).code;
-    if (code !== 'ENOTEMPTY' && code !== 'EEXIST' && code !== 'EPERM') throw err;
-  }
-  const old = `${tmp}.old`;
-  await fs.rename(target, old);
-  try {
-    await fs.rename(tmp, target);
-  } catch (err) {
-    await fs.rename(old, target).catch(() => undefined);
-    throw err;
-  }
-  await fs.rm(old, { recursive: true, force: true });
 }
 

@@ -15,12 +15,13 @@ import {
 import {
   initBackend,
   openCheckpointInference,
+  resolveCheckpointPath,
   splitBackendChoice,
   type BackendChoice,
   type CheckpointManifest,
 } from '@az/nn';
 import { MctsAgent, NetworkEvaluator, RolloutEvaluator, playSearchConfig, type Evaluator, type SearchEngine } from '@az/mcts';
-import { createSearchEngine, findCheckpointDir } from '@az/trainer-multigpu';
+import { createSearchEngine } from '@az/trainer-multigpu';
 import { UsageError } from './args.js';
 
 export interface AgentSettings {
@@ -59,7 +60,7 @@ export interface LoadedModel {
 
 /** Loads a trained model for `plugin`; the checkpoint's game config is what the network was trained for. */
 export async function loadModel(plugin: GamePlugin, path: string, options: ModelLoadOptions = {}): Promise<LoadedModel> {
-  const dir = findCheckpointDir(path);
+  const dir = resolveCheckpointPath(path).checkpointDir;
   const { training, inference: engine } = splitBackendChoice(options.backend ?? 'auto');
   // A named tfjs backend means tfjs; otherwise tfjs is only the fallback, initialised if it is needed.
   if (engine === 'tfjs') await initBackend(training);

@@ -1,6 +1,6 @@
 // End-to-end tests of the built `az` binary: what a user types, what they see, the exit codes.
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -91,8 +91,13 @@ describe('az train, resume, eval and play with a model', () => {
     const first = az(['train', ...common, '--iterations', '1']);
     expect(first.stderr + first.stdout).toContain('az train: tictactoe, 1 iterations');
     expect(first.code).toBe(0);
-    expect(existsSync(join(out, 'checkpoint', 'manifest.json'))).toBe(true);
-    expect(existsSync(join(out, 'replay.bin'))).toBe(true);
+    expect(existsSync(join(out, 'checkpoints', 'iter-000001', 'manifest.json'))).toBe(true);
+    expect(existsSync(join(out, 'checkpoints', 'iter-000001', 'replay.json'))).toBe(true);
+    // Running it again into the same --out is refused, naming the ways out; nothing is touched.
+    const again = az(['train', ...common, '--iterations', '1']);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain(`--resume ${out}`);
+    expect(again.stderr).toContain('--force');
     const second = az(['train', ...common, '--iterations', '2', '--resume', out]);
     expect(second.code).toBe(0);
     expect(second.stderr).toContain('resumed from');
@@ -101,6 +106,24 @@ describe('az train, resume, eval and play with a model', () => {
     expect(metrics.map((m) => m.weightsVersion)).toEqual([1, 2]);
     expect(Number.isFinite(metrics[1].train.policyLoss)).toBe(true);
   });
+
+  it('Ctrl-C writes a checkpoint and exits 130', async () => {
+    const dir = join(work, 'interrupted');
+    const child = spawn(process.execPath, [bin, 'train', '--game', 'tictactoe', '--out', dir, '--iterations', '1000', '--games-per-iter', '4', '--parallel-games', '4', '--sims', '4', '--train-steps', '2', '--batch-size', '8', '--eval-games', '0', '--quiet'], { cwd: work });
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    // Interrupt once the first iteration is reported (an event, not a timer).
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      if (/^iter 1:/m.test(stdout) && !child.killed) child.kill('SIGINT');
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+    expect(code, stderr).toBe(130);
+    expect(stderr).toMatch(/interrupted: checkpoint written at iteration \d+/);
+    expect(stdout).toContain(`continue with --resume ${dir}`);
+    expect(readdirSync(join(dir, 'checkpoints')).some((n) => n.startsWith('iter-'))).toBe(true);
+  }, 240_000);
 
   it('evaluates the model in an arena and plays against it', () => {
     const r = az(['eval', '--game', 'tictactoe', '--a', out, '--b', 'random', '--games', '10', '--sims', '16', '--json']);

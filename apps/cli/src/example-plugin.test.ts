@@ -25,7 +25,7 @@ describe('az train --game connect4', () => {
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toContain('az train: connect4, 2 iterations');
     expect(r.stdout).toMatch(/vs greedy \d+W\/\d+D\/\d+L/);
-    expect(existsSync(join(out, 'run', 'checkpoint', 'manifest.json'))).toBe(true);
+    expect(existsSync(join(out, 'run', 'checkpoints', 'iter-000002', 'manifest.json'))).toBe(true);
     const metrics = readFileSync(join(out, 'run', 'metrics.jsonl'), 'utf8').trim().split('\n');
     expect(metrics).toHaveLength(2);
   });

@@ -23,7 +23,7 @@ describe('az --backend onnx', () => {
     const train = az(['train', '--game', 'tictactoe', '--out', out, '--iterations', '1', '--games-per-iter', '8', '--parallel-games', '8', '--sims', '8', '--train-steps', '2', '--batch-size', '16', '--eval-games', '0', '--backend', 'onnx', '--threads', '1', '--quiet']);
     expect(train.stderr).toContain('inference: onnx (onnxruntime, 1 thread)');
     expect(train.code).toBe(0);
-    expect(existsSync(join(out, 'checkpoint', 'model.onnx'))).toBe(true);
+    expect(existsSync(join(out, 'checkpoints', 'iter-000001', 'model.onnx'))).toBe(true);
 
     for (const backend of ['onnx', 'wasm']) {
       const r = az(['eval', '--game', 'tictactoe', '--a', out, '--b', 'random', '--games', '2', '--sims', '8', '--backend', backend, '--threads', '1', '--json']);

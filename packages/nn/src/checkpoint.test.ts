@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initBackend } from './backend.js';
-import { CheckpointError, loadCheckpoint, readCheckpointManifest, saveCheckpoint, type CheckpointManifestInput } from './checkpoint.js';
+import { CheckpointError, loadCheckpoint, readCheckpointManifest, saveCheckpoint, verifyCheckpointFiles, type CheckpointManifestInput } from './checkpoint.js';
+import { sha256 } from './checkpoint-files.js';
 import { buildModel } from './model.js';
 import type { NetworkConfig } from '@az/core';
 import { tf } from './tf.js';
@@ -41,6 +42,15 @@ async function savedMlp(): Promise<string> {
   return dir;
 }
 
+/** Rewrites one file of a checkpoint and signs the manifest again, so only the file's own checks can catch it. */
+function tamper(dir: string, name: string, data: string | Uint8Array): void {
+  writeFileSync(join(dir, name), data);
+  const manifestPath = join(dir, 'manifest.json');
+  const { checksum: _old, ...m } = JSON.parse(readFileSync(manifestPath, 'utf8')) as Record<string, unknown> & { files: Record<string, unknown> };
+  if (name !== 'manifest.json') m.files[name] = { bytes: typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength, sha256: sha256(data) };
+  writeFileSync(manifestPath, JSON.stringify({ ...m, checksum: sha256(JSON.stringify(m)) }));
+}
+
 /** The CheckpointError a load fails with (the test fails if it succeeds). */
 async function loadError(dir: string, expect_: Parameters<typeof loadCheckpoint>[1] = {}): Promise<CheckpointError> {
   const err = await loadCheckpoint(dir, expect_).then(
@@ -67,7 +77,7 @@ describe('checkpoints', () => {
     const dir = freshDir();
     const written = await saveCheckpoint(dir, model, manifestFor(TINY_RESNET), state);
     expect(written.format).toBe('az-checkpoint');
-    expect(written.formatVersion).toBe(1);
+    expect(written.formatVersion).toBe(2);
     expect(Date.parse(written.createdAt)).not.toBeNaN();
     expect(readdirSync(dir).sort()).toEqual(['manifest.json', 'model.json', 'model.onnx', 'optimizer.bin', 'optimizer.json', 'weights.bin']);
     expect(readdirSync(root).filter((f) => f.startsWith('.'))).toEqual([]); // no temporary directory left
@@ -144,8 +154,12 @@ describe('checkpoints', () => {
     const { weightsVersion: _dropped, ...withoutField } = JSON.parse(good) as Record<string, unknown>;
     writeFileSync(manifestPath, JSON.stringify(withoutField));
     expect((await loadError(dir)).message).toMatch(/field weightsVersion .* is missing or invalid/);
-    writeFileSync(manifestPath, JSON.stringify({ ...JSON.parse(good), formatVersion: 2 }));
-    expect((await loadError(dir)).message).toMatch(/format version 2, newer than this az reads \(1\)/);
+    writeFileSync(manifestPath, JSON.stringify({ ...JSON.parse(good), formatVersion: 3 }));
+    expect((await loadError(dir)).message).toMatch(/format version 3, newer than this az reads \(2\)/);
+    writeFileSync(manifestPath, JSON.stringify({ ...JSON.parse(good), iteration: 13 }));
+    const edited = await loadError(dir);
+    expect(edited.message).toMatch(/manifest\.json: its contents do not match its checksum/);
+    expect(edited.path).toBe(manifestPath);
   });
 
   it('names missing, truncated and oversized weights', async () => {
@@ -153,12 +167,16 @@ describe('checkpoints', () => {
     const weights = join(dir, 'weights.bin');
     const size = readFileSync(weights).byteLength;
     expect(size).toBe((5 * 8 + 8 + 8 * 6 + 6 + 6 * 4 + 4 + 6 * 2 + 2) * 4);
+    const original = readFileSync(weights);
     truncateSync(weights, size - 4);
     const truncated = await loadError(dir);
-    expect(truncated.message).toBe(`${weights} is truncated: ${size - 4} bytes, but model.json describes ${size}`);
+    expect(truncated.message).toBe(`${weights} is truncated: ${size - 4} bytes, but manifest.json lists ${size}`);
     expect(truncated.path).toBe(weights);
     appendFileSync(weights, Buffer.alloc(8));
-    expect((await loadError(dir)).message).toBe(`${weights} is oversized: ${size + 4} bytes, but model.json describes ${size}`);
+    expect((await loadError(dir)).message).toBe(`${weights} is oversized: ${size + 4} bytes, but manifest.json lists ${size}`);
+    // Signed again, the sizes model.json describes still catch it.
+    tamper(dir, 'weights.bin', original.subarray(0, size - 4));
+    expect((await loadError(dir)).message).toBe(`${weights} is truncated: ${size - 4} bytes, but model.json describes ${size}`);
     unlinkSync(weights);
     expect((await loadError(dir)).message).toMatch(/is incomplete: weights\.bin is missing/);
   });
@@ -166,7 +184,7 @@ describe('checkpoints', () => {
   it('names a missing or corrupt model.json and a truncated optimizer state', async () => {
     const dir = await savedMlp();
     const modelPath = join(dir, 'model.json');
-    writeFileSync(modelPath, '{"modelTopology":');
+    tamper(dir, 'model.json', '{"modelTopology":');
     expect((await loadError(dir)).message).toMatch(/^corrupt .*model\.json: not valid JSON/);
     unlinkSync(modelPath);
     expect((await loadError(dir)).message).toMatch(/is incomplete: model\.json is missing/);
@@ -192,7 +210,57 @@ describe('checkpoints', () => {
     const dir = await savedMlp();
     const manifestPath = join(dir, 'manifest.json');
     const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { network: NetworkConfig };
-    writeFileSync(manifestPath, JSON.stringify({ ...manifest, network: { ...manifest.network, actionSize: 6 } }));
+    tamper(dir, 'manifest.json', JSON.stringify({ ...manifest, network: { ...manifest.network, actionSize: 6 } }));
     expect((await loadError(dir)).message).toMatch(/model\.json disagrees with the manifest's network config: .*actionSize 6/);
+  });
+
+  it('lists a sha256 per file and names the file when one byte of any of them flips', async () => {
+    const model = buildModel(TINY_MLP, { seed: 1 });
+    const dir = freshDir();
+    await saveCheckpoint(dir, model, manifestFor(TINY_MLP), new NetworkTrainer(model, TINY_MLP).getOptimizerState(), { extraFiles: { 'notes.json': '{"a":1}' } });
+    model.dispose();
+    const manifest = await readCheckpointManifest(dir);
+    expect(Object.keys(manifest.files ?? {}).sort()).toEqual(['model.json', 'model.onnx', 'notes.json', 'optimizer.bin', 'optimizer.json', 'weights.bin']);
+    for (const name of [...Object.keys(manifest.files ?? {}), 'manifest.json']) {
+      const path = join(dir, name);
+      const good = readFileSync(path);
+      const bad = Buffer.from(good);
+      bad[Math.floor(bad.length / 2)] ^= 0x01;
+      writeFileSync(path, bad);
+      const err = await readCheckpointManifest(dir).then((m) => verifyCheckpointFiles(dir, m)).then(() => null, (e: unknown) => e);
+      expect(err, name).toBeInstanceOf(CheckpointError);
+      expect((err as CheckpointError).path).toBe(path);
+      expect((err as CheckpointError).message).toContain(name);
+      writeFileSync(path, good);
+    }
+    await verifyCheckpointFiles(dir, manifest);
+  });
+
+  it('refuses to save non-finite weights and to load them', async () => {
+    const model = buildModel(TINY_MLP, { seed: 1 });
+    const dir = freshDir();
+    await saveCheckpoint(dir, model, manifestFor(TINY_MLP));
+    const kernel = model.weights[0].read();
+    model.weights[0].write(tf.fill(kernel.shape, NaN));
+    await expect(saveCheckpoint(dir, model, manifestFor(TINY_MLP, { iteration: 13 }))).rejects.toThrow(/is not finite .*previous checkpoint is kept/);
+    expect((await readCheckpointManifest(dir)).iteration).toBe(12);
+    const weights = new Float32Array(Uint8Array.from(readFileSync(join(dir, 'weights.bin'))).buffer);
+    weights[3] = NaN;
+    tamper(dir, 'weights.bin', new Uint8Array(weights.buffer));
+    expect((await loadError(dir)).message).toMatch(/weights\.bin holds non-finite weights/);
+    model.dispose();
+  });
+
+  it('loads without the optimizer files the manifest lists, and says so', async () => {
+    const model = buildModel(TINY_MLP, { seed: 1 });
+    const dir = freshDir();
+    await saveCheckpoint(dir, model, manifestFor(TINY_MLP), new NetworkTrainer(model, TINY_MLP).getOptimizerState());
+    unlinkSync(join(dir, 'optimizer.bin'));
+    unlinkSync(join(dir, 'optimizer.json'));
+    const loaded = await loadCheckpoint(dir);
+    expect(loaded.optimizerState).toBeUndefined();
+    expect(loaded.optimizerMissing).toBe(true);
+    loaded.model.dispose();
+    model.dispose();
   });
 });

@@ -6,21 +6,30 @@
  *   optimizer.json    optional: Adam scalars and the moments' layout
  *   optimizer.bin     optional: Adam moments
  *   model.onnx        the same network as an ONNX graph for onnxruntime (batch norm folded; see onnx-export.ts)
+ * plus any extra files the caller adds (the trainer's replay.json). The manifest lists every file with its
+ * size and sha256 and carries a checksum of itself; every load verifies the files it reads, so a flipped or
+ * truncated byte is an error naming the file, never a silently different model.
  * Files go through node:fs (tfjs's own file:// handler needs tfjs-node). Saving writes a temporary sibling
  * directory and renames it into place, so a crash never leaves a half-written checkpoint under the final name.
  */
 import { randomBytes } from 'node:crypto';
-import { constants as fsConstants, promises as fs } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { ResolvedConfig } from '@az/core';
 import { exportOnnx } from './onnx-export.js';
 import type { NetworkConfig } from '@az/core';
 import { tf } from './tf.js';
 import { checkModelMatchesConfig, ModelShapeError } from './tfjs-model.js';
+import { CheckpointError, errorMessage, faultPoint, isNotFound, moveIntoPlace, readBytesOrNull, readTextOrNull, refuseToClobber, sha256, syncDirectory, toArrayBuffer, writeFileSynced } from './checkpoint-files.js';
+
+import { isFileList, manifestProblem, nonFiniteWeight } from './checkpoint-checks.js';
+
+export { CheckpointError };
 import type { OptimizerState } from './training.js';
 
 export const CHECKPOINT_FORMAT = 'az-checkpoint';
-export const CHECKPOINT_FORMAT_VERSION = 1;
+/** 2: the manifest lists each file's sha256 and checksums itself. Version 1 checkpoints still load. */
+export const CHECKPOINT_FORMAT_VERSION = 2;
 
 export const MANIFEST_FILE = 'manifest.json';
 export const MODEL_FILE = 'model.json';
@@ -37,6 +46,14 @@ export interface SaveCheckpointOptions {
    * as given; false writes none.
    */
   readonly onnx?: boolean | Uint8Array;
+  /** More files to write into the checkpoint (name -> contents), listed and checksummed like the others. */
+  readonly extraFiles?: Readonly<Record<string, string | Uint8Array>>;
+}
+
+/** A file of a checkpoint as the manifest lists it. */
+export interface CheckpointFileEntry {
+  readonly bytes: number;
+  readonly sha256: string;
 }
 
 export interface CheckpointManifest {
@@ -58,29 +75,27 @@ export interface CheckpointManifest {
   readonly createdAt: string;
   /** Free-form data the trainer wants back (rng state, schedules...). Must be JSON-serialisable. */
   readonly extra?: Readonly<Record<string, unknown>>;
+  /** Format 2: every other file of the checkpoint, with its size and sha256. */
+  readonly files?: Readonly<Record<string, CheckpointFileEntry>>;
+  /** Format 2: sha256 of the manifest's compact JSON without this field. */
+  readonly checksum?: string;
 }
 
-/** What the caller supplies; format, formatVersion and (unless given) createdAt are filled in. */
-export type CheckpointManifestInput = Omit<CheckpointManifest, 'format' | 'formatVersion' | 'createdAt'> & { readonly createdAt?: string };
+/** What the caller supplies; format, formatVersion, files, checksum and (unless given) createdAt are filled in. */
+export type CheckpointManifestInput = Omit<CheckpointManifest, 'format' | 'formatVersion' | 'createdAt' | 'files' | 'checksum'> & { readonly createdAt?: string };
 
 export interface LoadedCheckpoint {
   readonly model: tf.LayersModel;
   readonly manifest: CheckpointManifest;
   readonly optimizerState?: OptimizerState;
+  /** The manifest lists optimizer files that are gone: the optimizer starts afresh (Adam moments reset). */
+  readonly optimizerMissing?: boolean;
 }
 
 /** What the caller expects the checkpoint to be for; a mismatch is a CheckpointError. */
 export interface CheckpointExpectation {
   readonly gameId?: string;
   readonly encoderVersion?: string;
-}
-
-/** A checkpoint that cannot be written or read. `path` is the file or directory at fault. */
-export class CheckpointError extends Error {
-  constructor(readonly path: string, message: string) {
-    super(message);
-    this.name = 'CheckpointError';
-  }
 }
 
 /**
@@ -96,16 +111,16 @@ export async function saveCheckpoint(
   options: SaveCheckpointOptions = {}
 ): Promise<CheckpointManifest> {
   const target = resolve(dir);
-  const full: CheckpointManifest = {
+  const base: CheckpointManifest = {
     ...manifest,
     format: CHECKPOINT_FORMAT,
     formatVersion: CHECKPOINT_FORMAT_VERSION,
     createdAt: manifest.createdAt ?? new Date().toISOString(),
   };
-  const problem = manifestProblem(full);
+  const problem = manifestProblem(base);
   if (problem) throw new CheckpointError(target, `cannot save checkpoint ${target}: manifest ${problem}`);
   try {
-    checkModelMatchesConfig(model, full.network);
+    checkModelMatchesConfig(model, base.network);
   } catch (err) {
     throw new CheckpointError(target, `cannot save checkpoint ${target}: ${errorMessage(err)}`);
   }
@@ -124,6 +139,8 @@ export async function saveCheckpoint(
     throw new CheckpointError(target, `cannot save checkpoint ${target}: tfjs produced no weights`);
   }
   const weightData = new tf.io.CompositeArrayBuffer(captured.weightData).slice();
+  const nonFinite = nonFiniteWeight(captured.weightSpecs, weightData);
+  if (nonFinite) throw new CheckpointError(target, `cannot save checkpoint ${target}: weight ${nonFinite} is not finite (NaN or infinite); the previous checkpoint is kept`);
   const modelJson = {
     format: captured.format,
     generatedBy: captured.generatedBy,
@@ -134,30 +151,48 @@ export async function saveCheckpoint(
   const onnxOption = options.onnx ?? true;
   let onnx: Uint8Array | null = null;
   try {
-    onnx = onnxOption === true ? exportOnnx(model, full.network) : onnxOption === false ? null : onnxOption;
+    onnx = onnxOption === true ? exportOnnx(model, base.network) : onnxOption === false ? null : onnxOption;
   } catch (err) {
     throw new CheckpointError(target, `cannot save checkpoint ${target}: ONNX export failed: ${errorMessage(err)}`);
   }
 
+  const contents: [string, string | Uint8Array][] = [
+    [WEIGHTS_FILE, new Uint8Array(weightData)],
+    [MODEL_FILE, JSON.stringify(modelJson)],
+  ];
+  if (onnx) contents.push([ONNX_MODEL_FILE, onnx]);
+  if (optimizerState) {
+    const { data, ...meta } = optimizerState;
+    contents.push([OPTIMIZER_DATA_FILE, new Uint8Array(data)]);
+    contents.push([OPTIMIZER_FILE, JSON.stringify({ ...meta, dataFile: OPTIMIZER_DATA_FILE, byteLength: data.byteLength }, null, 2) + '\n']);
+  }
+  for (const [name, data] of Object.entries(options.extraFiles ?? {})) {
+    if (name === MANIFEST_FILE || contents.some(([n]) => n === name) || name !== basename(name) || name.startsWith('.')) {
+      throw new CheckpointError(target, `cannot save checkpoint ${target}: extra file name '${name}' is taken or not a plain file name`);
+    }
+    contents.push([name, data]);
+  }
+  const files: Record<string, CheckpointFileEntry> = {};
+  for (const [name, data] of contents) files[name] = { bytes: typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength, sha256: sha256(data) };
+  const unsigned: CheckpointManifest = { ...base, files };
+  const full: CheckpointManifest = { ...unsigned, checksum: sha256(JSON.stringify(unsigned)) };
+
   const parent = dirname(target);
   await fs.mkdir(parent, { recursive: true });
   const tmp = join(parent, `.${basename(target)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
+  faultPoint('checkpoint:mkdir');
   await fs.mkdir(tmp);
   try {
-    await writeFileSynced(join(tmp, WEIGHTS_FILE), new Uint8Array(weightData));
-    await writeFileSynced(join(tmp, MODEL_FILE), JSON.stringify(modelJson));
-    if (onnx) await writeFileSynced(join(tmp, ONNX_MODEL_FILE), onnx);
-    if (optimizerState) {
-      const { data, ...meta } = optimizerState;
-      await writeFileSynced(join(tmp, OPTIMIZER_DATA_FILE), new Uint8Array(data));
-      await writeFileSynced(
-        join(tmp, OPTIMIZER_FILE),
-        JSON.stringify({ ...meta, dataFile: OPTIMIZER_DATA_FILE, byteLength: data.byteLength }, null, 2) + '\n'
-      );
+    for (const [name, data] of contents) {
+      faultPoint(`checkpoint:write:${name}`);
+      await writeFileSynced(join(tmp, name), data);
     }
     // The manifest goes last: a directory with a manifest is a complete checkpoint.
+    faultPoint(`checkpoint:write:${MANIFEST_FILE}`);
     await writeFileSynced(join(tmp, MANIFEST_FILE), JSON.stringify(full, null, 2) + '\n');
+    faultPoint('checkpoint:sync');
     await syncDirectory(tmp);
+    faultPoint('checkpoint:rename');
     await moveIntoPlace(tmp, target);
     await syncDirectory(parent);
   } catch (err) {
@@ -207,6 +242,15 @@ export async function readCheckpointManifest(dir: string, expect: CheckpointExpe
   const problem = manifestProblem(parsed);
   if (problem) throw new CheckpointError(manifestPath, `corrupt checkpoint manifest ${manifestPath}: ${problem}`);
   const manifest = parsed as CheckpointManifest;
+  if (version >= 2) {
+    const { checksum, ...unsigned } = manifest;
+    if (typeof checksum !== 'string' || !isFileList(unsigned.files)) {
+      throw new CheckpointError(manifestPath, `corrupt checkpoint manifest ${manifestPath}: format ${version} needs "files" and "checksum"`);
+    }
+    if (sha256(JSON.stringify(unsigned)) !== checksum) {
+      throw new CheckpointError(manifestPath, `corrupt checkpoint manifest ${manifestPath}: its contents do not match its checksum (the file was changed or damaged)`);
+    }
+  }
   if (expect.gameId !== undefined && manifest.gameId !== expect.gameId) {
     throw new CheckpointError(target, `checkpoint ${target} is for game '${manifest.gameId}', not '${expect.gameId}'`);
   }
@@ -228,8 +272,10 @@ export async function loadCheckpoint(dir: string, expect: CheckpointExpectation 
   const manifest = await readCheckpointManifest(target, expect);
 
   const modelPath = join(target, MODEL_FILE);
-  const modelText = await readTextOrNull(modelPath);
-  if (modelText === null) throw new CheckpointError(modelPath, `checkpoint ${target} is incomplete: ${MODEL_FILE} is missing`);
+  const modelBytes = await readBytesOrNull(modelPath);
+  if (modelBytes === null) throw new CheckpointError(modelPath, `checkpoint ${target} is incomplete: ${MODEL_FILE} is missing`);
+  verifyCheckpointFile(target, manifest, MODEL_FILE, modelBytes);
+  const modelText = Buffer.from(modelBytes).toString('utf8');
   let modelJson: tf.io.ModelJSON;
   try {
     modelJson = JSON.parse(modelText) as tf.io.ModelJSON;
@@ -243,11 +289,14 @@ export async function loadCheckpoint(dir: string, expect: CheckpointExpectation 
   const weightsPath = join(target, WEIGHTS_FILE);
   const weightBytes = await readBytesOrNull(weightsPath);
   if (weightBytes === null) throw new CheckpointError(weightsPath, `checkpoint ${target} is incomplete: ${WEIGHTS_FILE} is missing`);
+  verifyCheckpointFile(target, manifest, WEIGHTS_FILE, weightBytes);
   const expected = weightSpecsByteLength(weightSpecs);
   if (weightBytes.byteLength !== expected) {
     const what = weightBytes.byteLength < expected ? 'truncated' : 'oversized';
     throw new CheckpointError(weightsPath, `${weightsPath} is ${what}: ${weightBytes.byteLength} bytes, but ${MODEL_FILE} describes ${expected}`);
   }
+  const nonFinite = nonFiniteWeight(weightSpecs, toArrayBuffer(weightBytes));
+  if (nonFinite) throw new CheckpointError(weightsPath, `${weightsPath} holds non-finite weights (${nonFinite} is NaN or infinite): this network cannot be used`);
 
   let model: tf.LayersModel;
   try {
@@ -275,18 +324,54 @@ export async function loadCheckpoint(dir: string, expect: CheckpointExpectation 
 
   let optimizerState: OptimizerState | undefined;
   try {
-    optimizerState = await readOptimizerState(target);
+    optimizerState = await readOptimizerState(target, manifest);
   } catch (err) {
     model.dispose();
     throw err;
   }
-  return optimizerState ? { model, manifest, optimizerState } : { model, manifest };
+  const listed = manifest.files?.[OPTIMIZER_FILE] !== undefined;
+  if (optimizerState) return { model, manifest, optimizerState };
+  return listed ? { model, manifest, optimizerMissing: true } : { model, manifest };
 }
 
-async function readOptimizerState(target: string): Promise<OptimizerState | undefined> {
+/**
+ * Checks every file the manifest lists (size and sha256), for readers that do not load them all (az play
+ * opens model.onnx only). Optimizer files may be missing (the trainer warns about those itself).
+ */
+export async function verifyCheckpointFiles(dir: string, manifest: CheckpointManifest): Promise<void> {
+  const target = resolve(dir);
+  for (const name of Object.keys(manifest.files ?? {})) {
+    const path = join(target, name);
+    const bytes = await readBytesOrNull(path);
+    if (bytes === null) {
+      if (name === OPTIMIZER_FILE || name === OPTIMIZER_DATA_FILE) continue;
+      throw new CheckpointError(path, `checkpoint ${target} is incomplete: ${name} is missing`);
+    }
+    verifyCheckpointFile(target, manifest, name, bytes);
+  }
+}
+
+/** Throws a CheckpointError naming the file when its bytes are not the ones the manifest lists. */
+export function verifyCheckpointFile(dir: string, manifest: CheckpointManifest, name: string, bytes: Uint8Array): void {
+  if (manifest.formatVersion < 2) return;
+  const path = join(dir, name);
+  const entry = manifest.files?.[name];
+  if (!entry) throw new CheckpointError(path, `${path} is not listed in the checkpoint's ${MANIFEST_FILE}; it cannot be trusted`);
+  if (bytes.byteLength !== entry.bytes) {
+    const what = bytes.byteLength < entry.bytes ? 'truncated' : 'oversized';
+    throw new CheckpointError(path, `${path} is ${what}: ${bytes.byteLength} bytes, but ${MANIFEST_FILE} lists ${entry.bytes}`);
+  }
+  if (sha256(bytes) !== entry.sha256) throw new CheckpointError(path, `${path} is corrupt: its sha256 does not match the one in ${MANIFEST_FILE} (the file was changed or damaged)`);
+}
+
+async function readOptimizerState(target: string, manifest: CheckpointManifest): Promise<OptimizerState | undefined> {
   const metaPath = join(target, OPTIMIZER_FILE);
-  const text = await readTextOrNull(metaPath);
-  if (text === null) return undefined;
+  const metaBytes = await readBytesOrNull(metaPath);
+  const dataPath0 = join(target, OPTIMIZER_DATA_FILE);
+  if (metaBytes === null) return undefined;
+  verifyCheckpointFile(target, manifest, OPTIMIZER_FILE, metaBytes);
+  if (manifest.files?.[OPTIMIZER_DATA_FILE] && (await readBytesOrNull(dataPath0)) === null) return undefined;
+  const text = Buffer.from(metaBytes).toString('utf8');
   let meta: Omit<OptimizerState, 'data'> & { byteLength?: unknown };
   try {
     meta = JSON.parse(text) as Omit<OptimizerState, 'data'> & { byteLength?: unknown };
@@ -306,6 +391,7 @@ async function readOptimizerState(target: string): Promise<OptimizerState | unde
   const dataPath = join(target, OPTIMIZER_DATA_FILE);
   const bytes = await readBytesOrNull(dataPath);
   if (bytes === null) throw new CheckpointError(dataPath, `checkpoint ${target} is incomplete: ${OPTIMIZER_DATA_FILE} is missing`);
+  verifyCheckpointFile(target, manifest, OPTIMIZER_DATA_FILE, bytes);
   const expected = 8 * meta.variables.reduce((sum, v) => sum + v.shape.reduce((a, b) => a * b, 1), 0);
   if (bytes.byteLength !== expected) {
     const what = bytes.byteLength < expected ? 'truncated' : 'oversized';
@@ -328,131 +414,3 @@ export function weightSpecsByteLength(specs: readonly tf.io.WeightsManifestEntry
   return total;
 }
 
-/** A description of the first thing wrong with a manifest, or null when it is well formed. */
-function manifestProblem(m: unknown): string | null {
-  if (typeof m !== 'object' || m === null) return 'is not an object';
-  const r = m as Record<string, unknown>;
-  const isObject = (v: unknown): boolean => typeof v === 'object' && v !== null && !Array.isArray(v);
-  const checks: [string, boolean][] = [
-    ['gameId (a non-empty string)', typeof r.gameId === 'string' && r.gameId.length > 0],
-    ['gameConfig (an object)', isObject(r.gameConfig)],
-    ['encoderVersion (a string)', typeof r.encoderVersion === 'string'],
-    ['iteration (a non-negative integer)', Number.isInteger(r.iteration) && (r.iteration as number) >= 0],
-    ['weightsVersion (a non-negative integer)', Number.isInteger(r.weightsVersion) && (r.weightsVersion as number) >= 0],
-    ['network (a network config)', isNetworkConfig(r.network)],
-    ['backend (a string)', typeof r.backend === 'string'],
-    ['createdAt (a string)', typeof r.createdAt === 'string'],
-    ['extra (an object, when present)', r.extra === undefined || isObject(r.extra)],
-  ];
-  for (const [field, ok] of checks) if (!ok) return `field ${field} is missing or invalid`;
-  return null;
-}
-
-function isNetworkConfig(v: unknown): boolean {
-  if (typeof v !== 'object' || v === null) return false;
-  const n = v as Record<string, unknown>;
-  const spec = n.spec as Record<string, unknown> | undefined;
-  return (
-    Array.isArray(n.inputShape) &&
-    n.inputShape.every((d) => Number.isInteger(d)) &&
-    Number.isInteger(n.actionSize) &&
-    Number.isInteger(n.numSeats) &&
-    typeof spec === 'object' &&
-    spec !== null &&
-    (spec.kind === 'mlp' || spec.kind === 'resnet')
-  );
-}
-
-async function refuseToClobber(target: string): Promise<void> {
-  let entries: string[];
-  try {
-    entries = await fs.readdir(target);
-  } catch (err) {
-    if (isNotFound(err)) return;
-    const code = (err as { code?: unknown }).code;
-    if (code === 'ENOTDIR') throw new CheckpointError(target, `cannot save checkpoint: ${target} exists and is a file`);
-    throw new CheckpointError(target, `cannot save checkpoint ${target}: ${errorMessage(err)}`);
-  }
-  if (entries.length > 0 && !entries.includes(MANIFEST_FILE)) {
-    throw new CheckpointError(
-      target,
-      `cannot save checkpoint: ${target} exists and is not a checkpoint (no ${MANIFEST_FILE}); refusing to replace it`
-    );
-  }
-}
-
-/** Renames `tmp` to `target`, replacing an existing checkpoint there; the old one is removed only after. */
-async function moveIntoPlace(tmp: string, target: string): Promise<void> {
-  try {
-    await fs.rename(tmp, target);
-    return;
-  } catch (err) {
-    const code = (err as { code?: unknown }).code;
-    if (code !== 'ENOTEMPTY' && code !== 'EEXIST' && code !== 'EPERM') throw err;
-  }
-  const old = `${tmp}.old`;
-  await fs.rename(target, old);
-  try {
-    await fs.rename(tmp, target);
-  } catch (err) {
-    await fs.rename(old, target).catch(() => undefined);
-    throw err;
-  }
-  await fs.rm(old, { recursive: true, force: true });
-}
-
-async function writeFileSynced(path: string, data: string | Uint8Array): Promise<void> {
-  const handle = await fs.open(path, 'w');
-  try {
-    await handle.writeFile(data);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
-/** fsync a directory so a rename in it is durable; not supported everywhere (Windows), hence best effort. */
-async function syncDirectory(path: string): Promise<void> {
-  let handle;
-  try {
-    handle = await fs.open(path, fsConstants.O_RDONLY);
-    await handle.sync();
-  } catch {
-    // best effort
-  } finally {
-    await handle?.close();
-  }
-}
-
-async function readTextOrNull(path: string): Promise<string | null> {
-  try {
-    return await fs.readFile(path, 'utf8');
-  } catch (err) {
-    if (isNotFound(err)) return null;
-    throw new CheckpointError(path, `cannot read ${path}: ${errorMessage(err)}`);
-  }
-}
-
-async function readBytesOrNull(path: string): Promise<Uint8Array | null> {
-  try {
-    return await fs.readFile(path);
-  } catch (err) {
-    if (isNotFound(err)) return null;
-    throw new CheckpointError(path, `cannot read ${path}: ${errorMessage(err)}`);
-  }
-}
-
-/** A standalone ArrayBuffer with exactly these bytes (Node Buffers may share a larger pool). */
-function toArrayBuffer(bytes: Uint8Array): ArrayBuffer {
-  const out = new ArrayBuffer(bytes.byteLength);
-  new Uint8Array(out).set(bytes);
-  return out;
-}
-
-function isNotFound(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 'ENOENT';
-}
-
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}

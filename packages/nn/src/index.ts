@@ -34,6 +34,8 @@ export {
   saveCheckpoint,
   loadCheckpoint,
   readCheckpointManifest,
+  verifyCheckpointFiles,
+  verifyCheckpointFile,
   CheckpointError,
   CHECKPOINT_FORMAT,
   CHECKPOINT_FORMAT_VERSION,
@@ -43,7 +45,23 @@ export {
   type CheckpointManifestInput,
   type CheckpointExpectation,
   type LoadedCheckpoint,
+  type CheckpointFileEntry,
 } from './checkpoint.js';
+export {
+  listCheckpoints,
+  resolveCheckpointPath,
+  saveRunCheckpoint,
+  removeStaleTemporaries,
+  checkpointName,
+  CHECKPOINTS_DIR,
+  LEGACY_CHECKPOINT_DIR,
+  DEFAULT_KEEP_CHECKPOINTS,
+  type CheckpointEntry,
+  type ResolvedCheckpointPath,
+  type SaveRunCheckpointOptions,
+  type SavedRunCheckpoint,
+} from './checkpoint-store.js';
+export { faultPoint, sha256, writeFileSynced, syncDirectory } from './checkpoint-files.js';
 
 // Inference on onnxruntime (tfjs trains; the search runs the exported graph) and choosing the engine.
 export { exportOnnx, OnnxExportError, ONNX_INPUT_NAME, ONNX_OPSET_VERSION } from './onnx-export.js';

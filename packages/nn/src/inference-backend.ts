@@ -15,7 +15,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { BACKEND_NAMES, currentBackend, initBackend, type BackendName } from './backend.js';
-import { ONNX_MODEL_FILE, loadCheckpoint, readCheckpointManifest, type CheckpointExpectation, type CheckpointManifest } from './checkpoint.js';
+import { ONNX_MODEL_FILE, loadCheckpoint, readCheckpointManifest, verifyCheckpointFiles, type CheckpointExpectation, type CheckpointManifest } from './checkpoint.js';
 import { exportOnnx } from './onnx-export.js';
 import { OnnxInferenceModel, OnnxUnavailableError } from './onnx-model.js';
 import type { InferenceModel, NetworkConfig } from '@az/core';
@@ -107,6 +107,8 @@ export async function openCheckpointInference(dir: string, options: CheckpointIn
   checkInferenceBackend(backend);
   const target = resolve(dir);
   const manifest = await readCheckpointManifest(target, options.expect);
+  // Every file the manifest lists is checked, not only the one opened: a damaged checkpoint is refused whole.
+  await verifyCheckpointFiles(target, manifest);
   const onnxPath = join(target, ONNX_MODEL_FILE);
   const log = options.log ?? console.warn;
   if (backend !== 'tfjs' && existsSync(onnxPath)) {

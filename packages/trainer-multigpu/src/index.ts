@@ -1,24 +1,17 @@
 export { SelfPlay, type SelfPlayOptions, type SelfPlayStats } from './self-play.js';
-export { ReplayBuffer, type ReplayShape } from './replay-buffer.js';
+export { ReplayBuffer, NonFiniteReplayError, type ReplayShape, type ReplayRange } from './replay-buffer.js';
 export type { SelfPlayOutcomes } from './outcome-tally.js';
 export { encodeGameRecord, decodeGameRecord, gameRecordByteLength, type GameRecord } from './game-record.js';
 export { playArena, type ArenaResult, type ArenaOptions } from './arena.js';
 export { createSearchEngine } from './search-factory.js';
 export { resolveTrainOptions, checkTrainOptions, defaultPlaySimulations, FRAMEWORK_TRAIN_DEFAULTS, type TrainOptions, type TrainOptionsInput } from './options.js';
-export {
-  runTraining,
-  runPaths,
-  findCheckpointDir,
-  searchConfigFrom,
-  createSelfPlayEngine,
-  type TrainerEvents,
-  type TrainPhase,
-  type IterationMetrics,
-  type WorkerIterationMetrics,
-  type DeviceIterationMetrics,
-  type ArenaSummary,
-  type TrainSummary,
-} from './train-loop.js';
+export { runTraining } from './train-loop.js';
+export { runPaths, claimRunDirectory, resolveResume, checkRunFitsMemory, RunDirectoryError, type RunPaths } from './run-dir.js';
+export { searchConfigFrom, createSelfPlayEngine } from './search-settings.js';
+export { TrainingDivergedError } from './iteration.js';
+export { REPLAY_DIR, REPLAY_INDEX_FILE, type ReplayIndex, type ReplaySegment } from './replay-store.js';
+export { GameIntake, intakeDelta, type GameIntakeOptions } from './game-intake.js';
+export type { TrainerEvents, TrainPhase, IterationMetrics, WorkerIterationMetrics, DeviceIterationMetrics, ArenaSummary, TrainSummary } from './metrics.js';
 // Multi-process training: self-play workers per device, central training.
 export { parseGpuList, parseDeviceSpec, checkDevices, DeviceSpecError, type Device, type DeviceKind } from './devices.js';
 export {

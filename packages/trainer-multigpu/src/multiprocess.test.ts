@@ -6,13 +6,20 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { GameRegistry } from '@az/core';
-import { readCheckpointManifest } from '@az/nn';
+import { listCheckpoints, readCheckpointManifest } from '@az/nn';
 import { ticTacToePlugin } from '@az/game-tictactoe';
 import { parseDeviceSpec, parseGpuList, DeviceSpecError } from './devices.js';
 import { runMultiProcessTraining, type MultiProcessOptions } from './multiprocess.js';
-import { ReplayBuffer } from './replay-buffer.js';
-import type { IterationMetrics } from './train-loop.js';
+import type { IterationMetrics } from './metrics.js';
 import type { WorkerEvent } from './transport.js';
+
+/** The replay buffer's position count as the run's newest checkpoint records it. */
+function savedTotalAdded(runDir: string): number {
+  const newest = listCheckpoints(runDir).at(-1);
+  if (!newest) throw new Error(`no checkpoint in ${runDir}`);
+  return (JSON.parse(readFileSync(join(newest.dir, 'replay.json'), 'utf8')) as { totalAdded: number }).totalAdded;
+}
+const newestCheckpoint = (runDir: string): string => listCheckpoints(runDir).at(-1)?.dir ?? join(runDir, 'none');
 
 const here = dirname(fileURLToPath(import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'az-multiprocess-'));
@@ -104,8 +111,7 @@ describe('runMultiProcessTraining (2 CPU workers, tic-tac-toe)', () => {
       expect(w.sequenceGaps).toBe(0);
       expect(w.corruptGames).toBe(0);
       expect(w.gamesReceived).toBe(w.gamesAccepted + w.staleGamesDropped);
-      const replay = ReplayBuffer.load(join(out, 'replay.bin'));
-      expect(replay.totalAdded).toBe(w.positionsAccepted);
+      expect(savedTotalAdded(out)).toBe(w.positionsAccepted);
       expect(summary.gamesPlayed).toBe(w.gamesAccepted);
 
       // Versions advance one per iteration; metrics carry the per-device and fault counts.
@@ -125,7 +131,7 @@ describe('runMultiProcessTraining (2 CPU workers, tic-tac-toe)', () => {
       expect(lines.some((m) => m.selfPlay.outcomes.decisiveShare > 0)).toBe(true);
 
       // The final checkpoint holds the iteration reached and its weights version.
-      const manifest = await readCheckpointManifest(join(out, 'checkpoint'));
+      const manifest = await readCheckpointManifest(newestCheckpoint(out));
       expect(manifest.iteration).toBe(summary.iterations);
       expect(manifest.weightsVersion).toBe(summary.iterations);
     },
@@ -146,19 +152,19 @@ describe('runMultiProcessTraining (2 CPU workers, tic-tac-toe)', () => {
   it(
     'resumes with the same weights version, replay buffer and iteration count',
     async () => {
-      const before = await readCheckpointManifest(join(out, 'checkpoint'));
-      const bufferBefore = ReplayBuffer.load(join(out, 'replay.bin'));
+      const before = await readCheckpointManifest(newestCheckpoint(out));
+      const checkpointBefore = newestCheckpoint(out);
+      const addedBefore = savedTotalAdded(out);
       const logs: string[] = [];
       const summary = await runMultiProcessTraining({ ...tiny, out, resume: out, iterations: before.iteration + 1 }, multi, {
         registry,
         events: { log: (m) => logs.push(m) },
       });
       expect(summary.interrupted).toBe(false);
-      expect(logs.join('\n')).toContain(`resumed from ${join(out, 'checkpoint')} at iteration ${before.iteration} (weights v${before.weightsVersion}`);
+      expect(logs.join('\n')).toContain(`resumed from ${checkpointBefore} at iteration ${before.iteration} (weights v${before.weightsVersion}`);
       expect(summary.iterations).toBe(before.iteration + 1);
       expect(summary.lastMetrics?.weightsVersion).toBe(before.weightsVersion + 1);
-      const after = ReplayBuffer.load(join(out, 'replay.bin'));
-      expect(after.totalAdded).toBe(bufferBefore.totalAdded + summary.workers.positionsAccepted);
+      expect(savedTotalAdded(out)).toBe(addedBefore + summary.workers.positionsAccepted);
       const lines = readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as IterationMetrics);
       expect(lines.map((m) => m.iteration)).toEqual(lines.map((_, i) => i + 1));
     },

@@ -15,24 +15,15 @@
 import { type GameRegistry } from '@az/core';
 import { BackendUnavailableError, initBackend, serializeWeights, type BackendName } from '@az/nn';
 import { checkDevices, DeviceSpecError, type Device } from './devices.js';
-import { decodeGameRecord } from './game-record.js';
-import { OutcomeTally } from './outcome-tally.js';
+import { GameIntake, intakeDelta, type IntakeSnapshot, type MultiProcessSummary } from './game-intake.js';
 import { LocalIpcTransport } from './ipc-transport.js';
+import { finishIteration } from './iteration.js';
+import type { IterationMetrics, TrainerEvents, TrainSummary, WorkerIterationMetrics } from './metrics.js';
 import type { TrainOptionsInput } from './options.js';
-import {
-  closeRun,
-  disposeRun,
-  evalPhase,
-  openRun,
-  recordIteration,
-  trainPhase,
-  type DeviceIterationMetrics,
-  type IterationMetrics,
-  type TrainerEvents,
-  type TrainSummary,
-  type WorkerIterationMetrics,
-} from './train-loop.js';
-import type { PluginModuleRef, PublishedWeights, SelfPlayTransport, WorkerEvent, WorkerSetup, WorkerSlot } from './transport.js';
+import { closeRun, disposeRun, openRun, type RunSession } from './run-session.js';
+import type { PluginModuleRef, PublishedWeights, SelfPlayTransport, WorkerSetup, WorkerSlot } from './transport.js';
+
+export type { DeviceTotals, MultiProcessSummary } from './game-intake.js';
 
 export interface MultiProcessOptions {
   /** Devices hosting self-play workers (from parseGpuList / parseDeviceSpec). Training runs on the first. */
@@ -59,48 +50,8 @@ export const MULTIPROCESS_DEFAULTS = {
   heartbeatTimeoutMs: 60_000,
 } as const;
 
-/** Per-device totals of a multi-process run (this session, not earlier sessions of a resumed run). */
-export interface DeviceTotals {
-  readonly workers: number;
-  readonly gamesReceived: number;
-  readonly gamesAccepted: number;
-  readonly positionsAccepted: number;
-  readonly staleGamesDropped: number;
-  readonly restarts: number;
-  /** The newest weights version among games accepted from this device (-1: none): shows workers took up new weights. */
-  readonly newestGameVersion: number;
-}
-
-export interface MultiProcessSummary {
-  readonly devices: Readonly<Record<string, DeviceTotals>>;
-  /** Every game that arrived = accepted + stale + corrupt. */
-  readonly gamesReceived: number;
-  readonly gamesAccepted: number;
-  /** Positions added to the replay buffer from accepted games. */
-  readonly positionsAccepted: number;
-  readonly staleGamesDropped: number;
-  /** Games whose bytes did not decode (never expected; counted so none vanish silently). */
-  readonly corruptGames: number;
-  readonly restarts: number;
-  readonly crashes: number;
-  readonly hangs: number;
-  /** Sequence gaps seen: games a worker sent that never arrived (never expected over local IPC). */
-  readonly sequenceGaps: number;
-  readonly finalWeightsVersion: number;
-}
-
 export interface MultiProcessTrainSummary extends TrainSummary {
   readonly workers: MultiProcessSummary;
-}
-
-interface DeviceCounters {
-  workers: number;
-  received: number;
-  accepted: number;
-  positions: number;
-  stale: number;
-  restarts: number;
-  newestVersion: number;
 }
 
 /** Rejects multi-process settings that cannot work, naming the flag; nothing has started yet. */
@@ -128,12 +79,6 @@ export async function runMultiProcessTraining(
   checkMultiProcessOptions(multi, input.backend);
   const devices = multi.devices;
   const gpu = devices[0].kind === 'gpu';
-  const workersPerDevice = multi.workersPerDevice ?? MULTIPROCESS_DEFAULTS.workersPerDevice;
-  const maxGameAge = multi.maxGameAge ?? MULTIPROCESS_DEFAULTS.maxGameAge;
-  const heartbeatTimeoutMs = multi.heartbeatTimeoutMs ?? MULTIPROCESS_DEFAULTS.heartbeatTimeoutMs;
-  const events = deps.events ?? {};
-  const log = (m: string): void => events.log?.(m);
-
   let trainerInput = input;
   if (gpu) {
     // Training runs on the first listed GPU. CUDA reads CUDA_VISIBLE_DEVICES when libtensorflow loads, so it
@@ -149,29 +94,61 @@ export async function runMultiProcessTraining(
     }
     trainerInput = { ...input, backend: 'gpu' };
   }
-  // CPU workers run tfjs's wasm backend unless told otherwise: one thread per process, parallelism from processes.
-  const workerBackend: BackendName = gpu ? 'gpu' : input.backend === undefined || input.backend === 'auto' ? 'wasm' : input.backend;
-
   const run = await openRun(trainerInput, deps);
-  const { options, replay, state, game } = run;
-  const slots: WorkerSlot[] = [];
-  for (const device of devices) for (let w = 0; w < workersPerDevice; w++) slots.push({ id: slots.length, device });
-  const inFlight = slots.length * options.parallelGames;
-  log(
-    `self-play: ${slots.length} worker process${slots.length > 1 ? 'es' : ''} (${devices.map((d) => d.label).join(', ')}${workersPerDevice > 1 ? `, ${workersPerDevice} per device` : ''}), ${options.parallelGames} games each; training on ${gpu ? devices[0].label : run.backend.name}`,
-  );
-  if (inFlight > options.gamesPerIteration * Math.max(1, maxGameAge)) {
-    log(
-      `warning: ${inFlight} games are in flight at once but an iteration takes ${options.gamesPerIteration}; most games will span more than ${maxGameAge} weights versions and be dropped as stale. Raise --games-per-iter or --max-game-age, or lower --parallel-games.`,
-    );
-  }
-
-  let transport: SelfPlayTransport;
+  let loop: MultiProcessLoop;
   try {
-    transport =
+    loop = new MultiProcessLoop(run, multi, input.backend, deps.signal);
+  } catch (err) {
+    disposeRun(run);
+    throw err;
+  }
+  return loop.run();
+}
+
+/**
+ * One multi-process run: the transport to the workers, the game intake, and the iterations. Made by
+ * `runMultiProcessTraining` once the run is open.
+ */
+class MultiProcessLoop {
+  private readonly slots: WorkerSlot[] = [];
+  private readonly transport: SelfPlayTransport;
+  private readonly intake: GameIntake;
+  private readonly maxGameAge: number;
+  private readonly workersPerDevice: number;
+  private transportStarted = false;
+  // Games accepted while the workers are still starting count for the first iteration.
+  private window: IntakeSnapshot;
+  private windowStart = performance.now();
+
+  constructor(
+    private readonly session: RunSession,
+    private readonly multi: MultiProcessOptions,
+    requestedBackend: BackendName | undefined,
+    private readonly signal: AbortSignal | undefined,
+  ) {
+    const { options, state, game } = session;
+    const devices = multi.devices;
+    const gpu = devices[0].kind === 'gpu';
+    this.workersPerDevice = multi.workersPerDevice ?? MULTIPROCESS_DEFAULTS.workersPerDevice;
+    this.maxGameAge = multi.maxGameAge ?? MULTIPROCESS_DEFAULTS.maxGameAge;
+    const heartbeatTimeoutMs = multi.heartbeatTimeoutMs ?? MULTIPROCESS_DEFAULTS.heartbeatTimeoutMs;
+    // CPU workers run tfjs's wasm backend unless told otherwise: one thread per process, parallelism from processes.
+    const workerBackend: BackendName = gpu ? 'gpu' : requestedBackend === undefined || requestedBackend === 'auto' ? 'wasm' : requestedBackend;
+    for (const device of devices) for (let w = 0; w < this.workersPerDevice; w++) this.slots.push({ id: this.slots.length, device });
+    const log = session.log;
+    const inFlight = this.slots.length * options.parallelGames;
+    log(
+      `self-play: ${this.slots.length} worker process${this.slots.length > 1 ? 'es' : ''} (${devices.map((d) => d.label).join(', ')}${this.workersPerDevice > 1 ? `, ${this.workersPerDevice} per device` : ''}), ${options.parallelGames} games each; training on ${gpu ? devices[0].label : session.backend.name}`,
+    );
+    if (inFlight > options.gamesPerIteration * Math.max(1, this.maxGameAge)) {
+      log(
+        `warning: ${inFlight} games are in flight at once but an iteration takes ${options.gamesPerIteration}; most games will span more than ${this.maxGameAge} weights versions and be dropped as stale. Raise --games-per-iter or --max-game-age, or lower --parallel-games.`,
+      );
+    }
+    this.transport =
       multi.transport ??
       new LocalIpcTransport({
-        slots,
+        slots: this.slots,
         backendFor: () => workerBackend,
         heartbeatTimeoutMs,
         startupTimeoutMs: multi.startupTimeoutMs,
@@ -180,288 +157,138 @@ export async function runMultiProcessTraining(
         execArgv: multi.workerExecArgv,
         log,
       });
-  } catch (err) {
-    disposeRun(run);
-    throw err;
+    this.intake = new GameIntake({
+      replay: session.replay,
+      state,
+      devices,
+      workersPerDevice: this.workersPerDevice,
+      gamesPerIteration: options.gamesPerIteration,
+      maxGameAge: this.maxGameAge,
+      numPlayers: game.numPlayers,
+      log,
+      progress: (n) => session.events.progress?.(n),
+      setPaused: (p) => this.transport.setPaused(p),
+    });
+    this.transport.onGame((g) => this.intake.accept(g));
+    this.transport.onWorkerEvent((e) => {
+      session.events.worker?.(e);
+      this.intake.workerEvent(e);
+    });
+    this.window = this.intake.snapshot([]);
   }
 
-  // ---- Bookkeeping of games and workers (totals for the session; iteration windows as deltas).
-  const perDevice = new Map<string, DeviceCounters>();
-  for (const d of devices) perDevice.set(d.label, { workers: workersPerDevice, received: 0, accepted: 0, positions: 0, stale: 0, restarts: 0, newestVersion: -1 });
-  const totals = { received: 0, accepted: 0, positions: 0, stale: 0, corrupt: 0, restarts: 0, crashes: 0, hangs: 0, gaps: 0, ageSum: 0 };
-  let fatal: Error | null = null;
-  const waiters = new Set<() => void>();
-  const notify = (): void => {
-    for (const w of waiters) w();
-    waiters.clear();
-  };
-  let gamesThisWindow = 0;
-  let inSelfPlayPhase = false;
-
-  // How the accepted games ended, taken (and reset) with each iteration's metrics.
-  const outcomes = new OutcomeTally(game.numPlayers);
-  transport.onGame((incoming) => {
-    const device = perDevice.get(incoming.device);
-    totals.received++;
-    if (device) device.received++;
-    // Staleness is judged on arrival, against the version the trainer holds now.
-    if (incoming.weightsVersion < state.weightsVersion - maxGameAge) {
-      totals.stale++;
-      if (device) device.stale++;
-      return;
-    }
-    let record;
+  async run(): Promise<MultiProcessTrainSummary> {
+    const { session: run, intake, transport, signal } = this;
+    const { options, state } = run;
+    const onAbort = (): void => intake.notify();
+    signal?.addEventListener('abort', onAbort);
+    let lastMetrics: IterationMetrics | undefined;
+    let interrupted = false;
     try {
-      record = decodeGameRecord(incoming.bytes);
-      replay.addGame(record);
+      if (state.iteration < options.iterations && !run.stopped()) await this.startWorkers();
+      while (state.iteration < options.iterations && !run.stopped()) {
+        const metrics = await this.iteration(state.iteration + 1);
+        if (!metrics) break;
+        lastMetrics = metrics;
+      }
+      if (run.stopped()) interrupted = true;
+      // Stop the workers and take in every game they finished before the final checkpoint.
+      if (this.transportStarted) {
+        run.log(`stopping ${this.slots.length} self-play worker${this.slots.length > 1 ? 's' : ''}...`);
+        await transport.stop();
+      }
+      signal?.removeEventListener('abort', onAbort);
+      // Interrupted: closeRun writes the checkpoint. Finished: the last iteration's checkpoint lacks the games
+      // that arrived since, so write it again.
+      if (!interrupted && this.transportStarted) await run.saveAll(this.checkpointExtra());
+      const summary = await closeRun(run, interrupted, lastMetrics, () => this.checkpointExtra());
+      return { ...summary, workers: intake.summarize(state.weightsVersion) };
     } catch (err) {
-      // Runs inside an IPC event: a throw here would take the trainer down. Count it and go on.
-      totals.corrupt++;
-      log(`dropped an unreadable game from worker ${incoming.workerId} (${incoming.device}): ${err instanceof Error ? err.message : String(err)}`);
-      return;
-    }
-    totals.accepted++;
-    outcomes.add(record);
-    totals.positions += record.length;
-    totals.ageSum += state.weightsVersion - record.weightsVersion;
-    if (device) {
-      device.accepted++;
-      device.positions += record.length;
-      device.newestVersion = Math.max(device.newestVersion, record.weightsVersion);
-    }
-    state.gamesPlayed++;
-    gamesThisWindow++;
-    if (inSelfPlayPhase) events.progress?.(Math.min(gamesThisWindow, options.gamesPerIteration));
-    if (gamesThisWindow >= options.gamesPerIteration) {
-      notify();
-      // The next iteration's games are in while the trainer is still busy: hold the workers until it
-      // wants more, so the ratio of training steps to games stays what the options say.
-      if (!inSelfPlayPhase) transport.setPaused(true);
-    }
-  });
-  transport.onWorkerEvent((e) => onWorkerEvent(e));
-  function onWorkerEvent(e: WorkerEvent): void {
-    events.worker?.(e);
-    switch (e.kind) {
-      case 'ready':
-        log(`worker ${e.workerId} (${e.device}) ready: pid ${e.pid}, search on ${e.backend}, weights v${e.weightsVersion}${e.incarnation > 0 ? `, restart ${e.incarnation}` : ''}`);
-        return;
-      case 'exited': {
-        if (e.reason === 'stopped') return;
-        if (e.reason === 'hung') totals.hangs++;
-        else totals.crashes++;
-        const how = e.reason === 'hung' ? 'hung and was killed' : `crashed (${e.signal ? `signal ${e.signal}` : `exit code ${e.code}`})`;
-        log(`worker ${e.workerId} (${e.device}) pid ${e.pid} ${how} after sending ${e.gamesSent} games; they are kept${e.detail ? `\n${e.detail}` : ''}`);
-        return;
-      }
-      case 'restarting': {
-        totals.restarts++;
-        const device = perDevice.get(e.device);
-        if (device) device.restarts++;
-        log(`worker ${e.workerId} (${e.device}): restarting${e.delayMs ? ` in ${(e.delayMs / 1000).toFixed(1)}s` : ''} (restart ${e.incarnation})`);
-        return;
-      }
-      case 'gap':
-        totals.gaps++;
-        log(`worker ${e.workerId} (${e.device}): game ${e.expected} never arrived (next was ${e.got})`);
-        return;
-      case 'fatal':
-        fatal = new Error(`self-play worker failed: ${e.message}`);
-        notify();
-        return;
+      signal?.removeEventListener('abort', onAbort);
+      if (transport instanceof LocalIpcTransport) transport.kill();
+      else await transport.stop().catch(() => undefined);
+      disposeRun(run);
+      throw err;
     }
   }
-  const onAbort = (): void => notify();
-  deps.signal?.addEventListener('abort', onAbort);
 
-  /** Resolves when `done()` holds, re-checking whenever a game, an abort or a fatal error arrives. */
-  const waitUntil = async (done: () => boolean): Promise<void> => {
-    while (!done()) await new Promise<void>((resolve) => waiters.add(resolve));
-  };
-  const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-  const weightsMessage = (): PublishedWeights => {
-    const w = serializeWeights(run.model);
-    return { version: state.weightsVersion, data: new Uint8Array(w.data) };
-  };
-  const extraForCheckpoint = (): Readonly<Record<string, unknown>> => ({ multiProcess: { devices: devices.map((d) => d.label), workersPerDevice, maxGameAge } });
+  private async startWorkers(): Promise<void> {
+    const { session: run, intake } = this;
+    const initial = serializeWeights(run.model);
+    const setup: WorkerSetup = {
+      plugin: this.multi.plugin,
+      gameId: run.game.traits.id,
+      gameConfig: run.gameConfig,
+      encoderVersion: run.game.encoder.version,
+      network: run.networkConfig,
+      weightSpecs: initial.specs,
+      options: run.options,
+    };
+    this.transportStarted = true;
+    const started = this.transport.start(setup, { version: run.state.weightsVersion, data: new Uint8Array(initial.data) });
+    started.catch(() => undefined); // a rejection after Ctrl-C is not an error
+    await Promise.race([started, intake.waitUntil(() => run.stopped() || intake.fatal !== null)]);
+    if (intake.fatal) throw intake.fatal;
+  }
 
-  let lastMetrics: IterationMetrics | undefined;
-  let interrupted = false;
-  let transportStarted = false;
-  // Games accepted while the workers are still starting count for the first iteration.
-  let window = snapshot();
-  let windowStart = performance.now();
-  try {
-    if (state.iteration < options.iterations && !run.stopped()) {
-      const initial = serializeWeights(run.model);
-      const setup: WorkerSetup = {
-        plugin: multi.plugin,
-        gameId: game.traits.id,
-        gameConfig: run.gameConfig,
-        encoderVersion: game.encoder.version,
-        network: run.networkConfig,
-        weightSpecs: initial.specs,
-        options,
-      };
-      transportStarted = true;
-      const started = transport.start(setup, { version: state.weightsVersion, data: new Uint8Array(initial.data) });
-      started.catch(() => undefined); // a rejection after Ctrl-C is not an error
-      await Promise.race([started, waitUntil(() => run.stopped() || fatal !== null)]);
-      if (fatal) throw fatal;
-    }
-
-    while (state.iteration < options.iterations && !run.stopped()) {
-      const iteration = state.iteration + 1;
-      const t0 = performance.now();
-      inSelfPlayPhase = true;
-      transport.setPaused(false);
-      events.phase?.('self-play', options.gamesPerIteration, iteration);
-      if (gamesThisWindow > 0) events.progress?.(Math.min(gamesThisWindow, options.gamesPerIteration));
-      await waitUntil(() => gamesThisWindow >= options.gamesPerIteration || run.stopped() || fatal !== null);
-      inSelfPlayPhase = false;
-      if (fatal) throw fatal;
-      if (run.stopped()) {
-        interrupted = true;
-        break;
-      }
-      // The iteration's games are those accepted since the last window closed; later arrivals count for the next.
-      const closing = snapshot();
-      const windowSeconds = (performance.now() - windowStart) / 1000;
-      const delta = diff(closing, window);
-      window = closing;
-      windowStart = performance.now();
-      gamesThisWindow = 0;
-      const t1 = performance.now();
-
+  /** Waits for the iteration's games, then finishes it; undefined when stopped first. */
+  private async iteration(iteration: number): Promise<IterationMetrics | undefined> {
+    const { session: run, intake, transport } = this;
+    const { options, state } = run;
+    const t0 = performance.now();
+    intake.inSelfPlayPhase = true;
+    transport.setPaused(false);
+    run.events.phase?.('self-play', options.gamesPerIteration, iteration);
+    if (intake.gamesThisWindow > 0) run.events.progress?.(Math.min(intake.gamesThisWindow, options.gamesPerIteration));
+    await intake.waitUntil(() => intake.gamesThisWindow >= options.gamesPerIteration || run.stopped() || intake.fatal !== null);
+    intake.inSelfPlayPhase = false;
+    if (intake.fatal) throw intake.fatal;
+    if (run.stopped()) return undefined;
+    // The iteration's games are those accepted since the last window closed; later arrivals count for the next.
+    const closing = intake.snapshot(transport.workers());
+    const windowSeconds = (performance.now() - this.windowStart) / 1000;
+    const delta = intakeDelta(closing, this.window);
+    this.window = closing;
+    this.windowStart = performance.now();
+    intake.gamesThisWindow = 0;
+    const t1 = performance.now();
+    return finishIteration(run, {
+      iteration,
+      startedAt: t0,
+      selfPlayEndedAt: t1,
+      selfPlay: {
+        games: delta.accepted,
+        positions: delta.positions,
+        evaluations: delta.evaluations,
+        gamesPerSecond: delta.accepted / Math.max(1e-9, windowSeconds),
+        evalsPerSecond: delta.evaluations / Math.max(1e-9, windowSeconds),
+        averageBatch: delta.evaluatorCalls ? delta.evaluations / delta.evaluatorCalls : 0,
+        outcomes: intake.outcomes.take(),
+      },
       // Serve the workers' messages between steps, so games keep landing in the buffer and heartbeats are read.
-      const train = await trainPhase(run, iteration, yieldToEventLoop);
-      state.weightsVersion++;
-      state.iteration = iteration;
-      transport.publishWeights(weightsMessage());
-      const t2 = performance.now();
-
-      const evalResults = await evalPhase(run, iteration);
-      const t3 = performance.now();
-      await run.saveAll(extraForCheckpoint());
-      const t4 = performance.now();
-
-      const workerStats = transport.workers();
-      const evaluations = delta.evaluations;
-      const metrics: IterationMetrics = {
-        iteration,
-        weightsVersion: state.weightsVersion,
-        time: new Date().toISOString(),
-        seconds: { selfPlay: (t1 - t0) / 1000, train: (t2 - t1) / 1000, eval: (t3 - t2) / 1000, total: (t4 - t0) / 1000 },
-        selfPlay: {
-          games: delta.accepted,
-          positions: delta.positions,
-          evaluations,
-          gamesPerSecond: delta.accepted / Math.max(1e-9, windowSeconds),
-          evalsPerSecond: evaluations / Math.max(1e-9, windowSeconds),
-          averageBatch: delta.evaluatorCalls ? evaluations / delta.evaluatorCalls : 0,
-          outcomes: outcomes.take(),
-        },
-        train,
-        replay: { size: replay.size, totalAdded: replay.totalAdded },
-        eval: evalResults,
-        workers: {
-          devices: delta.devices,
-          live: workerStats.filter((w) => w.state === 'running').length,
-          restarts: delta.restarts,
-          staleGamesDropped: delta.stale,
-          gamesReceived: delta.received,
-          minAcceptedVersion: Math.max(0, state.weightsVersion - maxGameAge),
-          meanGameAge: delta.accepted ? delta.ageSum / delta.accepted : 0,
-          totalRestarts: totals.restarts,
-          totalStaleGamesDropped: totals.stale,
-        } satisfies WorkerIterationMetrics,
-      };
-      recordIteration(run, metrics);
-      lastMetrics = metrics;
-    }
-    if (run.stopped()) interrupted = true;
-
-    // Stop the workers and take in every game they finished before the final checkpoint.
-    if (transportStarted) {
-      events.log?.(`stopping ${slots.length} self-play worker${slots.length > 1 ? 's' : ''}...`);
-      await transport.stop();
-    }
-    deps.signal?.removeEventListener('abort', onAbort);
-    // Interrupted: closeRun writes the checkpoint. Finished: the last iteration's checkpoint lacks the games
-    // that arrived since, so write it again.
-    if (!interrupted && transportStarted) await run.saveAll(extraForCheckpoint());
-    const summary = await closeRun(run, interrupted, lastMetrics, extraForCheckpoint);
-    return { ...summary, workers: summarize() };
-  } catch (err) {
-    deps.signal?.removeEventListener('abort', onAbort);
-    if (transport instanceof LocalIpcTransport) transport.kill();
-    else await transport.stop().catch(() => undefined);
-    disposeRun(run);
-    throw err;
+      betweenSteps: () => new Promise((resolve) => setImmediate(resolve)),
+      onNewWeights: () => transport.publishWeights(this.weightsMessage()),
+      checkpointExtra: () => this.checkpointExtra(),
+      workers: (): WorkerIterationMetrics => ({
+        devices: delta.devices,
+        live: transport.workers().filter((w) => w.state === 'running').length,
+        restarts: delta.restarts,
+        staleGamesDropped: delta.stale,
+        gamesReceived: delta.received,
+        minAcceptedVersion: Math.max(0, state.weightsVersion - this.maxGameAge),
+        meanGameAge: delta.accepted ? delta.ageSum / delta.accepted : 0,
+        totalRestarts: intake.totalRestarts,
+        totalStaleGamesDropped: intake.totalStale,
+      }),
+    });
   }
 
-  function snapshot(): Snapshot {
-    const stats = transport.workers().reduce((s, w) => ({ evaluations: s.evaluations + w.stats.evaluations, evaluatorCalls: s.evaluatorCalls + w.stats.evaluatorCalls }), { evaluations: 0, evaluatorCalls: 0 });
-    const devicesCopy = new Map<string, DeviceCounters>();
-    for (const [label, c] of perDevice) devicesCopy.set(label, { ...c });
-    return { ...totals, ...stats, devices: devicesCopy };
+  private weightsMessage(): PublishedWeights {
+    const w = serializeWeights(this.session.model);
+    return { version: this.session.state.weightsVersion, data: new Uint8Array(w.data) };
   }
 
-  function summarize(): MultiProcessSummary {
-    const devicesOut: Record<string, DeviceTotals> = {};
-    for (const [label, c] of perDevice) {
-      devicesOut[label] = { workers: c.workers, gamesReceived: c.received, gamesAccepted: c.accepted, positionsAccepted: c.positions, staleGamesDropped: c.stale, restarts: c.restarts, newestGameVersion: c.newestVersion };
-    }
-    return {
-      devices: devicesOut,
-      gamesReceived: totals.received,
-      gamesAccepted: totals.accepted,
-      positionsAccepted: totals.positions,
-      staleGamesDropped: totals.stale,
-      corruptGames: totals.corrupt,
-      restarts: totals.restarts,
-      crashes: totals.crashes,
-      hangs: totals.hangs,
-      sequenceGaps: totals.gaps,
-      finalWeightsVersion: state.weightsVersion,
-    };
+  private checkpointExtra(): Readonly<Record<string, unknown>> {
+    return { multiProcess: { devices: this.multi.devices.map((d) => d.label), workersPerDevice: this.workersPerDevice, maxGameAge: this.maxGameAge } };
   }
 }
-
-interface Snapshot {
-  received: number;
-  accepted: number;
-  positions: number;
-  stale: number;
-  restarts: number;
-  ageSum: number;
-  evaluations: number;
-  evaluatorCalls: number;
-  devices: Map<string, DeviceCounters>;
-}
-
-function diff(now: Snapshot, before: Snapshot): Omit<Snapshot, 'devices'> & { devices: Record<string, DeviceIterationMetrics> } {
-  const devices: Record<string, DeviceIterationMetrics> = {};
-  for (const [label, c] of now.devices) {
-    const b = before.devices.get(label);
-    devices[label] = {
-      games: c.accepted - (b?.accepted ?? 0),
-      positions: c.positions - (b?.positions ?? 0),
-      restarts: c.restarts - (b?.restarts ?? 0),
-      staleGamesDropped: c.stale - (b?.stale ?? 0),
-    };
-  }
-  return {
-    received: now.received - before.received,
-    accepted: now.accepted - before.accepted,
-    positions: now.positions - before.positions,
-    stale: now.stale - before.stale,
-    restarts: now.restarts - before.restarts,
-    ageSum: now.ageSum - before.ageSum,
-    // Worker stats drop when a process dies (its last report is folded in late); never report negative work.
-    evaluations: Math.max(0, now.evaluations - before.evaluations),
-    evaluatorCalls: Math.max(0, now.evaluatorCalls - before.evaluatorCalls),
-    devices,
-  };
-}
-

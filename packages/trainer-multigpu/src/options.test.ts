@@ -4,7 +4,7 @@ import { UniformEvaluator, BatchedMcts } from '@az/mcts';
 import type { GamePlugin } from '@az/core';
 import { defaultPlaySimulations, resolveTrainOptions } from './options.js';
 import { createSearchEngine } from './search-factory.js';
-import { searchConfigFrom } from './train-loop.js';
+import { searchConfigFrom } from './search-settings.js';
 
 describe('resolveTrainOptions: determinizations and the game’s training config', () => {
   const withHints = (training: GamePlugin['training']): GamePlugin => ({ ...(ticTacToePlugin as GamePlugin), training });

@@ -41,6 +41,10 @@ export interface TrainOptions {
   readonly inferenceThreads?: number;
   readonly out: string;
   readonly resume?: string;
+  /** A new run in a directory that holds another: move the old one aside (`<out>.archived-<time>`) instead of refusing. */
+  readonly force?: boolean;
+  /** Checkpoints kept in the run directory, the newest included. */
+  readonly keepCheckpoints: number;
   readonly seed: number;
 }
 
@@ -63,6 +67,7 @@ export const FRAMEWORK_TRAIN_DEFAULTS = {
   weightDecay: 1e-4,
   replayCapacity: 50_000,
   evalGames: 20,
+  keepCheckpoints: 5,
   backend: 'auto' as BackendName,
   inferenceBackend: 'auto' as InferenceBackendName,
   seed: 1,
@@ -104,6 +109,8 @@ export function resolveTrainOptions(input: TrainOptionsInput, plugin: GamePlugin
     ...(input.inferenceThreads !== undefined ? { inferenceThreads: input.inferenceThreads } : {}),
     out: input.out ?? input.resume ?? `runs/${input.game}`,
     resume: input.resume,
+    ...(input.force ? { force: true } : {}),
+    keepCheckpoints: input.keepCheckpoints ?? d.keepCheckpoints,
     seed: input.seed ?? d.seed,
   };
   checkTrainOptions(options);
@@ -112,7 +119,7 @@ export function resolveTrainOptions(input: TrainOptionsInput, plugin: GamePlugin
 
 /** Rejects impossible values with a message naming the option. */
 export function checkTrainOptions(o: TrainOptions): void {
-  const positiveInts: (keyof TrainOptions)[] = ['iterations', 'gamesPerIteration', 'parallelGames', 'simulations', 'determinizations', 'leavesPerTree', 'trainingSteps', 'batchSize', 'replayCapacity', 'evalSimulations'];
+  const positiveInts: (keyof TrainOptions)[] = ['iterations', 'gamesPerIteration', 'parallelGames', 'simulations', 'determinizations', 'leavesPerTree', 'trainingSteps', 'batchSize', 'replayCapacity', 'evalSimulations', 'keepCheckpoints'];
   for (const key of positiveInts) {
     const v = o[key];
     if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) throw new RangeError(`${key} must be a positive integer, got ${String(v)}`);
@@ -127,6 +134,8 @@ export function checkTrainOptions(o: TrainOptions): void {
     const v = o[key];
     if (typeof v !== 'number' || !(v > 0)) throw new RangeError(`${key} must be a positive number, got ${String(v)}`);
   }
+  // Adam moves each weight by about the learning rate per step: beyond 1 a network only diverges.
+  if (!(o.learningRate <= 1)) throw new RangeError(`learningRate (--lr) must be at most 1, got ${o.learningRate}: Adam steps that large make the network diverge (try 1e-3)`);
   if (!(o.dirichletEpsilon >= 0 && o.dirichletEpsilon <= 1)) throw new RangeError(`dirichletEpsilon must be in [0, 1], got ${o.dirichletEpsilon}`);
   if (!(o.dirichletAlpha >= 0)) throw new RangeError(`dirichletAlpha must be >= 0, got ${o.dirichletAlpha}`);
   if (!(o.valueShaping >= 0 && o.valueShaping < 1)) throw new RangeError(`valueShaping must be in [0, 1), got ${o.valueShaping}`);

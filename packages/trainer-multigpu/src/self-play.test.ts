@@ -7,7 +7,8 @@ import { BatchedMcts, UniformEvaluator } from '@az/mcts';
 import { MinimaxAgent, ticTacToePlugin, type TicTacToeState } from '@az/game-tictactoe';
 import { playArena } from './arena.js';
 import { decodeGameRecord, encodeGameRecord, type GameRecord } from './game-record.js';
-import { ReplayBuffer } from './replay-buffer.js';
+import { NonFiniteReplayError, ReplayBuffer } from './replay-buffer.js';
+import { loadReplay, saveReplay } from './replay-store.js';
 import { SelfPlay } from './self-play.js';
 
 const game = ticTacToePlugin.create({});
@@ -170,45 +171,84 @@ describe('ReplayBuffer', () => {
     expect(seen.size).toBeGreaterThan(1);
   });
 
-  it('saves and loads exactly, and names a corrupt file', async () => {
+  it('saves as compressed segments of what is new, loads exactly, and names a damaged segment', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'az-replay-'));
     try {
-      const { records } = await playGames(4, 6);
+      const { records } = await playGames(8, 6);
+      const buffer = new ReplayBuffer(40, shape);
+      for (const r of records.slice(0, 4)) buffer.addGame(r);
+      expect(buffer.allocatedPositions).toBeLessThan(buffer.capacity + 1);
+      const first = await saveReplay(dir, buffer, null);
+      for (const r of records.slice(4)) buffer.addGame(r);
+      expect(buffer.totalAdded).toBeGreaterThan(40); // the ring has wrapped
+      const second = await saveReplay(dir, buffer, first);
+      // The second save wrote only the positions added since the first.
+      expect(second.segments.at(-1)?.first).toBe(first.totalAdded);
+      expect(second.segments.at(-1)?.count).toBe(buffer.totalAdded - first.totalAdded);
+      const loaded = loadReplay(dir, second, 40, shape);
+      expect(loaded.size).toBe(buffer.size);
+      expect(loaded.totalAdded).toBe(buffer.totalAdded);
+      const sampleOf = (b: ReplayBuffer): number[] => {
+        const inputs = new Float32Array(8 * shape.inputSize);
+        const legal = new Float32Array(8 * 9);
+        const policy = new Float32Array(8 * 9);
+        b.sample(8, new Rng(2), inputs, policy, new Float32Array(16), [], legal);
+        return [...inputs, ...legal, ...policy];
+      };
+      expect(sampleOf(loaded)).toEqual(sampleOf(buffer));
+      // The earlier index still rebuilds the earlier buffer.
+      expect(loadReplay(dir, first, 40, shape).totalAdded).toBe(first.totalAdded);
+      // A flipped byte or a truncated segment is named.
+      const segment = join(dir, 'replay', second.segments.at(-1)?.file ?? '');
+      const bytes = readFileSync(segment);
+      const flipped = Buffer.from(bytes);
+      flipped[10] ^= 0xff;
+      writeFileSync(segment, flipped);
+      expect(() => loadReplay(dir, second, 40, shape)).toThrow(new RegExp(`${segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is corrupt`));
+      writeFileSync(segment, bytes.subarray(0, bytes.length - 3));
+      expect(() => loadReplay(dir, second, 40, shape)).toThrow(/is truncated/);
+      expect(() => loadReplay(dir, second, 40, { ...shape, actionSize: 10 })).toThrow(/does not match/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('grows with what is filled, not its capacity, and refuses NaN games', async () => {
+    const { records } = await playGames(2, 7);
+    const buffer = new ReplayBuffer(1_000_000, shape);
+    expect(buffer.allocatedPositions).toBe(0);
+    buffer.addGame(records[0]);
+    expect(buffer.allocatedPositions).toBeLessThanOrEqual(256);
+    const bad = { ...records[1], values: records[1].values.map((v, i) => (i === 0 ? NaN : v)) };
+    expect(() => buffer.addGame(bad)).toThrow(NonFiniteReplayError);
+    expect(buffer.totalAdded).toBe(records[0].length);
+  });
+
+  it('still reads a whole-buffer replay.bin of older runs', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'az-replay-legacy-'));
+    try {
+      const { records } = await playGames(3, 8);
       const buffer = new ReplayBuffer(100, shape);
       for (const r of records) buffer.addGame(r);
+      const range = buffer.exportRange(0);
+      const W = buffer.shape.policyWidth;
+      const pad = <T extends Float32Array | Int32Array | Uint8Array>(a: T, make: (n: number) => T, per: number, fill = 0): Buffer => {
+        const out = make(100 * per).fill(fill);
+        out.set(a);
+        return Buffer.from(out.buffer);
+      };
+      const header = Buffer.from(JSON.stringify({ format: 'az-replay', version: 2, capacity: 100, shape: buffer.shape, next: buffer.totalAdded, filled: buffer.size, totalAdded: buffer.totalAdded }) + '\n');
+      const prefix = Buffer.alloc(4);
+      prefix.writeUInt32LE(header.length);
       const path = join(dir, 'replay.bin');
-      buffer.save(path);
+      writeFileSync(path, Buffer.concat([prefix, header, pad(range.inputs, (n) => new Float32Array(n), shape.inputSize), pad(range.policyIndex, (n) => new Int32Array(n), W, -1), pad(range.policyProb, (n) => new Float32Array(n), W), pad(range.values, (n) => new Float32Array(n), 2), pad(range.weightsVersion, (n) => new Int32Array(n), 1), pad(range.legal, (n) => new Uint8Array(n), 2)]));
       const loaded = ReplayBuffer.load(path, shape);
-      expect(loaded.size).toBe(buffer.size);
-      const sampleOf = (b: ReplayBuffer): number[] => {
+      const inputsOf = (b: ReplayBuffer): number[] => {
         const inputs = new Float32Array(8 * shape.inputSize);
         b.sample(8, new Rng(2), inputs, new Float32Array(8 * 9), new Float32Array(16));
         return Array.from(inputs);
       };
-      expect(sampleOf(loaded)).toEqual(sampleOf(buffer));
-      const legalOf = (b: ReplayBuffer): number[] => {
-        const legal = new Float32Array(8 * 9);
-        b.sample(8, new Rng(2), new Float32Array(8 * shape.inputSize), new Float32Array(8 * 9), new Float32Array(16), [], legal);
-        return Array.from(legal);
-      };
-      expect(legalOf(loaded)).toEqual(legalOf(buffer));
-      expect(legalOf(loaded)).toContain(0);
-      // A version-1 file (before legal actions were kept) loads with every action legal.
-      const v2 = readFileSync(path);
-      const headerLength = v2.readUInt32LE(0);
-      const header = JSON.parse(v2.subarray(4, 4 + headerLength).toString('utf8')) as { version: number; capacity: number };
-      const v1Header = Buffer.from(JSON.stringify({ ...header, version: 1 }) + '\n', 'utf8');
-      const prefix = Buffer.alloc(4);
-      prefix.writeUInt32LE(v1Header.length);
-      const v1Path = join(dir, 'replay-v1.bin');
-      writeFileSync(v1Path, Buffer.concat([prefix, v1Header, v2.subarray(4 + headerLength, v2.length - header.capacity * 2)]));
-      const old = ReplayBuffer.load(v1Path, shape);
-      expect(sampleOf(old)).toEqual(sampleOf(buffer));
-      expect(new Set(legalOf(old))).toEqual(new Set([1]));
-      const bytes = readFileSync(path);
-      writeFileSync(path, bytes.subarray(0, bytes.length - 100));
-      expect(() => ReplayBuffer.load(path, shape)).toThrow(/truncated or corrupt/);
-      expect(() => ReplayBuffer.load(path, { ...shape, actionSize: 10 })).toThrow(/does not match/);
+      expect(inputsOf(loaded)).toEqual(inputsOf(buffer));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -7,7 +7,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { GameRegistry, type InferenceModel } from '@az/core';
 import { OnnxInferenceModel, TfjsInferenceModel, loadCheckpoint, openCheckpointInference } from '@az/nn';
 import { ticTacToePlugin } from '@az/game-tictactoe';
-import { disposeRun, openRun, runTraining } from './train-loop.js';
+import { runTraining } from './train-loop.js';
+import { disposeRun, openRun } from './run-session.js';
 
 const work = mkdtempSync(join(tmpdir(), 'az-train-loop-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -44,7 +45,8 @@ describe('runTraining with onnx inference', () => {
     const summary = await runTraining({ ...tiny, iterations: 2, inferenceBackend: 'onnx', out }, { registry, events: { log: (m) => logs.push(m) } });
     expect(summary.iterations).toBe(2);
     expect(logs).toContain('inference: onnx (onnxruntime, 1 thread)');
-    const dir = join(out, 'checkpoint');
+    const dir = join(out, 'checkpoints', 'iter-000002');
+    expect(summary.checkpointDir).toBe(dir);
     expect(existsSync(join(dir, 'model.onnx'))).toBe(true);
     // The checkpoint's graph is the final weights: same outputs as its tfjs model.
     const { model, manifest } = await loadCheckpoint(dir);

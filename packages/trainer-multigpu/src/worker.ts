@@ -26,7 +26,7 @@ import {
 import { NetworkEvaluator, type Evaluator, type LeafBatch } from '@az/mcts';
 import { encodeGameRecord } from './game-record.js';
 import { SelfPlay } from './self-play.js';
-import { createSelfPlayEngine } from './train-loop.js';
+import { createSelfPlayEngine } from './search-settings.js';
 import type { FinishedGameMessage, FromWorkerMessage, ToWorkerMessage, WorkerSetup } from './transport.js';
 
 type InitMessage = Extract<ToWorkerMessage, { t: 'init' }>;

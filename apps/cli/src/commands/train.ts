@@ -2,6 +2,7 @@ import { parseConfigAssignments, resolveGame, type NetworkSpec } from '@az/core'
 import { BACKEND_CHOICES, splitBackendChoice, type BackendChoice } from '@az/nn';
 import {
   DeviceSpecError,
+  RunDirectoryError,
   checkMultiProcessOptions,
   parseDeviceSpec,
   parseGpuList,
@@ -56,7 +57,9 @@ export const trainSpec = {
     },
     threads: { type: 'int', min: 1, description: 'onnxruntime threads per network call in self-play and evaluation (default: the cores available)' },
     out: { type: 'string', description: 'run directory: checkpoint, replay buffer, metrics.jsonl (default runs/<game>)', placeholder: 'DIR' },
-    resume: { type: 'string', description: 'continue a run from its directory (weights, optimizer, replay buffer, iteration)', placeholder: 'DIR' },
+    resume: { type: 'string', description: 'continue a run from its directory or one of its checkpoint folders (weights, optimizer, replay buffer, iteration)', placeholder: 'DIR' },
+    force: { type: 'boolean', description: 'start a new run even if --out holds one: the old run is moved to <out>.archived-<time>, not deleted' },
+    keep: { type: 'int', min: 1, description: 'checkpoints kept in the run directory, newest included (default 5)' },
     seed: { type: 'int', min: 0, description: 'random seed (runs are reproducible from it)' },
     gpus: { type: 'string', description: 'self-play in one process per listed GPU (e.g. 0,1,2,3), training on the first; needs @tensorflow/tfjs-node-gpu', placeholder: 'LIST' },
     devices: { type: 'string', description: 'self-play in N CPU processes (wasm backend), training in this one: cpu:N', placeholder: 'cpu:N' },
@@ -126,8 +129,11 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
     inferenceThreads: flags.threads,
     out: flags.out,
     resume: flags.resume,
+    force: flags.force,
+    keepCheckpoints: flags.keep,
     seed: flags.seed,
   };
+  if (flags.force && flags.resume) throw new UsageError('az train: --force starts a new run and --resume continues one; give one of them');
   for (const key of Object.keys(input) as (keyof TrainOptionsInput)[]) if (input[key] === undefined) delete input[key];
   // Checked before anything starts: a bad device list exits 2 naming the flag.
   const multi = multiProcessOptions(flags, plugin.traits.id, input.backend);
@@ -164,10 +170,16 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
   };
   // Without --gpus/--devices, today's single-process loop: nothing is forked.
   const running: Promise<TrainSummary> = multi ? runMultiProcessTraining(input, multi, deps) : runTraining(input, deps);
-  const summary = await running.finally(() => {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-  });
+  const summary = await running
+    .catch((err: unknown) => {
+      // Where the run directory is the problem, the message says what to do instead: a usage error.
+      if (err instanceof RunDirectoryError) throw new UsageError(`az train: ${err.message}`);
+      throw err;
+    })
+    .finally(() => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    });
   (bar as ProgressBar | null)?.finish();
   const parts = [
     `az train: ${summary.game}, ${summary.iterations} iterations, ${summary.gamesPlayed} self-play games in ${formatSeconds(summary.seconds)} on ${summary.backend}`,
@@ -180,9 +192,10 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
   if (summary.assessment) parts.push(summary.assessment.summary);
   const last = summary.lastMetrics;
   if (last) for (const [name, r] of Object.entries(last.eval)) parts.push(`vs ${name} ${r.wins}W/${r.draws}D/${r.losses}L`);
-  parts.push(`model: ${summary.checkpointDir}${summary.interrupted ? ' (interrupted; resume with --resume)' : ''}`);
+  parts.push(`model: ${summary.runDir}${summary.interrupted ? ` (interrupted; continue with --resume ${summary.runDir})` : ''}`);
   console.log(parts.join('; '));
-  return 0;
+  // Interrupted (Ctrl-C, SIGTERM): the checkpoint is written; exit as an interrupted program does.
+  return summary.interrupted ? 130 : 0;
 }
 
 function iterationLine(m: IterationMetrics): string {

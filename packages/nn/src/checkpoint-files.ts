@@ -1,0 +1,133 @@
+/**
+ * File-system steps shared by checkpoint writing and reading: durable writes, checksums, and the fault
+ * hook the fault-injection suite uses to kill the process at a named step.
+ */
+import { createHash } from 'node:crypto';
+import { appendFileSync } from 'node:fs';
+import { constants as fsConstants, promises as fs } from 'node:fs';
+
+/**
+ * Test hook: when the environment names this step in AZ_FAULT_KILL_AT (`step` or `step#N` for its N-th
+ * occurrence in this process), the process kills itself with SIGKILL right here, as a power cut would.
+ * AZ_FAULT_TRACE names a file each step reached is appended to, so a test can list every step.
+ */
+export function faultPoint(step: string): void {
+  const trace = process.env.AZ_FAULT_TRACE;
+  if (trace) appendFileSync(trace, step + '\n');
+  const target = process.env.AZ_FAULT_KILL_AT;
+  if (!target) return;
+  const [name, nth = '1'] = target.split('#');
+  if (name !== step) return;
+  const seen = (faultCounts.get(step) ?? 0) + 1;
+  faultCounts.set(step, seen);
+  if (seen === Number(nth)) process.kill(process.pid, 'SIGKILL');
+}
+const faultCounts = new Map<string, number>();
+
+/** A checkpoint that cannot be written or read. `path` is the file or directory at fault. */
+export class CheckpointError extends Error {
+  constructor(readonly path: string, message: string) {
+    super(message);
+    this.name = 'CheckpointError';
+  }
+}
+
+export function sha256(data: string | Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+/** Writes a file and fsyncs it, so a rename that follows never exposes a half-written file. */
+export async function writeFileSynced(path: string, data: string | Uint8Array): Promise<void> {
+  const handle = await fs.open(path, 'w');
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** fsync a directory so a rename in it is durable; not supported everywhere (Windows), hence best effort. */
+export async function syncDirectory(path: string): Promise<void> {
+  let handle;
+  try {
+    handle = await fs.open(path, fsConstants.O_RDONLY);
+    await handle.sync();
+  } catch {
+    // best effort
+  } finally {
+    await handle?.close();
+  }
+}
+
+export function isNotFound(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 'ENOENT';
+}
+
+export function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+export async function readTextOrNull(path: string): Promise<string | null> {
+  try {
+    return await fs.readFile(path, 'utf8');
+  } catch (err) {
+    if (isNotFound(err)) return null;
+    throw new CheckpointError(path, `cannot read ${path}: ${errorMessage(err)}`);
+  }
+}
+
+export async function readBytesOrNull(path: string): Promise<Uint8Array | null> {
+  try {
+    return await fs.readFile(path);
+  } catch (err) {
+    if (isNotFound(err)) return null;
+    throw new CheckpointError(path, `cannot read ${path}: ${errorMessage(err)}`);
+  }
+}
+
+/** A standalone ArrayBuffer with exactly these bytes (Node Buffers may share a larger pool). */
+export function toArrayBuffer(bytes: Uint8Array): ArrayBuffer {
+  const out = new ArrayBuffer(bytes.byteLength);
+  new Uint8Array(out).set(bytes);
+  return out;
+}
+
+/** Refuses a non-empty directory that is not a checkpoint, so a typo cannot wipe unrelated files. */
+export async function refuseToClobber(target: string): Promise<void> {
+  let entries: string[];
+  try {
+    entries = await fs.readdir(target);
+  } catch (err) {
+    if (isNotFound(err)) return;
+    const code = (err as { code?: unknown }).code;
+    if (code === 'ENOTDIR') throw new CheckpointError(target, `cannot save checkpoint: ${target} exists and is a file`);
+    throw new CheckpointError(target, `cannot save checkpoint ${target}: ${errorMessage(err)}`);
+  }
+  if (entries.length > 0 && !entries.includes('manifest.json')) {
+    throw new CheckpointError(
+      target,
+      `cannot save checkpoint: ${target} exists and is not a checkpoint (no ${'manifest.json'}); refusing to replace it`
+    );
+  }
+}
+
+/** Renames `tmp` to `target`, replacing an existing checkpoint there; the old one is removed only after. */
+export async function moveIntoPlace(tmp: string, target: string): Promise<void> {
+  try {
+    await fs.rename(tmp, target);
+    return;
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    if (code !== 'ENOTEMPTY' && code !== 'EEXIST' && code !== 'EPERM') throw err;
+  }
+  const old = `${tmp}.old`;
+  await fs.rename(target, old);
+  try {
+    await fs.rename(tmp, target);
+  } catch (err) {
+    await fs.rename(old, target).catch(() => undefined);
+    throw err;
+  }
+  await fs.rm(old, { recursive: true, force: true });
+}

@@ -1,0 +1,224 @@
+/**
+ * The phases of one iteration after self-play, shared by the single-process and the multi-process loops:
+ * training (with a guard against non-finite losses and weights), the new weights version, evaluation,
+ * the checkpoint and the metrics line (`finishIteration`).
+ */
+import { appendFileSync } from 'node:fs';
+import { RandomAgent, type Agent, type Game } from '@az/core';
+import { tf } from '@az/nn';
+import { playArena } from './arena.js';
+import type { ArenaSummary, IterationMetrics, WorkerIterationMetrics } from './metrics.js';
+import type { RunSession } from './run-session.js';
+import { makeSearchAgent } from './search-settings.js';
+
+/** What one iteration's training phase did (averaged losses). */
+export type TrainPhaseResult = IterationMetrics['train'];
+
+/**
+ * Training produced a non-finite loss or weights. Nothing of this iteration is saved: the run's newest
+ * checkpoint is the last good one. The message names the likely cause.
+ */
+export class TrainingDivergedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TrainingDivergedError';
+  }
+}
+
+/**
+ * Test hook for the fault-injection suite: AZ_FAULT_NAN=weights|replay|gradient (optionally `#N`: in
+ * iteration N, default the first this process trains) puts a NaN where such a fault would: into a weight
+ * before training, into the sampled minibatch, or into a weight right after the first step.
+ */
+function injectedNaN(kind: 'weights' | 'replay' | 'gradient', iteration: number, firstIteration: number): boolean {
+  const spec = process.env.AZ_FAULT_NAN;
+  if (!spec) return false;
+  const [what, at] = spec.split('#');
+  return what === kind && iteration === (at === undefined ? firstIteration : Number(at));
+}
+const firstTrainedIteration = new WeakMap<RunSession, number>();
+
+function poisonFirstWeight(run: RunSession): void {
+  const variable = run.model.weights[0];
+  const values = Float32Array.from(variable.read().dataSync());
+  values[0] = NaN;
+  const poisoned = tf.tensor(values, variable.shape as number[]);
+  variable.write(poisoned);
+  poisoned.dispose();
+}
+
+/** The name of the first model weight holding NaN or infinity, or null. */
+export function nonFiniteWeight(run: RunSession): string | null {
+  for (const w of run.model.weights) {
+    const values = w.read().dataSync();
+    for (let i = 0; i < values.length; i++) if (!Number.isFinite(values[i])) return w.originalName ?? w.name;
+  }
+  return null;
+}
+
+const MAX_SANE_LOSS = 1e6;
+
+function hasNonFinite(...arrays: Float32Array[]): boolean {
+  for (const a of arrays) for (let i = 0; i < a.length; i++) if (!Number.isFinite(a[i])) return true;
+  return false;
+}
+
+/**
+ * One iteration's training phase: `trainingSteps` Adam steps on minibatches sampled uniformly from the
+ * replay buffer, stopping early on request, and stopping with TrainingDivergedError on a non-finite loss
+ * or weight. It does not bump the weights version; the caller does, once per phase. `betweenSteps` lets
+ * the multi-process loop serve its workers' messages between steps.
+ */
+export async function trainPhase(run: RunSession, iteration: number, betweenSteps?: () => Promise<void>): Promise<TrainPhaseResult> {
+  const { options, replay, trainer, rng, events, stopped, game } = run;
+  const symmetries = game.symmetries ?? [];
+  const t1 = performance.now();
+  events.phase?.('train', options.trainingSteps, iteration);
+  if (!firstTrainedIteration.has(run)) firstTrainedIteration.set(run, iteration);
+  const first = firstTrainedIteration.get(run) ?? iteration;
+  if (injectedNaN('weights', iteration, first)) poisonFirstWeight(run);
+  const shape = replay.shape;
+  const B = options.batchSize;
+  const inputs = new Float32Array(B * shape.inputSize);
+  const policy = new Float32Array(B * shape.actionSize);
+  const values = new Float32Array(B * shape.numSeats);
+  const legal = new Float32Array(B * shape.actionSize);
+  const sums = { policyLoss: 0, valueLoss: 0, l2: 0, total: 0 };
+  const weightsFiniteAtStart = nonFiniteWeight(run) === null;
+  let steps = 0;
+  for (; steps < options.trainingSteps && !stopped(); steps++) {
+    // Each position is seen through a random symmetry of the game (or as is): free data augmentation.
+    replay.sample(B, rng, inputs, policy, values, symmetries, legal);
+    if (steps === 0 && injectedNaN('replay', iteration, first)) values[0] = NaN;
+    // The policy softmax is taken over each position's legal actions, as the search's priors are.
+    const losses = trainer.trainBatch(inputs, policy, values, B, legal);
+    if (steps === 0 && injectedNaN('gradient', iteration, first)) poisonFirstWeight(run);
+    // A loss this far above any real one (cross-entropy and squared error of a few seats) has diverged,
+    // even before it overflows to NaN.
+    if (!Number.isFinite(losses.total) || losses.total > MAX_SANE_LOSS) {
+      throw diverged(run, iteration, steps, `the loss is ${losses.total}`, hasNonFinite(inputs, policy, values), weightsFiniteAtStart);
+    }
+    sums.policyLoss += losses.policyLoss;
+    sums.valueLoss += losses.valueLoss;
+    sums.l2 += losses.l2;
+    sums.total += losses.total;
+    events.progress?.(steps + 1);
+    if (betweenSteps) await betweenSteps();
+  }
+  const bad = nonFiniteWeight(run);
+  if (bad !== null) throw diverged(run, iteration, steps, `weight ${bad} is not finite`, false, weightsFiniteAtStart);
+  const t2 = performance.now();
+  return {
+    steps,
+    policyLoss: steps ? sums.policyLoss / steps : 0,
+    valueLoss: steps ? sums.valueLoss / steps : 0,
+    l2: steps ? sums.l2 / steps : 0,
+    total: steps ? sums.total / steps : 0,
+    positionsPerSecond: (steps * B) / Math.max(1e-9, (t2 - t1) / 1000),
+  };
+}
+
+function diverged(run: RunSession, iteration: number, step: number, what: string, badBatch: boolean, weightsFiniteAtStart: boolean): TrainingDivergedError {
+  const cause = badBatch
+    ? 'the replay buffer holds NaN or infinite values (NaN replay)'
+    : !weightsFiniteAtStart
+      ? 'the network held NaN or infinite weights before this training phase (NaN weights)'
+      : `training diverged: the learning rate (--lr ${run.options.learningRate}) is likely too high, or a gradient overflowed`;
+  const kept = run.latestCheckpoint();
+  return new TrainingDivergedError(
+    `training stopped in iteration ${iteration} at step ${step + 1}: ${what}. Likely cause: ${cause}. ` +
+      (kept ? `The last good checkpoint, ${kept}, is kept; nothing of this iteration was saved.` : 'Nothing was saved.'),
+  );
+}
+
+/** Evaluation: the trainer's network with search against random and the game's own bots. */
+export async function evalPhase(run: RunSession, iteration: number): Promise<Record<string, ArenaSummary>> {
+  const { options, game, plugin, evaluator, events, stopped } = run;
+  const evalResults: Record<string, ArenaSummary> = {};
+  if (options.evalGames > 0 && !stopped()) {
+    await run.refreshInference();
+    const opponents = evaluationOpponents(game, plugin.bots ?? {}, options.seed + iteration);
+    events.phase?.('eval', options.evalGames * opponents.length, iteration);
+    let doneBefore = 0;
+    for (const opponent of opponents) {
+      const me = makeSearchAgent(game, evaluator, options, options.seed + iteration);
+      const lineup = Array.from({ length: game.numPlayers }, (_, seat) => (seat === 0 ? me : opponent));
+      const result = await playArena(game, lineup, options.evalGames, { seed: options.seed * 7919 + iteration, onProgress: (n) => events.progress?.(doneBefore + n) });
+      doneBefore += options.evalGames;
+      evalResults[opponent.name] = {
+        games: result.games,
+        wins: result.wins[0],
+        draws: result.draws[0],
+        losses: result.losses[0],
+        meanReturn: result.totalReturn[0] / result.games,
+      };
+    }
+  }
+  return evalResults;
+}
+
+function evaluationOpponents<S>(game: Game<S>, bots: Readonly<Record<string, (g: Game<S>, seed: number) => Agent<S>>>, seed: number): Agent<S>[] {
+  const out: Agent<S>[] = [new RandomAgent(game, seed)];
+  for (const [name, make] of Object.entries(bots)) {
+    const bot = make(game, seed);
+    out.push({ name, act: (states) => bot.act(states) });
+  }
+  return out;
+}
+
+/** What a loop hands `finishIteration` once an iteration's games are in the replay buffer. */
+export interface IterationStart {
+  readonly iteration: number;
+  /** performance.now() when the iteration's self-play began, and when it ended. */
+  readonly startedAt: number;
+  readonly selfPlayEndedAt: number;
+  readonly selfPlay: IterationMetrics['selfPlay'];
+  /** Called between training steps (the multi-process loop serves its workers there). */
+  readonly betweenSteps?: () => Promise<void>;
+  /** Called once the new weights version exists (the multi-process loop publishes it to its workers). */
+  readonly onNewWeights?: () => void;
+  /** More data for the checkpoint's `extra`. */
+  readonly checkpointExtra?: () => Readonly<Record<string, unknown>>;
+  /** The multi-process part of the metrics line, taken after the checkpoint. */
+  readonly workers?: () => WorkerIterationMetrics;
+}
+
+/**
+ * The end of every iteration: training, one new weights version, evaluation with the new weights, a
+ * checkpoint, and the metrics line. Returns the metrics.
+ */
+export async function finishIteration(run: RunSession, start: IterationStart): Promise<IterationMetrics> {
+  const { state, replay } = run;
+  const { iteration } = start;
+  const train = await trainPhase(run, iteration, start.betweenSteps);
+  state.weightsVersion++;
+  state.iteration = iteration;
+  start.onNewWeights?.();
+  // Self-play and evaluation search with the new weights (a fresh onnx export when on onnxruntime).
+  await run.refreshInference();
+  const t2 = performance.now();
+  const evalResults = await evalPhase(run, iteration);
+  const t3 = performance.now();
+  await run.saveAll(start.checkpointExtra?.());
+  const t4 = performance.now();
+  const { startedAt: t0, selfPlayEndedAt: t1 } = start;
+  const metrics: IterationMetrics = {
+    iteration,
+    weightsVersion: state.weightsVersion,
+    time: new Date().toISOString(),
+    seconds: { selfPlay: (t1 - t0) / 1000, train: (t2 - t1) / 1000, eval: (t3 - t2) / 1000, total: (t4 - t0) / 1000 },
+    selfPlay: start.selfPlay,
+    train,
+    replay: { size: replay.size, totalAdded: replay.totalAdded },
+    eval: evalResults,
+    ...(start.workers ? { workers: start.workers() } : {}),
+  };
+  recordIteration(run, metrics);
+  return metrics;
+}
+
+/** Appends one line to metrics.jsonl and tells the front end. */
+export function recordIteration(run: RunSession, metrics: IterationMetrics): void {
+  appendFileSync(run.paths.metrics, JSON.stringify(metrics) + '\n');
+  run.events.iteration?.(metrics);
+}

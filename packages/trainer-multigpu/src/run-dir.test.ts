@@ -1,0 +1,157 @@
+// A run directory is never silently reused, a resume finds its run from any of its paths and says what it
+// cannot do, and training that goes non-finite stops without touching the last good checkpoint.
+import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { GameRegistry } from '@az/core';
+import { CheckpointError, listCheckpoints, readCheckpointManifest } from '@az/nn';
+import { ticTacToePlugin } from '@az/game-tictactoe';
+import { TrainingDivergedError } from './iteration.js';
+import type { TrainOptionsInput } from './options.js';
+import { RunDirectoryError, checkRunFitsMemory } from './run-dir.js';
+import { runTraining } from './train-loop.js';
+
+const work = mkdtempSync(join(tmpdir(), 'az-run-dir-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+const registry = new GameRegistry();
+registry.register({ ...ticTacToePlugin, assessAgent: undefined });
+const tiny: TrainOptionsInput = {
+  game: 'tictactoe',
+  network: { kind: 'mlp', hidden: [8] },
+  gamesPerIteration: 2,
+  parallelGames: 2,
+  simulations: 4,
+  leavesPerTree: 2,
+  trainingSteps: 2,
+  batchSize: 8,
+  evalGames: 0,
+  backend: 'cpu',
+  inferenceBackend: 'tfjs',
+  seed: 5,
+};
+const train = (input: Partial<TrainOptionsInput>, logs: string[] = []): ReturnType<typeof runTraining> =>
+  runTraining({ ...tiny, ...input }, { registry, events: { log: (m) => logs.push(m) } });
+const error = async (p: Promise<unknown>): Promise<Error> => {
+  const e = await p.then(() => null, (err: unknown) => err);
+  expect(e).toBeInstanceOf(Error);
+  return e as Error;
+};
+const metricIterations = (out: string): number[] =>
+  readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { iteration: number }).iteration);
+
+describe('the run directory', () => {
+  it('refuses a new run over an existing one, naming --resume, --out and --force; --force archives the old run', async () => {
+    const out = join(work, 'twice');
+    await train({ out, iterations: 2 });
+    const refused = await error(train({ out, iterations: 1 }));
+    expect(refused).toBeInstanceOf(RunDirectoryError);
+    expect(refused.message).toContain(`--resume ${out}`);
+    expect(refused.message).toContain('another --out');
+    expect(refused.message).toContain('--force');
+    expect(metricIterations(out)).toEqual([1, 2]); // untouched
+    const logs: string[] = [];
+    await train({ out, iterations: 1, force: true }, logs);
+    expect(metricIterations(out)).toEqual([1]);
+    const archived = readdirSync(work).filter((n) => n.startsWith('twice.archived-'));
+    expect(archived).toHaveLength(1);
+    expect(metricIterations(join(work, archived[0]))).toEqual([1, 2]);
+    expect(logs.join('\n')).toContain(join(work, archived[0]));
+  }, 60_000);
+
+  it('resumes from the run directory or its checkpoint folder into the same run, refusing what it cannot change', async () => {
+    const out = join(work, 'resume');
+    await train({ out, iterations: 1 });
+    const checkpoint = listCheckpoints(out).at(-1)?.dir ?? '';
+    expect(checkpoint).toBe(join(out, 'checkpoints', 'iter-000001'));
+    await train({ resume: checkpoint, iterations: 2 });
+    expect(listCheckpoints(out).map((c) => c.name)).toEqual(['iter-000001', 'iter-000002']);
+    expect(existsSync(join(checkpoint, 'checkpoints'))).toBe(false);
+    // The older checkpoint is not the one a resume continues from.
+    expect((await error(train({ resume: checkpoint, iterations: 3 }))).message).toMatch(/not the run's newest checkpoint \(iter-000002\)/);
+    expect((await error(train({ resume: out, iterations: 2 }))).message).toMatch(/at iteration 2 already; --iterations 2 asks for no more/);
+    expect((await error(train({ resume: out, iterations: 3, network: { kind: 'mlp', hidden: [16] } }))).message).toMatch(/cannot change the network/);
+    expect((await error(train({ resume: out, iterations: 3, gameConfig: { size: 4 } }))).message).toMatch(/cannot change the game settings|size/);
+    const logs: string[] = [];
+    await train({ resume: out, iterations: 3, learningRate: 5e-4 }, logs);
+    expect(logs.join('\n')).toMatch(/resume changes learningRate 0\.001 -> 0\.0005/);
+    expect(readFileSync(join(out, 'changes.jsonl'), 'utf8')).toContain('"learningRate":[0.001,0.0005]');
+    expect(metricIterations(out)).toEqual([1, 2, 3]);
+  }, 90_000);
+
+  it('keeps the last --keep checkpoints and warns when optimizer files are gone', async () => {
+    const out = join(work, 'keep');
+    await train({ out, iterations: 3, keepCheckpoints: 2 });
+    expect(listCheckpoints(out).map((c) => c.name)).toEqual(['iter-000002', 'iter-000003']);
+    const newest = listCheckpoints(out).at(-1)?.dir ?? '';
+    unlinkSync(join(newest, 'optimizer.bin'));
+    unlinkSync(join(newest, 'optimizer.json'));
+    const logs: string[] = [];
+    await train({ resume: out, iterations: 4, keepCheckpoints: 2 }, logs);
+    expect(logs.join('\n')).toMatch(/optimizer files .* are missing: training continues with a fresh Adam state/);
+  }, 60_000);
+
+  it('a damaged newest checkpoint is named, with the way back to the one before it', async () => {
+    const out = join(work, 'rollback');
+    await train({ out, iterations: 2, keepCheckpoints: 2 });
+    const [older, newest] = listCheckpoints(out);
+    const weights = join(newest.dir, 'weights.bin');
+    const bytes = readFileSync(weights);
+    bytes[5] ^= 0x40;
+    writeFileSync(weights, bytes);
+    const err = await error(train({ resume: out, iterations: 3 }));
+    expect(err).toBeInstanceOf(CheckpointError);
+    expect(err.message).toContain(`${weights} is corrupt`);
+    expect(err.message).toContain(`previous checkpoint is ${older.name}: to continue from it, move ${newest.dir}`);
+    renameSync(newest.dir, join(out, 'damaged-iter-2'));
+    await train({ resume: out, iterations: 3, keepCheckpoints: 2 });
+    expect(listCheckpoints(out).map((c) => c.name)).toEqual(['iter-000002', 'iter-000003']);
+    // The metrics of the abandoned iteration 2 moved aside: metrics.jsonl is one history.
+    expect(metricIterations(out)).toEqual([1, 2, 3]);
+    expect(readFileSync(join(out, 'metrics.discarded.jsonl'), 'utf8').trim().split('\n')).toHaveLength(1);
+  }, 60_000);
+
+  it('refuses sizes that cannot fit in memory before creating anything', async () => {
+    const out = join(work, 'huge');
+    expect((await error(train({ out, replayCapacity: 1e12 }))).message).toMatch(/--replay 1000000000000\) must fit in memory/);
+    expect((await error(train({ out, batchSize: 1e9 }))).message).toMatch(/--batch-size 1000000000\) must fit in memory/);
+    expect(existsSync(out)).toBe(false);
+    expect(() => checkRunFitsMemory(50_000, 256, { inputSize: 27, actionSize: 9, numSeats: 2, policyWidth: 9 }, 2 ** 30)).not.toThrow();
+  });
+});
+
+describe('non-finite training', () => {
+  for (const [kind, cause] of [
+    ['weights', /NaN weights/],
+    ['replay', /NaN replay/],
+    ['gradient', /learning rate .* too high/],
+  ] as const) {
+    it(`stops on a NaN in the ${kind}, keeps the last good checkpoint and names the cause`, async () => {
+      const out = join(work, `nan-${kind}`);
+      await train({ out, iterations: 1 });
+      const good = await readCheckpointManifest(listCheckpoints(out).at(-1)?.dir ?? '');
+      process.env.AZ_FAULT_NAN = kind;
+      try {
+        const err = await error(train({ resume: out, iterations: 2 }));
+        expect(err).toBeInstanceOf(TrainingDivergedError);
+        expect(err.message).toMatch(cause);
+        expect(err.message).toContain('iter-000001');
+      } finally {
+        delete process.env.AZ_FAULT_NAN;
+      }
+      expect(listCheckpoints(out).map((c) => c.name)).toEqual(['iter-000001']);
+      expect((await readCheckpointManifest(listCheckpoints(out).at(-1)?.dir ?? '')).checksum).toBe(good.checksum);
+      // The run goes on from there once the fault is gone.
+      await train({ resume: out, iterations: 2 });
+      expect(metricIterations(out)).toEqual([1, 2]);
+    }, 60_000);
+  }
+
+  it('refuses --lr 1e4 before starting, naming the flag', async () => {
+    const out = join(work, 'lr');
+    const err = await error(train({ out, iterations: 3, learningRate: 1e4 }));
+    expect(err.message).toMatch(/learningRate \(--lr\) must be at most 1, got 10000/);
+    expect(existsSync(out)).toBe(false);
+  });
+});

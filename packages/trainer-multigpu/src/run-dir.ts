@@ -1,0 +1,119 @@
+/**
+ * The run directory (`--out`, default runs/<game>):
+ *   options.json     the options of the latest session
+ *   changes.jsonl    options a `--resume` changed, one line per resume that changed any
+ *   metrics.jsonl    one line per iteration
+ *   checkpoints/     iter-NNNNNN/ per save, the last --keep of them (see @az/nn checkpoint-store.ts)
+ *   replay/          the replay buffer as segments (see replay-store.ts)
+ * A new run never writes into a directory that holds another run: it refuses, or with --force moves the
+ * old run aside first. `--resume` takes the run directory or any of its checkpoint folders.
+ */
+import { existsSync, readdirSync, renameSync } from 'node:fs';
+import { totalmem } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+import { CHECKPOINTS_DIR, LEGACY_CHECKPOINT_DIR, listCheckpoints, resolveCheckpointPath } from '@az/nn';
+import { ReplayBuffer, type ReplayShape } from './replay-buffer.js';
+import { REPLAY_DIR } from './replay-store.js';
+
+export interface RunPaths {
+  readonly dir: string;
+  readonly options: string;
+  readonly changes: string;
+  readonly metrics: string;
+  readonly checkpoints: string;
+  readonly replay: string;
+  /** Where runs written before versioned checkpoints kept their replay buffer. */
+  readonly legacyReplay: string;
+}
+
+/** Where a run keeps its files. */
+export function runPaths(out: string): RunPaths {
+  const dir = resolve(out);
+  return {
+    dir,
+    options: join(dir, 'options.json'),
+    changes: join(dir, 'changes.jsonl'),
+    metrics: join(dir, 'metrics.jsonl'),
+    checkpoints: join(dir, CHECKPOINTS_DIR),
+    replay: join(dir, REPLAY_DIR),
+    legacyReplay: join(dir, 'replay.bin'),
+  };
+}
+
+/** A run directory that cannot be used as asked; the message says what to do instead. */
+export class RunDirectoryError extends Error {
+  constructor(readonly path: string, message: string) {
+    super(message);
+    this.name = 'RunDirectoryError';
+  }
+}
+
+const RUN_FILES = ['options.json', 'metrics.jsonl', 'changes.jsonl', CHECKPOINTS_DIR, LEGACY_CHECKPOINT_DIR, REPLAY_DIR, 'replay.bin'];
+
+/**
+ * Makes sure a new run may use `out`: a missing or empty directory is fine; one holding a run (or
+ * anything else) is refused, unless `force`, which renames it to `<out>.archived-<time>` (nothing is
+ * deleted). Returns where the old contents went, if anywhere. Creates nothing.
+ */
+export function claimRunDirectory(out: string, gameId: string, force: boolean): string | null {
+  const dir = resolve(out);
+  if (!existsSync(dir)) return null;
+  let entries: string[];
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    throw new RunDirectoryError(dir, `--out ${dir} exists and is not a directory; choose another --out`);
+  }
+  if (entries.length === 0) return null;
+  if (force) {
+    const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+    let archive = `${dir}.archived-${stamp}`;
+    for (let k = 2; existsSync(archive); k++) archive = `${dir}.archived-${stamp}-${k}`;
+    renameSync(dir, archive);
+    return archive;
+  }
+  const isRun = entries.some((e) => RUN_FILES.includes(e));
+  const newest = isRun ? listCheckpoints(dir).at(-1) : undefined;
+  const what = isRun ? `a training run${newest && newest.iteration >= 0 ? ` (checkpoint ${newest.name})` : ''}` : 'files that are not a training run';
+  throw new RunDirectoryError(
+    dir,
+    `${dir} already holds ${what}; a new run would mix with it. ` +
+      (isRun ? `To continue it: az train --game ${gameId} --resume ${out}. ` : '') +
+      `To start a new run: choose another --out. To start over in this directory: --force (the old contents are moved to ${basename(dir)}.archived-<time> beside it, not deleted).`,
+  );
+}
+
+/** The run directory and checkpoint a `--resume` path means (the run directory or one of its checkpoint folders). */
+export function resolveResume(path: string): { runDir: string; checkpointDir: string; legacy: boolean } {
+  const resolved = resolveCheckpointPath(path);
+  if (resolved.runDir === null) {
+    throw new RunDirectoryError(resolved.checkpointDir, `--resume ${path}: ${resolved.checkpointDir} is a checkpoint outside any run directory; --resume takes a run directory (the --out of a training run)`);
+  }
+  if (!resolved.latest) {
+    const newest = listCheckpoints(resolved.runDir).at(-1);
+    throw new RunDirectoryError(
+      resolved.checkpointDir,
+      `--resume ${path}: that is not the run's newest checkpoint (${newest?.name}); a resume continues from the newest: pass the run directory ${resolved.runDir}`,
+    );
+  }
+  return { runDir: resolved.runDir, checkpointDir: resolved.checkpointDir, legacy: basename(resolved.checkpointDir) === LEGACY_CHECKPOINT_DIR && basename(dirname(resolved.checkpointDir)) !== CHECKPOINTS_DIR };
+}
+
+/**
+ * Refuses sizes that cannot fit in this machine's memory, before anything is created: the replay buffer
+ * once full, and the training minibatch (its arrays and, roughly, the network's activations for it).
+ */
+export function checkRunFitsMemory(replayCapacity: number, batchSize: number, shape: ReplayShape, memory = totalmem()): void {
+  const gb = (bytes: number): string => `${(bytes / 2 ** 30).toFixed(1)} GB`;
+  const replayBytes = replayCapacity * ReplayBuffer.bytesPerPosition(shape);
+  if (!Number.isSafeInteger(replayCapacity) || replayBytes > 0.75 * memory) {
+    throw new RangeError(
+      `replay (--replay ${replayCapacity}) must fit in memory: ${replayCapacity} positions of this game take ${gb(replayBytes)} once the buffer is full, and this machine has ${gb(memory)}; lower --replay`,
+    );
+  }
+  // Inputs, dense policy and legal masks, values; the network's activations take several times that.
+  const batchBytes = 8 * batchSize * 4 * (shape.inputSize + 2 * shape.actionSize + shape.numSeats);
+  if (!Number.isSafeInteger(batchSize) || batchBytes > 0.5 * memory || batchSize * shape.inputSize > 2 ** 31) {
+    throw new RangeError(`batch size (--batch-size ${batchSize}) must fit in memory: a minibatch of ${batchSize} positions needs about ${gb(batchBytes)}, and this machine has ${gb(memory)}; lower --batch-size`);
+  }
+}

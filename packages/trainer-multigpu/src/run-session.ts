@@ -1,0 +1,424 @@
+/**
+ * A training run opened from its options (and its newest checkpoint, when resuming): everything the
+ * single-process and the multi-process loops share, and how a run is saved and closed.
+ */
+import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import {
+  Rng,
+  defaultRegistry,
+  resolveGameConfig,
+  type AgentAssessment,
+  type Game,
+  type GamePlugin,
+  type GameRegistry,
+  type InferenceModel,
+  type NetworkConfig,
+  type ResolvedConfig,
+} from '@az/core';
+import {
+  CheckpointError,
+  NetworkTrainer,
+  OnnxInferenceModel,
+  TfjsInferenceModel,
+  buildModel,
+  createInferenceModelFor,
+  initBackend,
+  listCheckpoints,
+  loadCheckpoint,
+  readCheckpointManifest,
+  removeStaleTemporaries,
+  saveRunCheckpoint,
+  verifyCheckpointFile,
+  verifyCheckpointFiles,
+  type BackendInfo,
+  type CheckpointManifest,
+  type LayersModel,
+  type OptimizerState,
+} from '@az/nn';
+import { NetworkEvaluator } from '@az/mcts';
+import type { IterationMetrics, TrainerEvents, TrainSummary } from './metrics.js';
+import { defaultPlaySimulations, resolveTrainOptions, type TrainOptions, type TrainOptionsInput } from './options.js';
+import { ReplayBuffer } from './replay-buffer.js';
+import { REPLAY_INDEX_FILE, loadReplay, parseReplayIndex, pruneReplay, saveReplay, type ReplayIndex } from './replay-store.js';
+import { RunDirectoryError, checkRunFitsMemory, claimRunDirectory, resolveResume, runPaths, type RunPaths } from './run-dir.js';
+import { makeSearchAgent } from './search-settings.js';
+
+/** What a checkpoint's `extra` carries besides the manifest's iteration and weights version. */
+interface TrainerState {
+  iteration: number;
+  weightsVersion: number;
+  gamesPlayed: number;
+  rngState: number[];
+}
+
+/** Internal to this package: the loops are the public API. */
+export interface RunSession {
+  readonly plugin: GamePlugin;
+  readonly options: TrainOptions;
+  readonly backend: BackendInfo;
+  readonly game: Game<unknown>;
+  readonly gameConfig: ResolvedConfig;
+  readonly networkConfig: NetworkConfig;
+  readonly paths: RunPaths;
+  readonly model: LayersModel;
+  readonly trainer: NetworkTrainer;
+  readonly replay: ReplayBuffer;
+  readonly state: TrainerState;
+  /** Drives every seed of the run (self-play, sampling); its state is checkpointed. */
+  readonly rng: Rng;
+  /** The network the search calls: an onnxruntime session on a snapshot of the weights, or the training model (tfjs). */
+  inference: InferenceModel;
+  /** The trainer's own network with search: self-play (single process), evaluation and the final assessment. */
+  readonly evaluator: NetworkEvaluator<unknown>;
+  /** Brings `inference` up to the trainer's weights (a fresh onnx export when the weights version moved). */
+  refreshInference(): Promise<void>;
+  /** The newest checkpoint directory (null until the first save of a new run). */
+  readonly latestCheckpoint: () => string | null;
+  readonly startedAt: number;
+  readonly events: TrainerEvents;
+  readonly stopped: () => boolean;
+  log(message: string): void;
+  /** A new checkpoint (weights, optimizer, iteration, weights version, rng, replay index) and the replay's new positions. */
+  saveAll(extra?: Readonly<Record<string, unknown>>): Promise<void>;
+}
+
+export interface RunDeps {
+  registry?: GameRegistry;
+  events?: TrainerEvents;
+  signal?: AbortSignal;
+}
+
+/** Options a resume cannot change (the network depends on them); the rest it applies and records. */
+function refuseFixedChanges(input: TrainOptionsInput, manifest: CheckpointManifest, plugin: GamePlugin, runDir: string): void {
+  if (input.gameConfig && Object.keys(input.gameConfig).length > 0) {
+    const asked = resolveGameConfig(plugin, { ...manifest.gameConfig, ...input.gameConfig });
+    const changed = Object.keys(input.gameConfig).filter((k) => String(asked[k]) !== String(manifest.gameConfig[k]));
+    if (changed.length) {
+      const k = changed[0];
+      throw new RunDirectoryError(runDir, `--resume cannot change the game settings the network was trained for: the run has ${k}=${String(manifest.gameConfig[k])}, --config asks for ${k}=${String(asked[k])} (start a new run with --out to train that)`);
+    }
+  }
+  if (input.network && JSON.stringify(input.network) !== JSON.stringify(manifest.network.spec)) {
+    throw new RunDirectoryError(runDir, `--resume cannot change the network: the run's is ${JSON.stringify(manifest.network.spec)}, --network asks for ${JSON.stringify(input.network)} (start a new run with --out to train that)`);
+  }
+}
+
+/** A damaged newest checkpoint: the error, plus how to go back to the one before it when there is one. */
+function withRollbackHint(err: unknown, runDir: string, damaged: string): unknown {
+  if (!(err instanceof CheckpointError)) return err;
+  const older = listCheckpoints(runDir).filter((c) => c.dir !== damaged).at(-1);
+  if (!older) return err;
+  return new CheckpointError(
+    err.path,
+    `${err.message}. The run's previous checkpoint is ${older.name}: to continue from it, move ${damaged} out of ${dirname(damaged)} (keep it for inspection) and resume again`,
+  );
+}
+
+/**
+ * Metrics lines of iterations after the checkpoint a run resumes from (it went back to an earlier
+ * checkpoint) move to metrics.discarded.jsonl, so metrics.jsonl stays one history.
+ */
+function discardLaterMetrics(paths: RunPaths, iteration: number, log: (m: string) => void): void {
+  if (!existsSync(paths.metrics)) return;
+  const lines = readFileSync(paths.metrics, 'utf8').split('\n').filter((l) => l.trim() !== '');
+  const later = (l: string): boolean => {
+    try {
+      return (JSON.parse(l) as { iteration?: number }).iteration! > iteration;
+    } catch {
+      return false;
+    }
+  };
+  const discarded = lines.filter(later);
+  if (discarded.length === 0) return;
+  appendFileSync(join(paths.dir, 'metrics.discarded.jsonl'), discarded.join('\n') + '\n');
+  const tmp = `${paths.metrics}.tmp`;
+  writeFileSync(tmp, lines.filter((l) => !later(l)).map((l) => l + '\n').join(''));
+  renameSync(tmp, paths.metrics);
+  log(`metrics of ${discarded.length} iteration(s) after ${iteration} moved to metrics.discarded.jsonl (the run went back to iteration ${iteration})`);
+}
+
+/** A resumed run keeps the settings it was running with (options.json) unless a flag says otherwise. */
+function recordedOptions(path: string): Partial<TrainOptionsInput> {
+  if (!existsSync(path)) return {};
+  try {
+    const { out: _out, resume: _resume, force: _force, gameConfig: _config, network: _network, game: _game, ...rest } = JSON.parse(readFileSync(path, 'utf8')) as TrainOptionsInput;
+    return rest;
+  } catch {
+    return {};
+  }
+}
+
+/** Options that differ from the previous session's options.json, as [old, new]. */
+function changedOptions(previousPath: string, options: TrainOptions): Record<string, [unknown, unknown]> {
+  if (!existsSync(previousPath)) return {};
+  let previous: Record<string, unknown>;
+  try {
+    previous = JSON.parse(readFileSync(previousPath, 'utf8')) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+  const changes: Record<string, [unknown, unknown]> = {};
+  for (const [key, value] of Object.entries(options)) {
+    if (key === 'resume' || key === 'out' || key === 'gameConfig' || key === 'force' || key === 'iterations') continue;
+    if (JSON.stringify(previous[key]) !== JSON.stringify(value)) changes[key] = [previous[key], value];
+  }
+  return changes;
+}
+
+/**
+ * Resolves options (the checkpoint fixes the game config and network when resuming; the caller's options
+ * fix the rest), checks every size and the run directory before creating anything, then initialises the
+ * backend, builds or loads the model, optimizer and replay buffer, and writes options.json.
+ */
+export async function openRun(input: TrainOptionsInput, deps: RunDeps): Promise<RunSession> {
+  const registry = deps.registry ?? defaultRegistry;
+  const events = deps.events ?? {};
+  const log = (m: string): void => events.log?.(m);
+  const plugin = registry.resolve(input.game);
+
+  let resumeFrom: ReturnType<typeof resolveResume> | null = null;
+  let resumedManifest: CheckpointManifest | null = null;
+  if (input.resume) {
+    resumeFrom = resolveResume(input.resume);
+    if (input.out !== undefined && runPaths(input.out).dir !== resumeFrom.runDir) {
+      throw new RunDirectoryError(resumeFrom.runDir, `--resume continues the run in its own directory ${resumeFrom.runDir}; --out ${input.out} names another (leave --out out)`);
+    }
+    resumedManifest = await readCheckpointManifest(resumeFrom.checkpointDir, { gameId: plugin.traits.id });
+    refuseFixedChanges(input, resumedManifest, plugin, resumeFrom.runDir);
+  }
+  const options = resolveTrainOptions(
+    resumeFrom && resumedManifest
+      ? { ...recordedOptions(runPaths(resumeFrom.runDir).options), ...input, out: resumeFrom.runDir, gameConfig: resumedManifest.gameConfig, network: resumedManifest.network.spec }
+      : input,
+    plugin,
+  );
+  if (resumedManifest && options.iterations <= resumedManifest.iteration) {
+    throw new RunDirectoryError(
+      resumeFrom?.runDir ?? '',
+      `the run is at iteration ${resumedManifest.iteration} already; --iterations ${options.iterations} asks for no more (--iterations is the total to reach: give more than ${resumedManifest.iteration})`,
+    );
+  }
+  const gameConfig = resolveGameConfig(plugin, options.gameConfig);
+  const game = plugin.create(gameConfig);
+  if (options.valueShaping > 0 && !game.estimateReturns) {
+    throw new RangeError(`valueShaping ${options.valueShaping}: game '${plugin.traits.id}' has no estimateReturns to shape value targets with (use 0)`);
+  }
+  const replayShape = { inputSize: game.encoder.size, actionSize: game.masker.actionSize, numSeats: game.numPlayers, policyWidth: 256 };
+  checkRunFitsMemory(options.replayCapacity, options.batchSize, replayShape);
+  const paths = runPaths(options.out);
+  if (!resumeFrom) {
+    const archived = claimRunDirectory(options.out, plugin.traits.id, options.force === true);
+    if (archived) log(`--force: the previous contents of ${paths.dir} were moved to ${archived}`);
+  }
+
+  const backend = await initBackend(options.backend);
+  log(`backend: ${backend.name}${backend.skipped.length ? ` (skipped ${backend.skipped.map((s) => s.name).join(', ')})` : ''}`);
+
+  let resumed: { model: LayersModel; manifest: CheckpointManifest; optimizerState?: OptimizerState; optimizerMissing?: boolean } | null = null;
+  if (resumeFrom) {
+    await removeStaleTemporaries(resumeFrom.runDir);
+    try {
+      // Every file is checked, model.onnx too, though training does not read it: a damaged checkpoint is named, never built on.
+      await verifyCheckpointFiles(resumeFrom.checkpointDir, resumedManifest ?? (await readCheckpointManifest(resumeFrom.checkpointDir)));
+      resumed = await loadCheckpoint(resumeFrom.checkpointDir, { gameId: plugin.traits.id, encoderVersion: game.encoder.version });
+    } catch (err) {
+      throw withRollbackHint(err, resumeFrom.runDir, resumeFrom.checkpointDir);
+    }
+    if (resumed.optimizerMissing) log(`warning: the optimizer files of ${resumeFrom.checkpointDir} are missing: training continues with a fresh Adam state (moments reset)`);
+  }
+  const networkConfig: NetworkConfig = { spec: options.network, inputShape: game.encoder.shape, actionSize: game.masker.actionSize, numSeats: game.numPlayers };
+
+  const model = resumed ? resumed.model : buildModel(networkConfig, { seed: options.seed });
+  const trainer = new NetworkTrainer(model, networkConfig, { learningRate: options.learningRate, weightDecay: options.weightDecay });
+  if (resumed?.optimizerState) trainer.setOptimizerState(resumed.optimizerState);
+  let replay: ReplayBuffer;
+  let replayIndex: ReplayIndex | null = null;
+  const state: TrainerState = { iteration: 0, weightsVersion: 0, gamesPlayed: 0, rngState: new Rng(options.seed).getState() };
+  try {
+    if (resumed && resumeFrom) {
+      const extra = resumed.manifest.extra as Partial<TrainerState> | undefined;
+      state.iteration = resumed.manifest.iteration;
+      state.weightsVersion = resumed.manifest.weightsVersion;
+      state.gamesPlayed = extra?.gamesPlayed ?? 0;
+      if (Array.isArray(extra?.rngState)) state.rngState = extra.rngState;
+      try {
+        ({ replay, replayIndex } = readResumedReplay(resumeFrom.checkpointDir, resumed.manifest, paths, options, replayShape, log));
+      } catch (err) {
+        throw withRollbackHint(err, resumeFrom.runDir, resumeFrom.checkpointDir);
+      }
+      discardLaterMetrics(paths, state.iteration, log);
+      log(`resumed from ${resumeFrom.checkpointDir} at iteration ${state.iteration} (weights v${state.weightsVersion}, replay ${replay.size} positions)`);
+      const changes = changedOptions(paths.options, options);
+      if (Object.keys(changes).length) {
+        appendFileSync(paths.changes, JSON.stringify({ time: new Date().toISOString(), iteration: state.iteration, changes }) + '\n');
+        log(`resume changes ${Object.entries(changes).map(([k, [a, b]]) => `${k} ${JSON.stringify(a)} -> ${JSON.stringify(b)}`).join(', ')} (recorded in ${paths.changes})`);
+      }
+    } else {
+      replay = new ReplayBuffer(options.replayCapacity, replayShape);
+    }
+  } catch (err) {
+    trainer.dispose();
+    model.dispose();
+    throw err;
+  }
+  mkdirSync(paths.dir, { recursive: true });
+  const { force: _force, ...recorded } = options;
+  writeFileSync(paths.options, JSON.stringify({ ...recorded, gameConfig }, null, 2) + '\n');
+
+  const rng = new Rng(0);
+  rng.setState(state.rngState);
+  // The search runs on onnxruntime when it loads (several times faster than tfjs on a CPU) while tfjs
+  // trains; 'auto' falls back to the training model itself, with the reason logged.
+  const inferenceOptions = { threads: options.inferenceThreads, log };
+  const inference = await createInferenceModelFor(model, networkConfig, { ...inferenceOptions, backend: options.inferenceBackend });
+  log(`inference: ${inference instanceof OnnxInferenceModel ? `${inference.backendName} (onnxruntime, ${inference.threads} thread${inference.threads > 1 ? 's' : ''})` : `tfjs ${inference.backendName}`}`);
+  const evaluator = new NetworkEvaluator(inference);
+  let inferenceVersion = state.weightsVersion;
+  const refreshInference = async (): Promise<void> => {
+    const current = session.inference;
+    if (inferenceVersion === state.weightsVersion || current instanceof TfjsInferenceModel) return;
+    const next = await createInferenceModelFor(model, networkConfig, { ...inferenceOptions, backend: current.backendName === 'onnx-cuda' ? 'onnx-cuda' : 'onnx' });
+    evaluator.setModel(next);
+    current.dispose();
+    session.inference = next;
+    inferenceVersion = state.weightsVersion;
+  };
+
+  let latest: string | null = resumeFrom?.checkpointDir ?? null;
+  const saveAll = async (extra: Readonly<Record<string, unknown>> = {}): Promise<void> => {
+    state.rngState = rng.getState();
+    const index = await saveReplay(paths.dir, replay, replayIndex);
+    const saved = await saveRunCheckpoint(
+      paths.dir,
+      model,
+      {
+        gameId: game.traits.id,
+        gameConfig,
+        encoderVersion: game.encoder.version,
+        iteration: state.iteration,
+        weightsVersion: state.weightsVersion,
+        network: networkConfig,
+        backend: backend.name,
+        extra: { ...extra, gamesPlayed: state.gamesPlayed, rngState: state.rngState },
+      },
+      trainer.getOptimizerState(),
+      { keep: options.keepCheckpoints, extraFiles: { [REPLAY_INDEX_FILE]: JSON.stringify(index) + '\n' } },
+    );
+    replayIndex = index;
+    latest = saved.entry.dir;
+    const inUse = segmentsInUse(paths.dir);
+    if (inUse) await pruneReplay(paths.dir, inUse);
+  };
+
+  const session: RunSession = {
+    plugin,
+    options,
+    backend,
+    game,
+    gameConfig,
+    networkConfig,
+    paths,
+    model,
+    trainer,
+    replay,
+    state,
+    rng,
+    inference,
+    evaluator,
+    startedAt: performance.now(),
+    events,
+    stopped: () => deps.signal?.aborted === true,
+    log,
+    saveAll,
+    refreshInference,
+    latestCheckpoint: () => latest,
+  };
+  return session;
+}
+
+/** The replay buffer as of the resumed checkpoint: its replay.json's segments, or a pre-segment run's replay.bin. */
+function readResumedReplay(
+  checkpointDir: string,
+  manifest: CheckpointManifest,
+  paths: RunPaths,
+  options: TrainOptions,
+  shape: ReplayBuffer['shape'],
+  log: (m: string) => void,
+): { replay: ReplayBuffer; replayIndex: ReplayIndex | null } {
+  const indexPath = join(checkpointDir, REPLAY_INDEX_FILE);
+  if (existsSync(indexPath)) {
+    const bytes = readFileSync(indexPath);
+    verifyCheckpointFile(checkpointDir, manifest, REPLAY_INDEX_FILE, bytes);
+    const index = parseReplayIndex(bytes.toString('utf8'), indexPath);
+    return { replay: loadReplay(paths.dir, index, options.replayCapacity, shape), replayIndex: index };
+  }
+  if (manifest.files?.[REPLAY_INDEX_FILE]) throw new CheckpointError(indexPath, `checkpoint ${checkpointDir} is incomplete: ${REPLAY_INDEX_FILE} is missing`);
+  if (existsSync(paths.legacyReplay)) {
+    try {
+      return { replay: ReplayBuffer.load(paths.legacyReplay, shape), replayIndex: null };
+    } catch (err) {
+      throw new CheckpointError(paths.legacyReplay, err instanceof Error ? err.message : String(err));
+    }
+  }
+  log(`warning: no replay buffer saved with ${checkpointDir}: starting with an empty one`);
+  return { replay: new ReplayBuffer(options.replayCapacity, shape), replayIndex: null };
+}
+
+/** Segment files the kept checkpoints list; when one cannot be read, every segment counts as in use. */
+function segmentsInUse(runDir: string): Set<string> | null {
+  const files = new Set<string>();
+  for (const entry of listCheckpoints(runDir)) {
+    try {
+      const index = parseReplayIndex(readFileSync(join(entry.dir, REPLAY_INDEX_FILE), 'utf8'), entry.dir);
+      for (const s of index.segments) files.add(s.file);
+    } catch {
+      return null;
+    }
+  }
+  return files;
+}
+
+/**
+ * Ends a run: a final checkpoint when it was interrupted, the game's own assessment of the final network
+ * when it was not, and the tensors freed.
+ */
+export async function closeRun(run: RunSession, interrupted: boolean, lastMetrics: IterationMetrics | undefined, saveExtra?: () => Readonly<Record<string, unknown>>): Promise<TrainSummary> {
+  const { plugin, options, game, evaluator, state, paths, events } = run;
+  if (interrupted) {
+    await run.saveAll(saveExtra?.());
+    run.log(`interrupted: checkpoint written at iteration ${state.iteration} to ${run.latestCheckpoint()}`);
+  }
+  let assessment: AgentAssessment | undefined;
+  if (!interrupted && plugin.assessAgent) {
+    await run.refreshInference();
+    events.phase?.('assess', 0, state.iteration);
+    const playSettings: TrainOptions = { ...options, evalSimulations: defaultPlaySimulations(plugin) };
+    assessment = await plugin.assessAgent(game, makeSearchAgent(game, evaluator, playSettings, options.seed));
+  }
+  disposeRun(run);
+  return {
+    game: game.traits.id,
+    iterations: state.iteration,
+    seconds: (performance.now() - run.startedAt) / 1000,
+    gamesPlayed: state.gamesPlayed,
+    runDir: paths.dir,
+    checkpointDir: run.latestCheckpoint() ?? paths.checkpoints,
+    metricsFile: paths.metrics,
+    lastMetrics,
+    assessment,
+    interrupted,
+    backend: run.backend.name,
+  };
+}
+
+const disposedRuns = new WeakSet<RunSession>();
+
+/** Frees the run's tensors; safe to call again (error paths may reach it after closeRun). */
+export function disposeRun(run: RunSession): void {
+  if (disposedRuns.has(run)) return;
+  disposedRuns.add(run);
+  run.trainer.dispose();
+  run.inference.dispose();
+  run.model.dispose();
+}

@@ -1,0 +1,43 @@
+/** The search settings of self-play and evaluation, from a run's options; shared by the trainer and the workers. */
+import type { Agent, Game } from '@az/core';
+import { MctsAgent, playSearchConfig, type Evaluator, type SearchConfig, type SearchEngine } from '@az/mcts';
+import type { TrainOptions } from './options.js';
+import { createSearchEngine } from './search-factory.js';
+
+/** The search settings self-play and evaluation use, from the run's options. */
+export function searchConfigFrom(o: TrainOptions, seed: number, forEvaluation: boolean): Partial<SearchConfig> {
+  const simulations = forEvaluation ? o.evalSimulations : o.simulations;
+  const common: Partial<SearchConfig> = {
+    simulations,
+    leavesPerTree: o.leavesPerTree,
+    cPuct: o.cPuct,
+    dirichletAlpha: o.dirichletAlpha,
+    nodeCapacity: nodeCapacityFor(simulations, o.leavesPerTree),
+    seed,
+  };
+  // Evaluation plays as `az eval` does, with the game's play value scale; self-play keeps the cheaper
+  // plain search it trains on.
+  if (forEvaluation) return { ...common, ...playSearchConfig, networkValueScale: o.playValueScale };
+  return { ...common, dirichletEpsilon: o.dirichletEpsilon, resolveDepth: 1, solve: false, networkValueScale: 1 };
+}
+
+/** Enough nodes for `simulations` expansions plus reuse from the previous move, bounded for memory. */
+function nodeCapacityFor(simulations: number, leavesPerTree: number): number {
+  return Math.max(256, (simulations + leavesPerTree) * 48);
+}
+
+/**
+ * The self-play search engine, built the same way in the single-process loop and in every self-play
+ * worker process (worker.ts), so both paths play with identical settings.
+ */
+export function createSelfPlayEngine<S>(game: Game<S>, evaluator: Evaluator<S>, options: TrainOptions, slots: number, seed: number): SearchEngine<S> {
+  return createSearchEngine(game, evaluator, slots, searchConfigFrom(options, seed, false), {
+    determinizations: options.determinizations,
+  });
+}
+
+/** The network with the evaluation search settings, as a batched agent. */
+export function makeSearchAgent<S>(game: Game<S>, evaluator: Evaluator<S>, o: TrainOptions, seed: number): Agent<S> {
+  const engine = createSearchEngine(game, evaluator, 64, searchConfigFrom(o, seed, true), { determinizations: o.determinizations });
+  return new MctsAgent('az', engine, game.masker.actionSize, 0, seed);
+}

@@ -1,6 +1,8 @@
 // The az serve and az report commands through the built binary: the URL printed, loopback by default,
 // the warning for another address, and clear errors for a bad run directory.
 import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -50,3 +52,34 @@ describe('az serve', () => {
     expect(help.stdout).toMatch(/--host ADDRESS/);
   });
 });
+
+describe('az train --dashboard', () => {
+  it('serves the run being trained and prints its URL; summary.json is written at the end', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'az-train-dashboard-'));
+    try {
+      const args = [bin, 'train', '--game', 'tictactoe', '--iterations', '2', '--games-per-iter', '8', '--sims', '8', '--train-steps', '5', '--eval-games', '2'];
+      const child = spawn(process.execPath, [...args, '--backend', 'cpu', '--quiet', '--out', out, '--dashboard', '--dashboard-port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+      const exit = new Promise<number | null>((resolve) => child.on('exit', resolve));
+      const url = await new Promise<string>((resolve, reject) => {
+        let err = '';
+        child.stderr.on('data', (d: Buffer) => {
+          err += d.toString();
+          const m = /dashboard at (http:\/\/127\.0\.0\.1:\d+)\/dashboard/.exec(err);
+          if (m) resolve(m[1]);
+        });
+        void exit.then((code) => reject(new Error(`az train exited with ${code} before printing the dashboard URL: ${err}`)));
+      });
+      // The server is up before the first iteration starts.
+      const run = (await (await fetch(`${url}/api/run`)).json()) as { dir: string; rows: unknown[] };
+      expect(run.dir).toBe(out);
+      expect(await exit).toBe(0);
+      const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as { game: string; iterations: number; assessment?: { summary: string } };
+      expect(summary.game).toBe('tictactoe');
+      expect(summary.iterations).toBe(2);
+      expect(summary.assessment?.summary).toMatch(/minimax oracle/);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  });
+});
+

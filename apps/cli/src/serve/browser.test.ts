@@ -85,7 +85,8 @@ describe.skipIf(chromium.path === undefined)('az serve in Chromium', () => {
     await page.mouse.move(from.x, from.y);
     await page.mouse.down();
     await page.mouse.move((from.x + to.x) / 2, (from.y + to.y) / 2, { steps: 4 });
-    expect(await page.locator('#chessboard square.move-dest').count()).toBe(2);
+    // chessground draws on the next animation frame: wait for the two dots rather than read at once.
+    await page.waitForFunction("document.querySelectorAll('#chessboard square.move-dest').length === 2");
     const answered = page.waitForResponse((r) => r.url().includes('/move'));
     await page.mouse.move(to.x, to.y, { steps: 4 });
     await page.mouse.up();
@@ -105,6 +106,25 @@ describe.skipIf(chromium.path === undefined)('az serve in Chromium', () => {
     expect(await page.locator('#chessboard.orientation-black').count()).toBe(1);
     await page.click('#flip');
     await screenshot(page, 'serve-chess.png');
+
+    // Promotion: a pawn reaching the last rank asks which piece.
+    await page.click('#extra-config summary');
+    await page.fill('#cfg-fen', '7k/P7/8/8/8/8/8/4K3 w - - 0 1');
+    await Promise.all([page.waitForResponse((r) => r.url().includes('/sessions')), page.click('#new-game')]);
+    await page.waitForFunction("document.body.dataset.busy === 'false'");
+    const a7 = square('a7');
+    const a8 = square('a8');
+    await page.mouse.move(a7.x, a7.y);
+    await page.mouse.down();
+    await page.mouse.move(a8.x, a8.y, { steps: 4 });
+    await page.mouse.up();
+    await page.waitForSelector('#promotion button'); // chessground reports a move a moment after the drop
+    const pieces = await page.$$eval('#promotion button', (b) => b.map((x) => x.textContent));
+    expect([...pieces].sort()).toEqual(['Bishop', 'Knight', 'Queen', 'Rook']);
+    await clickAndWait(page, '#promotion button[data-piece="n"]');
+    const promoted = await page.$$eval('#moves td', (cells) => cells.map((c) => c.textContent));
+    expect(promoted[1]).toBe('a8=N');
+    expect(await page.textContent('#fen')).toMatch(/^N/);
     await page.close();
   });
 

@@ -10,6 +10,7 @@ import { evalCommand } from './commands/eval.js';
 import { gamesCommand } from './commands/games.js';
 import { newGameCommand } from './commands/new-game.js';
 import { playCommand } from './commands/play.js';
+import { reportCommand } from './commands/report.js';
 import { serveCommand } from './commands/serve.js';
 import { trainCommand } from './commands/train.js';
 
@@ -18,6 +19,7 @@ const commands: Record<string, { run: (argv: readonly string[]) => Promise<numbe
   play: { run: playCommand, summary: 'play in the terminal against a model or a bot' },
   eval: { run: evalCommand, summary: 'arena between two agents (models, bots, random, mcts)' },
   serve: { run: serveCommand, summary: 'play in the browser and watch training live (az serve --run runs/tictactoe)' },
+  report: { run: reportCommand, summary: 'write a self-contained HTML report of a training run' },
   games: { run: gamesCommand, summary: 'list the installed games' },
   'new-game': { run: newGameCommand, summary: 'scaffold a game plugin package (az new-game <name>)' },
 };

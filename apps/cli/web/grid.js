@@ -1,5 +1,5 @@
 // Grid games (the GridView contract): one button per cell; cells that are legal targets are clickable.
-export function renderGrid(s, { board, side, sendMove, el, moveList, legalButtons }) {
+export function renderGrid(s, { board, side, sendMove, el, moveList, analysisPanel }) {
   const view = s.view;
   const mine = s.toAct === s.humanSeat;
   const targetOf = new Map(view.targets.map((t) => [t.cell, t.action]));
@@ -12,6 +12,5 @@ export function renderGrid(s, { board, side, sendMove, el, moveList, legalButton
     grid.append(el('button', { class: cls, 'data-cell': i, disabled: action === undefined, onclick: () => sendMove({ action }) }, content));
   });
   board.replaceChildren(grid);
-  side.append(moveList(s));
-  void legalButtons;
+  side.append(analysisPanel(s) ?? '', moveList(s));
 }

@@ -123,20 +123,31 @@ function legalButtons(s) {
   return el('div', { class: 'panel legal' }, el('strong', {}, 'Legal moves '), ...s.legal.map((m) => el('button', { class: 'move', 'data-action': m.action, onclick: () => sendMove({ action: m.action }) }, m.text)), form);
 }
 
+/** What the search behind the computer's last move found (perfect-information games only). */
+export function analysisPanel(s) {
+  const a = s.analysis;
+  if (!a) return null;
+  const rows = a.top.map((t) => el('tr', {}, el('td', {}, t.move), el('td', {}, `${(t.share * 100).toFixed(1)}%`), el('td', { style: 'width:120px' }, el('div', { class: 'bar', style: `width:${Math.round(t.share * 120)}px` }))));
+  return el('div', { class: 'panel thinking', id: 'thinking' },
+    el('strong', {}, `${s.opponent} (${seatName(a.seat)}): ${a.simulations} simulations`),
+    el('div', {}, `value for ${seatName(a.seat)}: `, el('span', { class: 'eval' }, `${a.value >= 0 ? '+' : ''}${a.value.toFixed(2)}`), ' (−1 loss … +1 win)'),
+    el('table', { id: 'top-moves' }, ...rows));
+}
+
 function draw(s) {
   statusEl.textContent = describeStatus(s);
   statusEl.className = s.over ? 'over' : '';
   const board = $('board');
   const side = $('side');
   side.replaceChildren();
-  const ctx = { board, side, sendMove, seatName, el, moveList, legalButtons };
+  const ctx = { board, side, sendMove, seatName, el, moveList, legalButtons, analysisPanel };
   const kind = s.view?.kind;
   if (kind === 'grid') renderGrid(s, ctx);
   else if (kind === 'chess') renderChess(s, ctx);
   else if (kind === 'cards') renderCards(s, ctx);
   else {
     board.replaceChildren(el('pre', { class: 'render' }, s.text));
-    side.append(legalButtons(s) ?? '', moveList(s));
+    side.append(legalButtons(s) ?? '', analysisPanel(s) ?? '', moveList(s));
   }
   if (s.over) side.prepend(el('div', { class: 'panel', id: 'result' }, el('strong', {}, `Result: ${s.result.verdict}`), el('div', {}, `returns by seat: ${s.result.returns.map((r) => r.toFixed(2)).join(', ')}`)));
 }

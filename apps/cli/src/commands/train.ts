@@ -17,6 +17,9 @@ import {
 import { helpText, parseFlags, UsageError, type ParsedFlags } from '../args.js';
 import { lastDiscovery } from '../plugins.js';
 import { ProgressBar, formatSeconds } from '../progress.js';
+import { startServer, type RunningServer } from '../serve/server.js';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 
 export const trainSpec = {
   name: 'train',
@@ -67,6 +70,8 @@ export const trainSpec = {
     'max-game-age': { type: 'int', min: 0, description: 'with --gpus/--devices: drop games played by weights more than this many versions old (default 2)' },
     'heartbeat-timeout': { type: 'number', min: 1, description: 'with --gpus/--devices: seconds of silence after which a self-play process is killed and restarted (default 60)' },
     quiet: { type: 'boolean', short: 'q', description: 'no progress bars, only the iteration lines and the summary' },
+    dashboard: { type: 'boolean', description: 'serve the live training dashboard (az serve --run) while training, and print its URL' },
+    'dashboard-port': { type: 'int', min: 0, max: 65535, default: 8080, description: 'port for --dashboard (0: any free port)' },
   },
   examples: [
     'az train --game tictactoe',
@@ -138,6 +143,18 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
   // Checked before anything starts: a bad device list exits 2 naming the flag.
   const multi = multiProcessOptions(flags, plugin.traits.id, input.backend);
 
+  // The run directory the trainer will use (its own default), so the dashboard can follow it from the start.
+  const runDir = resolve(input.out ?? input.resume ?? `runs/${plugin.traits.id}`);
+  let dashboard: RunningServer | undefined;
+  if (flags.dashboard) {
+    mkdirSync(runDir, { recursive: true });
+    dashboard = await startServer({ run: runDir, port: flags['dashboard-port'] ?? 8080 }).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'EADDRINUSE') throw new UsageError(`az train: --dashboard-port ${flags['dashboard-port']} is in use; pick another (0: any free port)`);
+      throw err;
+    });
+    console.error(`az train: dashboard at ${dashboard.url}/dashboard`);
+  }
+
   const controller = new AbortController();
   const onSignal = (): void => {
     if (controller.signal.aborted) process.exit(130); // second Ctrl-C: leave at once
@@ -176,10 +193,12 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
       if (err instanceof RunDirectoryError) throw new UsageError(`az train: ${err.message}`);
       throw err;
     })
-    .finally(() => {
+    .finally(async () => {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
+      await dashboard?.close();
     });
+  writeRunSummary(summary.runDir, summary);
   (bar as ProgressBar | null)?.finish();
   const parts = [
     `az train: ${summary.game}, ${summary.iterations} iterations, ${summary.gamesPlayed} self-play games in ${formatSeconds(summary.seconds)} on ${summary.backend}`,
@@ -196,6 +215,15 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
   console.log(parts.join('; '));
   // Interrupted (Ctrl-C, SIGTERM): the checkpoint is written; exit as an interrupted program does.
   return summary.interrupted ? 130 : 0;
+}
+
+/**
+ * summary.json beside metrics.jsonl: how the run ended and the game's own assessment of the final model,
+ * which the dashboard and `az report` show (metrics.jsonl has only the per-iteration figures).
+ */
+function writeRunSummary(dir: string, summary: TrainSummary): void {
+  const { lastMetrics: _last, ...rest } = summary;
+  writeFileSync(resolve(dir, 'summary.json'), JSON.stringify({ ...rest, finished: new Date().toISOString() }, null, 2) + '\n');
 }
 
 function iterationLine(m: IterationMetrics): string {

@@ -2,7 +2,11 @@
 // chess move by drag with the search's reply, a Blob round bid and played with no hidden card ever
 // reaching the page, and the dashboard of a finished run drawing its charts and following new lines.
 // Set AZ_SCREENSHOT_DIR (e.g. docs/images) to save the screenshots the README shows.
-import { join, resolve } from 'node:path';
+import { spawn } from 'node:child_process';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Rng, defaultRegistry, resolveGame, resolveGameConfig, type CardTableView, type Game } from '@az/core';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -81,7 +85,8 @@ describe.skipIf(chromium.path === undefined)('az serve in Chromium', () => {
     await page.mouse.move(from.x, from.y);
     await page.mouse.down();
     await page.mouse.move((from.x + to.x) / 2, (from.y + to.y) / 2, { steps: 4 });
-    expect(await page.locator('#chessboard square.move-dest').count()).toBe(2);
+    // chessground draws on the next animation frame: wait for the two dots rather than read at once.
+    await page.waitForFunction("document.querySelectorAll('#chessboard square.move-dest').length === 2");
     const answered = page.waitForResponse((r) => r.url().includes('/move'));
     await page.mouse.move(to.x, to.y, { steps: 4 });
     await page.mouse.up();
@@ -101,6 +106,25 @@ describe.skipIf(chromium.path === undefined)('az serve in Chromium', () => {
     expect(await page.locator('#chessboard.orientation-black').count()).toBe(1);
     await page.click('#flip');
     await screenshot(page, 'serve-chess.png');
+
+    // Promotion: a pawn reaching the last rank asks which piece.
+    await page.click('#extra-config summary');
+    await page.fill('#cfg-fen', '7k/P7/8/8/8/8/8/4K3 w - - 0 1');
+    await Promise.all([page.waitForResponse((r) => r.url().includes('/sessions')), page.click('#new-game')]);
+    await page.waitForFunction("document.body.dataset.busy === 'false'");
+    const a7 = square('a7');
+    const a8 = square('a8');
+    await page.mouse.move(a7.x, a7.y);
+    await page.mouse.down();
+    await page.mouse.move(a8.x, a8.y, { steps: 4 });
+    await page.mouse.up();
+    await page.waitForSelector('#promotion button'); // chessground reports a move a moment after the drop
+    const pieces = await page.$$eval('#promotion button', (b) => b.map((x) => x.textContent));
+    expect([...pieces].sort()).toEqual(['Bishop', 'Knight', 'Queen', 'Rook']);
+    await clickAndWait(page, '#promotion button[data-piece="n"]');
+    const promoted = await page.$$eval('#moves td', (cells) => cells.map((c) => c.textContent));
+    expect(promoted[1]).toBe('a8=N');
+    expect(await page.textContent('#fen')).toMatch(/^N/);
     await page.close();
   });
 
@@ -155,6 +179,82 @@ describe.skipIf(chromium.path === undefined)('az serve in Chromium', () => {
     expect([...leaked]).toEqual([]);
     // The check can fail: the last snapshot does name other seats' cards (those they played).
     expect([...cardsNamedIn(texts[texts.length - 1])].some((c) => othersHands.has(c))).toBe(true);
+    await page.close();
+  });
+});
+
+/** Pixels drawn (not transparent) in every canvas of an element: a chart that drew has thousands. */
+async function drawnPixels(page: Page, selector: string): Promise<number[]> {
+  return page.$$eval(`${selector} canvas`, (canvases) =>
+    (canvases as unknown as { width: number; height: number; getContext(kind: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } } | null }[]).map((c) => {
+      const data = c.getContext('2d')?.getImageData(0, 0, c.width, c.height).data;
+      let n = 0;
+      if (data) for (let i = 3; i < data.length; i += 4) if (data[i] !== 0) n++;
+      return n;
+    }),
+  );
+}
+
+describe.skipIf(chromium.path === undefined)('the training dashboard and report in Chromium', () => {
+  let browser: Browser;
+  let server: RunningServer;
+  let runDir: string;
+
+  beforeAll(async () => {
+    // A real, finished (tiny) tic-tac-toe run, trained by the built binary.
+    runDir = mkdtempSync(join(tmpdir(), 'az-dashboard-'));
+    const bin = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'dist', 'main.js');
+    const args = [bin, 'train', '--game', 'tictactoe', '--iterations', '2', '--games-per-iter', '12', '--sims', '12', '--train-steps', '10', '--eval-games', '4', '--backend', 'cpu', '--quiet', '--out', runDir];
+    const code = await new Promise<number | null>((done) => spawn(process.execPath, args, { stdio: 'ignore' }).on('exit', done));
+    expect(code).toBe(0);
+    server = await startServer({ port: 0, run: runDir, pollMs: 100 });
+    browser = await launchChromium();
+  }, 300_000);
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    if (runDir) rmSync(runDir, { recursive: true, force: true });
+  });
+
+  it('draws the charts of a finished run and adds an iteration appended while it is open', async () => {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    await page.goto(`${server.url}/dashboard`);
+    await page.waitForSelector('#chart-losses canvas');
+    await page.waitForSelector('#live.on');
+    for (const id of ['losses', 'speed', 'outcomes', 'arena', 'elo', 'time']) {
+      const pixels = await drawnPixels(page, `#chart-${id}`);
+      expect(pixels.length, id).toBeGreaterThan(0);
+      expect(Math.max(...pixels), id).toBeGreaterThan(500);
+    }
+    expect(await page.textContent('#info-assessment')).toMatch(/optimal moves .* vs the minimax oracle/);
+    expect(await page.textContent('#info-iterations')).toMatch(/^2/);
+    await screenshot(page, 'serve-dashboard.png');
+
+    // The trainer appends a line: the page hears it over the event stream and redraws.
+    const lines = readFileSync(join(runDir, 'metrics.jsonl'), 'utf8').trim().split('\n');
+    const next = { ...JSON.parse(lines[lines.length - 1]), iteration: 3 };
+    appendFileSync(join(runDir, 'metrics.jsonl'), JSON.stringify(next) + '\n');
+    await page.waitForFunction('window.azDashboard && window.azDashboard.updates === 1');
+    expect(await page.textContent('#info-iterations')).toMatch(/^3/);
+    await page.close();
+  });
+
+  it('az report writes one self-contained HTML file whose charts draw with nothing else at hand', async () => {
+    const out = join(runDir, 'report.html');
+    const bin = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'dist', 'main.js');
+    const code = await new Promise<number | null>((done) => spawn(process.execPath, [bin, 'report', runDir, '--out', out], { stdio: 'ignore' }).on('exit', done));
+    expect(code).toBe(0);
+    const html = readFileSync(out, 'utf8');
+    // Nothing to fetch: no src or href attributes, no URLs to load.
+    expect(html).not.toMatch(/\s(src|href)=/);
+    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    const requests: string[] = [];
+    page.on('request', (r) => requests.push(r.url()));
+    await page.goto(pathToFileURL(out).href);
+    await page.waitForSelector('#chart-losses canvas');
+    expect(Math.max(...(await drawnPixels(page, '#chart-losses')))).toBeGreaterThan(500);
+    expect(await page.textContent('#assessment')).toMatch(/optimal moves/);
+    expect(requests.filter((u) => !u.startsWith('file:') && !u.startsWith('data:'))).toEqual([]);
     await page.close();
   });
 });

@@ -1,6 +1,6 @@
 // The test-kit must pass a correct game and catch each kind of broken one, naming the check.
 import { describe, expect, it } from 'vitest';
-import type { Game, GamePlugin } from '../game.js';
+import type { Game, GamePlugin, GridView } from '../game.js';
 import { GAME_CONTRACT_VERSION } from '../game.js';
 import type { Rng } from '../rng.js';
 import { ContractViolation, testGameContract, type ContractCheck, type GameContractOptions } from './contract.js';
@@ -23,6 +23,8 @@ type Tweak = Partial<{
   estimate: 'right' | 'out-of-range';
   /** Adds a legalActions list; 'right' agrees with the mask, the others break it. */
   legalList: 'right' | 'missing-one' | 'duplicate';
+  /** Adds a grid view (one row of 7 cells, a stone per cell left); the others break it. */
+  view: 'right' | 'extra-target' | 'typed-array' | 'short-grid' | 'shows-secret';
 }>;
 
 function nimPlugin(tweak: Tweak = {}, information: 'perfect' | 'imperfect' = 'perfect'): GamePlugin<Nim> {
@@ -104,6 +106,18 @@ function nimPlugin(tweak: Tweak = {}, information: 'perfect' | 'imperfect' = 'pe
       return { ok: true, action: Number(m[1]) - 1 };
     },
     informationState: (s, seat) => ({ stones: s.stones, toMove: s.toMove, seat }),
+    ...(tweak.view
+      ? {
+          view(s: Nim): GridView {
+            const cells: (GridView['cells'][number])[] = Array.from({ length: tweak.view === 'short-grid' ? start - 1 : start }, (_, i) => (i < s.stones ? { seat: 0, label: 'o' } : null));
+            const targets = [0, 1, 2].filter((a) => a + 1 <= s.stones).map((a) => ({ action: a, cell: s.stones - 1 - a }));
+            if (tweak.view === 'extra-target' && s.stones === 2) targets.push({ action: 2, cell: 0 });
+            if (tweak.view === 'shows-secret') cells[start - 1] = { seat: 1, label: String(s.secret[0]) };
+            const view = { kind: 'grid' as const, rows: 1, cols: start, cells, targets };
+            return tweak.view === 'typed-array' ? { ...view, highlight: Int32Array.of(0) as unknown as number[] } : view;
+          },
+        }
+      : {}),
     ...(tweak.estimate
       ? {
           // The mover wins Nim when the stones left are not a multiple of 4.
@@ -167,6 +181,17 @@ describe('testGameContract', () => {
     expect(v.message).toMatch(/estimateReturns gave seat [01] -?3, not a number in \[-1, 1\]/);
   });
 
+  it('checks the optional view: plain JSON, a whole grid, and exactly the legal actions as targets', async () => {
+    const report = await testGameContract(nimPlugin({ view: 'right' }), { playouts: 8 });
+    expect(report.checks.view).toBeGreaterThan(0);
+    expect((await testGameContract(nimPlugin(), { playouts: 8 })).checks.view).toBe(0);
+    const extra = await violation(nimPlugin({ view: 'extra-target' }));
+    expect(extra.check).toBe('view');
+    expect(extra.message).toMatch(/offers actions \[0, 1, 2\] but the legal actions are \[0, 1\]/);
+    expect((await violation(nimPlugin({ view: 'typed-array' }))).message).toMatch(/not plain JSON/);
+    expect((await violation(nimPlugin({ view: 'short-grid' }))).message).toMatch(/grid view of 1 x 7 has 6 cells/);
+  });
+
   it("checks a masker's optional legalActions list against its mask", async () => {
     const report = await testGameContract(nimPlugin({ legalList: 'right' }), { playouts: 8 });
     expect(report.checks.mask).toBeGreaterThan(0);
@@ -207,5 +232,12 @@ describe('testGameContract', () => {
     const ok = await testGameContract(nimPlugin({}, 'imperfect'), { playouts: 4, resampleHidden });
     expect(ok.skipped).toEqual([]);
     expect(ok.checks['hidden-information']).toBeGreaterThan(0);
+  });
+
+  it("checks that a seat's view of an imperfect-information game shows nothing hidden from it", async () => {
+    await testGameContract(nimPlugin({ view: 'right' }, 'imperfect'), { playouts: 4, resampleHidden });
+    const v = await violation(nimPlugin({ view: 'shows-secret' }, 'imperfect'), { resampleHidden });
+    expect(v.check).toBe('hidden-information');
+    expect(v.message).toMatch(/view changed when only hidden information changed/);
   });
 });

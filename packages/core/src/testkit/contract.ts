@@ -28,8 +28,10 @@
  * - notation: `parseAction(formatAction(a))` gives back `a` for legal actions.
  * - hidden-information: for imperfect-information games, re-sampling the hidden parts of a state
  *   (with `game.determinizer` and/or the `resampleHidden` option) changes neither the seat's
- *   encoding, nor its information state, nor (for the seat to act) the mask, and the sampled state
- *   plays on to a legal end.
+ *   encoding, nor its information state, nor its view (`Game.view`), nor (for the seat to act) the
+ *   mask, and the sampled state plays on to a legal end.
+ * - view (games with `Game.view`): every seat's view is plain JSON of a known kind, a grid has all its
+ *   cells, and the actions a view offers are exactly the legal ones.
  * - symmetry: each of `game.symmetries` maps encodings and actions one-to-one, and (for games without
  *   chance) replaying a game with every action mapped reaches the mapped position: the mapped
  *   encoding, the mapped mask and the same returns.
@@ -37,7 +39,7 @@
  */
 import { randomLegalAction } from '../agents.js';
 import { validateConfig, type ResolvedConfig } from '../config.js';
-import type { Agent, Game, GamePlugin } from '../game.js';
+import type { Agent, Game, GamePlugin, GameView } from '../game.js';
 import { checkContractVersion } from '../registry.js';
 import { Rng } from '../rng.js';
 
@@ -55,6 +57,7 @@ export type ContractCheck =
   | 'notation'
   | 'hidden-information'
   | 'symmetry'
+  | 'view'
   | 'bots';
 
 export interface GameContractOptions<S> {
@@ -134,6 +137,7 @@ const ALL_CHECKS: readonly ContractCheck[] = [
   'notation',
   'hidden-information',
   'symmetry',
+  'view',
   'bots',
 ];
 
@@ -371,6 +375,7 @@ class ContractKit<S> {
         this.fail('playout', `isTerminal threw: ${errorText(err)}`);
       }
       if (check) this.checkReturns(state, terminal);
+      if (check && g.view) this.checkView(state, terminal);
       if (terminal) {
         if (check) this.ok('playout');
         return hashes;
@@ -456,6 +461,55 @@ class ContractKit<S> {
     } catch (err) {
       return `formatAction threw: ${errorText(err)}`;
     }
+  }
+
+  /**
+   * `Game.view`, for every seat: plain JSON (it goes over the wire as is), a known kind, a grid of
+   * rows x cols cells, and the actions it offers are exactly the legal ones (none once the game is over;
+   * a card table offers them only to the seat to act).
+   */
+  private checkView(state: S, terminal: boolean): void {
+    const g = this.game;
+    const legal = new Set<number>();
+    if (!terminal) {
+      g.masker.fillMask(state, this.scratchMask, 0);
+      for (let a = 0; a < g.masker.actionSize; a++) if (this.scratchMask[a]) legal.add(a);
+    }
+    const toAct = terminal ? -1 : g.currentPlayer(state);
+    for (let seat = 0; seat < g.numPlayers; seat++) {
+      let view: GameView;
+      try {
+        view = (g.view as (state: S, seat: number) => GameView)(state, seat);
+      } catch (err) {
+        this.fail('view', `view(state, ${seat}) threw: ${errorText(err)} (${this.describe(state)})`);
+      }
+      const text = JSON.stringify(view);
+      if (stableText(JSON.parse(text)) !== stableText(view)) this.fail('view', `view(state, ${seat}) is not plain JSON (typed arrays, undefined or functions do not survive the wire)`);
+      let offered: number[];
+      if (view.kind === 'grid') {
+        if (!isPositiveInt(view.rows) || !isPositiveInt(view.cols) || view.cells.length !== view.rows * view.cols) {
+          this.fail('view', `a grid view of ${view.rows} x ${view.cols} has ${view.cells?.length} cells`);
+        }
+        for (const cell of view.cells) {
+          if (cell !== null && !(Number.isInteger(cell.seat) && cell.seat >= 0 && cell.seat < g.numPlayers && typeof cell.label === 'string')) this.fail('view', `grid cell ${JSON.stringify(cell)} is not null or { seat, label }`);
+        }
+        for (const t of view.targets) if (!(Number.isInteger(t.cell) && t.cell >= 0 && t.cell < view.cells.length)) this.fail('view', `grid target ${JSON.stringify(t)} points outside the grid`);
+        offered = view.targets.map((t) => t.action);
+      } else if (view.kind === 'chess') {
+        offered = view.moves.map((m) => m.action);
+      } else if (view.kind === 'cards') {
+        offered = view.legal.map((m) => m.action);
+        if (seat !== toAct && offered.length > 0) this.fail('view', `the card table of seat ${seat} offers moves, but seat ${toAct} is to act`);
+        if (seat !== toAct) continue;
+      } else {
+        this.fail('view', `view(state, ${seat}) has an unknown kind ${JSON.stringify((view as { kind?: unknown }).kind)}`);
+      }
+      const unique = new Set(offered);
+      if (unique.size !== offered.length || unique.size !== legal.size || offered.some((a) => !legal.has(a))) {
+        this.fail('view', `view(state, ${seat}) offers actions [${offered.slice(0, 12).join(', ')}${offered.length > 12 ? ', ...' : ''}] but the legal actions are [${[...legal].slice(0, 12).join(', ')}${legal.size > 12 ? ', ...' : ''}] (${this.describe(state)})`);
+      }
+    }
+    this.ok('view');
   }
 
   private checkReturns(state: S, terminal: boolean): void {
@@ -680,6 +734,7 @@ class ContractKit<S> {
       for (let seat = 0; seat < g.numPlayers; seat++) {
         const enc = Float32Array.from(this.encodeFor(state, seat));
         const info = g.informationState ? stableText(g.informationState(state, seat)) : null;
+        const view = g.view ? stableText(g.view(state, seat)) : null;
         for (let k = 0; k < this.hiddenSamples; k++) {
           let world: S;
           try {
@@ -700,6 +755,9 @@ class ContractKit<S> {
           }
           if (info !== null && stableText(g.informationState!(world, seat)) !== info) {
             this.fail('hidden-information', `seat ${seat}'s informationState differs in a state sampled by ${sampler.name}: the sample is not consistent with what the seat knows`);
+          }
+          if (view !== null && stableText(g.view!(world, seat)) !== view) {
+            this.fail('hidden-information', `seat ${seat}'s view changed when only hidden information changed (${sampler.name}): view shows something seat ${seat} cannot see`);
           }
           if (seat === mover) {
             if (g.currentPlayer(world) !== mover) this.fail('hidden-information', `the seat to act changed in a state sampled by ${sampler.name}`);

@@ -1,0 +1,48 @@
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MetricsFollower, parseMetricsLines, readRun, RunDirError } from './run-data.js';
+
+const dirs: string[] = [];
+function runDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'az-run-data-'));
+  dirs.push(dir);
+  return dir;
+}
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+describe('metrics.jsonl reading', () => {
+  it('keeps a torn last line for later and skips corrupt lines', () => {
+    const { rows, consumed } = parseMetricsLines('{"iteration":1}\nnot json\n{"iteration":2}\n{"iter');
+    expect(rows).toEqual([{ iteration: 1 }, { iteration: 2 }]);
+    expect(consumed).toBe('{"iteration":1}\nnot json\n{"iteration":2}\n'.length);
+  });
+
+  it('follows appended lines, including one finished across two writes', () => {
+    const dir = runDir();
+    const follower = new MetricsFollower(dir);
+    expect(follower.poll()).toEqual([]); // no file yet: a run just starting
+    writeFileSync(join(dir, 'metrics.jsonl'), '{"iteration":1}\n{"iteration":');
+    expect(follower.poll()).toEqual([{ iteration: 1 }]);
+    appendFileSync(join(dir, 'metrics.jsonl'), '2,"note":"é"}\n');
+    expect(follower.poll()).toEqual([{ iteration: 2, note: 'é' }]);
+    expect(follower.poll()).toEqual([]);
+    appendFileSync(join(dir, 'metrics.jsonl'), '{"iteration":3}\n');
+    expect(follower.poll()).toEqual([{ iteration: 3 }]);
+  });
+
+  it('reads a run with its options and summary, and names a missing directory', () => {
+    const dir = runDir();
+    writeFileSync(join(dir, 'metrics.jsonl'), '{"iteration":1}\n');
+    writeFileSync(join(dir, 'options.json'), '{"game":"tictactoe"}');
+    const run = readRun(dir);
+    expect(run.rows).toHaveLength(1);
+    expect(run.options).toEqual({ game: 'tictactoe' });
+    expect(run.summary).toBeUndefined();
+    expect(() => readRun(join(dir, 'nope'))).toThrow(RunDirError);
+    expect(() => readRun(join(dir, 'nope'))).toThrow(/no run directory at .*nope/);
+  });
+});

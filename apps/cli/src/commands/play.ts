@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline';
 import { parseConfigAssignments, resolveGame, Rng, type Agent, type Game, type GamePlugin } from '@az/core';
 import { BACKEND_CHOICES, type BackendChoice } from '@az/nn';
-import { defaultPlaySimulations } from '@az/trainer-multigpu';
+import { defaultPlaySimulations } from '@az/mcts';
 import { agentNames, gameFor, loadModel, makeAgent, type LoadedModel } from '../agents.js';
 import { helpText, parseFlags, UsageError } from '../args.js';
 

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { ConfigError, PluginError, defaultRegistry } from '@az/core';
 import { BackendUnavailableError, CheckpointError } from '@az/nn';
 import { UsageError } from './args.js';
+import { onOutputClosed } from './closed-output.js';
 import { discoverGamePlugins, formatProblem } from './plugins.js';
 type Command = (argv: readonly string[]) => Promise<number>;
 
@@ -46,6 +47,12 @@ export async function main(argv: readonly string[]): Promise<number> {
     console.error(`az: unknown command '${name}'\n\n${usage()}`);
     return 2;
   }
+  // A closed stdout (piped to `head`): training goes on (its results are in the run directory), any
+  // other command has nobody left to tell and stops quietly. A closed stderr only drops messages.
+  onOutputClosed(process.stdout, () => {
+    if (name !== 'train') process.exit(0);
+  });
+  onOutputClosed(process.stderr, () => undefined);
   // Scaffolding needs no games; `az games` lists plugin problems itself, the others warn on stderr.
   if (name !== 'new-game') {
     const discovery = await discoverGamePlugins(defaultRegistry);

@@ -53,8 +53,10 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (name !== 'train') process.exit(0);
   });
   onOutputClosed(process.stderr, () => undefined);
-  // Scaffolding needs no games; `az games` lists plugin problems itself, the others warn on stderr.
-  if (name !== 'new-game') {
+  // Scaffolding and --help need no games (so they import no plugin code); `az games` lists plugin
+  // problems itself, the others warn on stderr.
+  const wantsHelp = rest.includes('--help') || rest.includes('-h');
+  if (name !== 'new-game' && !wantsHelp) {
     const discovery = await discoverGamePlugins(defaultRegistry);
     if (name !== 'games') for (const p of discovery.problems) console.error(`az: warning: ${formatProblem(p)}`);
   }

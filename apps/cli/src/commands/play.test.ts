@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { Rng, resolveGameConfig, type Agent, type Game } from '@az/core';
+import { Rng, resolveGameConfig, type Agent, type Game, type GamePlugin } from '@az/core';
 import { blobPlugin, formatCard, formatCardSymbol, type BlobInformationState, type BlobState } from '@az/game-blob';
 import { ticTacToePlugin } from '@az/game-tictactoe';
 import { positionFor, runPlaySession } from './play.js';
@@ -22,7 +22,7 @@ function lowestLegal<S>(game: Game<S>): Agent<S> {
     name: 'lowest',
     act: (states) =>
       Promise.resolve(
-        states.map((s) => {
+        Int32Array.from(states, (s) => {
           mask.fill(0);
           game.masker.fillMask(s, mask, 0);
           return mask.indexOf(1);
@@ -45,7 +45,7 @@ async function transcript<S>(game: Game<S>, state: S, seat: number, lines: reado
 }
 
 describe('az play shows a seat its own view only', () => {
-  const game = blobPlugin.create(resolveGameConfig(blobPlugin, { players: 4 })) as Game<BlobState>;
+  const game = blobPlugin.create(resolveGameConfig(blobPlugin as GamePlugin, { players: 4 })) as Game<BlobState>;
 
   it.each([0, 1, 2, 3])('blob, seat %i: every command prints the same in another deal consistent with that seat’s view', async (seat) => {
     const real = game.initialState(new Rng(1234 + seat));
@@ -79,7 +79,7 @@ describe('az play --game blob (the built binary)', () => {
     const seed = 11;
     const players = 4;
     const seat = 1;
-    const game = blobPlugin.create(resolveGameConfig(blobPlugin, { players })) as Game<BlobState>;
+    const game = blobPlugin.create(resolveGameConfig(blobPlugin as GamePlugin, { players })) as Game<BlobState>;
     // The deal az play makes: the same seed drives the same initial state.
     const dealt = game.initialState(new Rng(seed));
     const handOf = (s: number): number[] => Array.from((game.informationState?.(dealt, s) as BlobInformationState).hand);

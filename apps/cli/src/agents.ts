@@ -20,8 +20,8 @@ import {
   type BackendChoice,
   type CheckpointManifest,
 } from '@az/nn';
+import { createSearchEngine } from '@az/imperfect-info';
 import { MctsAgent, NetworkEvaluator, RolloutEvaluator, playSearchConfig, type Evaluator, type SearchEngine } from '@az/mcts';
-import { createSearchEngine } from '@az/trainer-multigpu';
 import { UsageError } from './args.js';
 
 export interface AgentSettings {

@@ -5,23 +5,19 @@ import { readFileSync } from 'node:fs';
 import { ConfigError, PluginError, defaultRegistry } from '@az/core';
 import { BackendUnavailableError, CheckpointError } from '@az/nn';
 import { UsageError } from './args.js';
+import { onOutputClosed } from './closed-output.js';
 import { discoverGamePlugins, formatProblem } from './plugins.js';
-import { evalCommand } from './commands/eval.js';
-import { gamesCommand } from './commands/games.js';
-import { newGameCommand } from './commands/new-game.js';
-import { playCommand } from './commands/play.js';
-import { reportCommand } from './commands/report.js';
-import { serveCommand } from './commands/serve.js';
-import { trainCommand } from './commands/train.js';
+type Command = (argv: readonly string[]) => Promise<number>;
 
-const commands: Record<string, { run: (argv: readonly string[]) => Promise<number>; summary: string }> = {
-  train: { run: trainCommand, summary: 'train an agent by self-play (az train --game tictactoe)' },
-  play: { run: playCommand, summary: 'play in the terminal against a model or a bot' },
-  eval: { run: evalCommand, summary: 'arena between two agents (models, bots, random, mcts)' },
-  serve: { run: serveCommand, summary: 'play in the browser and watch training live (az serve --run runs/tictactoe)' },
-  report: { run: reportCommand, summary: 'write a self-contained HTML report of a training run' },
-  games: { run: gamesCommand, summary: 'list the installed games' },
-  'new-game': { run: newGameCommand, summary: 'scaffold a game plugin package (az new-game <name>)' },
+// Each command's module is loaded only when it runs: `az play` and `az eval` never load the trainer.
+const commands: Record<string, { load: () => Promise<Command>; summary: string }> = {
+  train: { load: async () => (await import('./commands/train.js')).trainCommand, summary: 'train an agent by self-play (az train --game tictactoe)' },
+  play: { load: async () => (await import('./commands/play.js')).playCommand, summary: 'play in the terminal against a model or a bot' },
+  eval: { load: async () => (await import('./commands/eval.js')).evalCommand, summary: 'arena between two agents (models, bots, random, mcts)' },
+  serve: { load: async () => (await import('./commands/serve.js')).serveCommand, summary: 'play in the browser and watch training live (az serve --run runs/tictactoe)' },
+  report: { load: async () => (await import('./commands/report.js')).reportCommand, summary: 'write a self-contained HTML report of a training run' },
+  games: { load: async () => (await import('./commands/games.js')).gamesCommand, summary: 'list the installed games' },
+  'new-game': { load: async () => (await import('./commands/new-game.js')).newGameCommand, summary: 'scaffold a game plugin package (az new-game <name>)' },
 };
 
 function version(): string {
@@ -51,13 +47,22 @@ export async function main(argv: readonly string[]): Promise<number> {
     console.error(`az: unknown command '${name}'\n\n${usage()}`);
     return 2;
   }
-  // Scaffolding needs no games; `az games` lists plugin problems itself, the others warn on stderr.
-  if (name !== 'new-game') {
+  // A closed stdout (piped to `head`): training goes on (its results are in the run directory), any
+  // other command has nobody left to tell and stops quietly. A closed stderr only drops messages.
+  onOutputClosed(process.stdout, () => {
+    if (name !== 'train') process.exit(0);
+  });
+  onOutputClosed(process.stderr, () => undefined);
+  // Scaffolding and --help need no games (so they import no plugin code); `az games` lists plugin
+  // problems itself, the others warn on stderr.
+  const wantsHelp = rest.includes('--help') || rest.includes('-h');
+  if (name !== 'new-game' && !wantsHelp) {
     const discovery = await discoverGamePlugins(defaultRegistry);
     if (name !== 'games') for (const p of discovery.problems) console.error(`az: warning: ${formatProblem(p)}`);
   }
   try {
-    return await command.run(rest);
+    const run = await command.load();
+    return await run(rest);
   } catch (err) {
     if (err instanceof UsageError || err instanceof ConfigError) {
       console.error(`${err.message}\n(see az ${name} --help)`);

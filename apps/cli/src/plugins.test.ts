@@ -2,7 +2,7 @@
 // by package name with the reason, and the other games still load. Most tests call discovery in
 // process; one runs the built `az` to see what a user sees.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -59,9 +59,18 @@ const fixtures: Fixture[] = [
   { name: 'az-game-unbuilt', pkg: { ...declared('p'), main: './dist/index.js' } },
   { name: 'az-game-keyword-only', pkg: { keywords: ['az-game-plugin'] }, files: { 'index.js': pluginSource('kwPlugin', 'kw') } },
   { name: 'not-a-plugin', pkg: {}, files: { 'index.js': `throw new Error('never imported');\n` } },
+  // Entries that leave the package folder: Node refuses the exports target, az refuses the main.
+  { name: 'az-game-exports-escape', pkg: { ...declared('escapedPlugin'), exports: { '.': '../escaped-code/index.js' } } },
+  { name: 'az-game-main-escape', pkg: { ...declared('escapedPlugin'), main: '../escaped-code/index.js' } },
 ];
 
+/** Code outside any declared package: importing it is what the escape checks prevent (it counts its imports). */
+const escapedCode = `globalThis.__azEscapedImports = (globalThis.__azEscapedImports ?? 0) + 1;
+${pluginSource('escapedPlugin', 'escaped')}`;
+
 const project = join(work, 'project');
+/** Broken fixtures reported by discovery of the project. */
+const PROBLEMS = 10;
 
 beforeAll(() => {
   mkdirSync(join(project, 'node_modules', '@az'), { recursive: true });
@@ -75,7 +84,13 @@ beforeAll(() => {
       writeFileSync(join(dir, path), text);
     }
   }
-  const dependencies = Object.fromEntries(fixtures.map((f) => [f.name, '1.0.0']));
+  // Not a package: node_modules/escaped-code, and project/escaped-code reached by a dependency named '../escaped-code'.
+  for (const dir of [join(project, 'node_modules', 'escaped-code'), join(project, 'escaped-code')]) {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'escaped-code', type: 'module', main: 'index.js', ...declared('escapedPlugin') }));
+    writeFileSync(join(dir, 'index.js'), escapedCode);
+  }
+  const dependencies = { ...Object.fromEntries(fixtures.map((f) => [f.name, '1.0.0'])), '../escaped-code': 'file:../escaped-code' };
   // The project is a plugin itself, so running az inside a plugin's own repository finds it.
   writeFileSync(
     join(project, 'package.json'),
@@ -124,13 +139,17 @@ describe('game plugin discovery', () => {
     expect(reasonFor(result, 'az-game-unbuilt')).toMatch(/dist\/index\.js does not exist \(is the package built\?\)/);
     expect(reasonFor(result, 'az-game-keyword-only')).toMatch(/keyword 'az-game-plugin' but no "az": \{ "gamePlugin"/);
     expect(result.problems.some((p) => p.packageName === 'not-a-plugin')).toBe(false);
-    expect(result.problems).toHaveLength(7);
+    expect(reasonFor(result, 'az-game-exports-escape')).toMatch(/Node cannot resolve its entry: .*Invalid "exports" main target/);
+    expect(reasonFor(result, 'az-game-main-escape')).toMatch(/entry file .*escaped-code.index\.js is outside the package folder/);
+    expect(reasonFor(result, '../escaped-code')).toMatch(/is not a package name/);
+    expect((globalThis as { __azEscapedImports?: number }).__azEscapedImports).toBeUndefined();
+    expect(result.problems).toHaveLength(PROBLEMS);
   });
 
   it('imports each package once, and a second discovery registers nothing twice', async () => {
     const again = await discoverGamePlugins(registry, { cwd: project, cliDir: null, azPlugins: '' });
     expect(again.loaded.map((l) => l.gameId)).toEqual(['mine', 'good', 'nested']);
-    expect(again.problems).toHaveLength(7);
+    expect(again.problems).toHaveLength(PROBLEMS);
     expect(registry.list()).toHaveLength(3);
   });
 
@@ -152,7 +171,13 @@ describe('az with broken plugins installed', () => {
     const r = az(['games']);
     expect(r.code).toBe(0);
     for (const id of ['tictactoe', 'chess', 'blob', 'good', 'nested', 'mine']) expect(r.stdout).toMatch(new RegExp(`^${id}\\s`, 'm'));
-    expect(r.stdout).toContain('not loaded (7):');
+    expect(r.stdout).toContain(`not loaded (${PROBLEMS}):`);
+    // Where each game came from, and where az looked.
+    expect(r.stdout).toMatch(/^ {4}from az-game-good@1\.0\.0 \(project dependency, .*az-game-good\)$/m);
+    expect(r.stdout).toMatch(/^ {4}from @az\/game-chess@\d+\.\d+\.\d+ \(az CLI dependency, /m);
+    expect(r.stdout).toMatch(/looked for game plugins in:\n {2}the project at /);
+    const json = JSON.parse(az(['games', '--json']).stdout) as { id: string; plugin: { package: string; version: string; source: string } }[];
+    expect(json.find((g) => g.id === 'good')?.plugin).toMatchObject({ package: 'az-game-good', version: '1.0.0', source: 'project dependency' });
     expect(r.stdout).toMatch(/game plugin az-game-future \(project dependency\) failed to load: .*built for game contract version/);
     expect(r.stdout).toMatch(/game plugin az-game-throws \(project dependency\) failed to load: .*boom while importing/);
   });
@@ -162,5 +187,46 @@ describe('az with broken plugins installed', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('you resigned');
     expect(r.stderr).toMatch(/az: warning: game plugin az-game-misnamed .*no such export/);
+  });
+});
+
+describe('where az looks', () => {
+  it('--help imports no plugin code', () => {
+    const marker = join(work, 'imported-by-help');
+    const dir = join(work, 'help-project');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'help-game', type: 'module', main: 'main.js', az: { gamePlugin: 'helpPlugin' } }));
+    writeFileSync(join(dir, 'main.js'), `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(marker)}, 'imported');\nexport const helpPlugin = null;\n`);
+    for (const args of [['train', '--help'], ['play', '-h'], ['eval', '--help'], ['games', '--help']]) {
+      const r = spawnSync(process.execPath, [bin, ...args], { cwd: dir, encoding: 'utf8', timeout: 120_000, env: { ...process.env, AZ_PLUGINS: '' } });
+      expect(r.status, r.stderr).toBe(0);
+      expect(existsSync(marker), `az ${args.join(' ')} imported the project's plugin`).toBe(false);
+    }
+    // Without --help the same project is imported (so the check above can fail).
+    spawnSync(process.execPath, [bin, 'games'], { cwd: dir, encoding: 'utf8', timeout: 120_000, env: { ...process.env, AZ_PLUGINS: '' } });
+    expect(existsSync(marker)).toBe(true);
+  });
+
+  it('finds the plugins of a workspace root’s packages', async () => {
+    const root = join(work, 'workspace');
+    const member = join(root, 'games', 'ws-game');
+    mkdirSync(member, { recursive: true });
+    mkdirSync(join(root, 'node_modules', '@az'), { recursive: true });
+    symlinkSync(coreDir, join(root, 'node_modules', '@az', 'core'), 'dir');
+    writeFileSync(join(root, 'package.json'), JSON.stringify({ name: 'ws-root', private: true, workspaces: ['games/*', '../outside/*'] }));
+    writeFileSync(join(member, 'package.json'), JSON.stringify({ name: 'az-game-ws', version: '2.0.0', type: 'module', exports: { '.': { import: './index.js' } }, ...declared('wsPlugin') }));
+    writeFileSync(join(member, 'index.js'), pluginSource('wsPlugin', 'ws'));
+    const found = await discoverGamePlugins(freshRegistry(), { cwd: root, cliDir: null, azPlugins: '' });
+    expect(found.loaded.map((l) => [l.packageName, l.version, l.gameId, l.source])).toEqual([['az-game-ws', '2.0.0', 'ws', 'workspace package']]);
+    expect(found.problems).toEqual([]);
+    expect(found.searched.join('\n')).toContain('workspace packages (games/ws-game)');
+  });
+
+  it('from this repository’s root, az finds the Connect Four example', () => {
+    const repoRoot = join(here, '..', '..', '..');
+    const r = spawnSync(process.execPath, [bin, 'games'], { cwd: repoRoot, encoding: 'utf8', timeout: 120_000, env: { ...process.env, AZ_PLUGINS: '' } });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^connect4\s/m);
+    expect(r.stdout).toMatch(/from az-game-connect4@\S+ \(workspace package, .*examples.connect4\)/);
   });
 });

@@ -6,36 +6,45 @@
  *
  *   "az": { "gamePlugin": "<export name>" }      (or a list of export names, one game each)
  *
- * and the named export of its main module (the "." entry of `exports` under the node/import/default
- * conditions, else `main`, else index.js) is a `GamePlugin`. The `az-game-plugin` keyword is for npm
- * search only: a package with the keyword but no `az.gamePlugin` is reported, not guessed at, since
- * az would have to guess which export to register.
+ * and the named export of the module `import('<package>')` loads is a `GamePlugin`. The
+ * `az-game-plugin` keyword is for npm search only: a package with the keyword but no `az.gamePlugin`
+ * is reported, not guessed at, since az would have to guess which export to register.
  *
  * Where az looks, in this order (the first registration of a game id wins):
- *  1. the project in the current directory (the nearest package.json at or above it), if it declares
- *     a plugin itself: so `az train` inside a plugin's own repository trains that plugin;
- *  2. that project's direct dependencies, devDependencies and optionalDependencies;
- *  3. packages named in the AZ_PLUGINS environment variable (comma-separated package names, resolved
+ *  1. the project in the current directory (the nearest package.json at or above it, as npm finds
+ *     it), if it declares a plugin itself: so `az train` inside a plugin's own repository trains it;
+ *  2. if that project is an npm workspace root, its workspace packages (so the repository root finds
+ *     examples/connect4);
+ *  3. that project's direct dependencies, devDependencies and optionalDependencies;
+ *  4. packages named in the AZ_PLUGINS environment variable (comma-separated package names, resolved
  *     from the current directory, or paths to package directories): for global installs and one-offs;
- *  4. the az CLI's own direct dependencies: the built-in games.
+ *  5. the az CLI's own direct dependencies: the built-in games.
  * Only direct dependencies are looked at, not the whole tree: it is fast, and a game appears because
  * someone chose to install it, not because some package happens to depend on it. Each package is
  * imported once even when found several ways (by real path).
+ *
+ * Resolution is Node's: a package's folder is found on the node_modules path Node itself would search
+ * (`require.resolve.paths`), and its entry is what `import()` would load (`import-meta-resolve`, which
+ * applies `exports` with the node/import/default conditions, else `main`). A dependency whose name is
+ * not a package name (`../../x`) and an entry that leaves its package folder (an `exports` target
+ * `../x`, a `main` of `../x.js`, a symlink out) are refused: nothing outside a package is imported.
  *
  * A plugin that cannot be loaded (not built, throws on import, missing export, not a plugin, other
  * contract version, duplicate game id) becomes a `PluginProblem` naming the package and the reason;
  * discovery never throws, so the other games still work.
  */
-import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { resolve as resolveImport } from 'import-meta-resolve';
 import { checkContractVersion, defaultRegistry, type GamePlugin, type GameRegistry } from '@az/core';
 
 /** The keyword plugin packages carry so `npm search keywords:az-game-plugin` finds them. */
 export const PLUGIN_KEYWORD = 'az-game-plugin';
 
 /** How a package was found: the cwd project itself, one of its dependencies, AZ_PLUGINS, or the CLI's dependencies. */
-export type PluginSource = 'project' | 'project dependency' | 'AZ_PLUGINS' | 'az CLI dependency';
+export type PluginSource = 'project' | 'workspace package' | 'project dependency' | 'AZ_PLUGINS' | 'az CLI dependency';
 
 export interface LoadedPlugin {
   readonly packageName: string;
@@ -57,6 +66,8 @@ export interface PluginProblem {
 export interface DiscoveryResult {
   readonly loaded: readonly LoadedPlugin[];
   readonly problems: readonly PluginProblem[];
+  /** Where discovery looked, one line each (for `az games`, so a missing game can be explained). */
+  readonly searched: readonly string[];
 }
 
 export interface DiscoveryOptions {
@@ -76,10 +87,11 @@ interface PackageJson {
   dependencies?: Record<string, string>;
   devDependencies?: Record<string, string>;
   optionalDependencies?: Record<string, string>;
+  workspaces?: unknown;
   az?: unknown;
 }
 
-let lastResult: DiscoveryResult = { loaded: [], problems: [] };
+let lastResult: DiscoveryResult = { loaded: [], problems: [], searched: [] };
 
 /** What the last `discoverGamePlugins` call found (`az games` lists its problems; `az train` finds modules for worker processes). */
 export function lastDiscovery(): DiscoveryResult {
@@ -95,16 +107,24 @@ function readPackageJson(path: string): PackageJson | null {
   }
 }
 
-/** The directory of package `name` as Node would find it from `fromDir` (walking up node_modules folders). */
+/** npm's rule for package names (scoped or not): no path separators besides the scope's, no leading dot. */
+const PACKAGE_NAME = /^(?:@[a-z0-9~-][a-z0-9._~-]*\/)?[a-z0-9~-][a-z0-9._~-]*$/i;
+
+export function isPackageName(name: string): boolean {
+  return name.length <= 214 && PACKAGE_NAME.test(name);
+}
+
+/**
+ * The directory of package `name` as Node finds it for a module in `fromDir`: the first folder on
+ * Node's own node_modules search path that holds it. `name` must be a package name (checked by callers).
+ */
 function findPackageDir(name: string, fromDir: string): string | null {
-  let dir = resolve(fromDir);
-  for (;;) {
-    const candidate = join(dir, 'node_modules', name);
+  const lookup = createRequire(join(resolve(fromDir), 'package.json')).resolve.paths(name) ?? [];
+  for (const dir of lookup) {
+    const candidate = join(dir, name);
     if (existsSync(join(candidate, 'package.json'))) return candidate;
-    const parent = dirname(dir);
-    if (parent === dir) return null;
-    dir = parent;
   }
+  return null;
 }
 
 /** The nearest package.json at or above `dir`. */
@@ -121,47 +141,65 @@ function findOwnPackage(dir: string): { dir: string; pkg: PackageJson } | null {
   }
 }
 
-/** Resolves an `exports` target under the conditions an ESM import in Node uses, in the map's own order. */
-function resolveExportTarget(target: unknown): string | null {
-  if (typeof target === 'string') return target;
-  if (Array.isArray(target)) {
-    for (const t of target) {
-      const r = resolveExportTarget(t);
-      if (r) return r;
-    }
-    return null;
-  }
-  if (target && typeof target === 'object') {
-    for (const [cond, value] of Object.entries(target)) {
-      if (cond === 'node' || cond === 'import' || cond === 'default' || cond === 'module-sync') {
-        const r = resolveExportTarget(value);
-        if (r) return r;
+/**
+ * The package folders of an npm workspace root: each pattern of `workspaces` (a path, or a path whose
+ * segments may be `*`), like npm matches them. Patterns that would leave the root are ignored.
+ */
+function workspaceDirs(rootDir: string, pkg: PackageJson): string[] {
+  const ws = pkg.workspaces;
+  const patterns = Array.isArray(ws) ? ws : ws && typeof ws === 'object' && Array.isArray((ws as { packages?: unknown }).packages) ? (ws as { packages: unknown[] }).packages : [];
+  const out: string[] = [];
+  for (const pattern of patterns) {
+    if (typeof pattern !== 'string' || pattern.startsWith('!')) continue;
+    let dirs = [rootDir];
+    for (const segment of pattern.split('/').filter((x) => x !== '' && x !== '.')) {
+      if (segment === '..' || segment === '**') {
+        dirs = [];
+        break;
       }
+      const matcher = segment.includes('*') ? new RegExp(`^${segment.split('*').map((t) => t.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*')}$`) : null;
+      dirs = dirs.flatMap((d) => {
+        if (!matcher) return existsSync(join(d, segment)) ? [join(d, segment)] : [];
+        try {
+          return readdirSync(d, { withFileTypes: true })
+            .filter((e) => e.isDirectory() && !e.name.startsWith('.') && e.name !== 'node_modules' && matcher.test(e.name))
+            .map((e) => join(d, e.name));
+        } catch {
+          return [];
+        }
+      });
     }
+    for (const d of dirs) if (existsSync(join(d, 'package.json'))) out.push(d);
   }
-  return null;
+  return out;
 }
 
-/** The file `import('<package>')` loads, or null when the package exports no "." entry. */
-function entryFile(pkgDir: string, pkg: PackageJson): string | null {
-  const exp = pkg.exports;
-  if (exp !== undefined && exp !== null) {
-    let dot: unknown = exp;
-    if (typeof exp === 'object' && !Array.isArray(exp)) {
-      const keys = Object.keys(exp);
-      // An exports object is either a map of subpaths ('.', './x') or the conditions of '.' itself.
-      if (keys.some((k) => k.startsWith('.'))) dot = (exp as Record<string, unknown>)['.'];
+function isInside(file: string, dir: string): boolean {
+  const rel = relative(dir, file);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) && !rel.split(sep).includes('..');
+}
+
+/**
+ * The file `import()` of the package in `dir` loads, by Node's rules: found as dependency `name` of the
+ * module at `parentUrl`, or (no parent) by the package itself: its own name through `exports`, else its
+ * `main`. Throws with the reason when Node would refuse it.
+ */
+function entryFile(dir: string, pkg: PackageJson, name: string, parentUrl: string | null): string {
+  let url: string;
+  if (parentUrl) url = resolveImport(name, parentUrl);
+  else if (pkg.exports !== undefined && pkg.exports !== null) {
+    if (!pkg.name) throw new Error('its package.json has "exports" but no "name", so it cannot be imported by name');
+    url = resolveImport(pkg.name, pathToFileURL(join(dir, 'package.json')).href);
+  } else {
+    // No exports: `main` (else index.js), as Node loads a package without exports.
+    try {
+      return createRequire(join(dir, 'package.json')).resolve(dir);
+    } catch {
+      return join(dir, pkg.main ?? 'index.js');
     }
-    const target = resolveExportTarget(dot);
-    return target ? join(pkgDir, target) : null;
   }
-  const main = pkg.main ?? 'index.js';
-  const file = join(pkgDir, main);
-  // `main` may omit the extension or name a directory, as CommonJS allows.
-  for (const candidate of [file, `${file}.js`, join(file, 'index.js')]) {
-    if (existsSync(candidate) && statSync(candidate).isFile()) return candidate;
-  }
-  return file;
+  if (!url.startsWith('file:')) throw new Error(`it resolves to ${url}, not a file`);
+  return fileURLToPath(url);
 }
 
 /** Export names the package declares, or a reason why the declaration is unusable; null when it declares none. */
@@ -197,6 +235,8 @@ interface Candidate {
   readonly name: string;
   readonly dir: string;
   readonly source: PluginSource;
+  /** The package.json URL of the package that depends on it (Node resolves the entry from there); null for a package taken by its folder. */
+  readonly parentUrl: string | null;
 }
 
 function realDir(dir: string): string {
@@ -207,43 +247,68 @@ function realDir(dir: string): string {
   }
 }
 
-/** The packages to look at, in priority order (see the file comment), each once. */
-function candidates(options: DiscoveryOptions, problems: PluginProblem[]): Candidate[] {
+/** The packages to look at, in priority order (see the file comment), each once, and where they were looked for. */
+function candidates(options: DiscoveryOptions, problems: PluginProblem[]): { list: Candidate[]; searched: string[] } {
   const out: Candidate[] = [];
+  const searched: string[] = [];
   const seen = new Set<string>();
-  const add = (name: string, dir: string | null, source: PluginSource): void => {
+  const add = (name: string, dir: string | null, source: PluginSource, parentUrl: string | null): void => {
     if (!dir) return;
     const key = realDir(dir);
     if (seen.has(key)) return;
     seen.add(key);
-    out.push({ name, dir, source });
+    out.push({ name, dir, source, parentUrl });
   };
-  const depsOf = (pkg: PackageJson): string[] => [
-    ...new Set([...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.devDependencies ?? {}), ...Object.keys(pkg.optionalDependencies ?? {})]),
-  ];
+  const addDependencies = (owner: { dir: string; pkg: PackageJson }, source: PluginSource): void => {
+    const names = [...new Set([...Object.keys(owner.pkg.dependencies ?? {}), ...Object.keys(owner.pkg.devDependencies ?? {}), ...Object.keys(owner.pkg.optionalDependencies ?? {})])];
+    const parentUrl = pathToFileURL(join(owner.dir, 'package.json')).href;
+    for (const name of names) {
+      if (!isPackageName(name)) {
+        problems.push({ packageName: name, source, reason: `'${name}' in ${join(owner.dir, 'package.json')} is not a package name; az does not look outside node_modules for it` });
+        continue;
+      }
+      add(name, findPackageDir(name, owner.dir), source, parentUrl);
+    }
+  };
 
   const cwd = resolve(options.cwd ?? process.cwd());
   const project = findOwnPackage(cwd);
   if (project) {
-    add(project.pkg.name ?? project.dir, project.dir, 'project');
-    for (const name of depsOf(project.pkg)) add(name, findPackageDir(name, project.dir), 'project dependency');
+    searched.push(`the project at ${project.dir} (the nearest package.json at or above ${cwd})`);
+    add(project.pkg.name ?? project.dir, project.dir, 'project', null);
+    const members = workspaceDirs(project.dir, project.pkg);
+    if (members.length) searched.push(`its ${members.length} workspace packages (${members.map((d) => relative(project.dir, d)).join(', ')})`);
+    for (const dir of members) add(readPackageJson(join(dir, 'package.json'))?.name ?? dir, dir, 'workspace package', null);
+    searched.push(`its direct dependencies, devDependencies and optionalDependencies`);
+    addDependencies(project, 'project dependency');
+  } else {
+    searched.push(`no project: no package.json at or above ${cwd}`);
   }
 
   const env = options.azPlugins ?? process.env.AZ_PLUGINS ?? '';
-  for (const raw of env.split(',').map((s) => s.trim()).filter(Boolean)) {
+  const named = env.split(',').map((s) => s.trim()).filter(Boolean);
+  searched.push(named.length ? `AZ_PLUGINS: ${named.join(', ')}` : 'AZ_PLUGINS (not set)');
+  for (const raw of named) {
     const asPath = isAbsolute(raw) || raw.startsWith('.') ? resolve(cwd, raw) : null;
+    if (!asPath && !isPackageName(raw)) {
+      problems.push({ packageName: raw, source: 'AZ_PLUGINS', reason: `'${raw}' is neither a package name nor a path (start paths with ./ or /)` });
+      continue;
+    }
     const dir = asPath ?? findPackageDir(raw, cwd);
     if (!dir || !existsSync(join(dir, 'package.json'))) {
       problems.push({ packageName: raw, source: 'AZ_PLUGINS', reason: asPath ? `no package.json in ${asPath}` : `package not found from ${cwd} (is it installed?)` });
       continue;
     }
-    add(readPackageJson(join(dir, 'package.json'))?.name ?? raw, dir, 'AZ_PLUGINS');
+    add(readPackageJson(join(dir, 'package.json'))?.name ?? raw, dir, 'AZ_PLUGINS', asPath ? null : pathToFileURL(join(cwd, 'package.json')).href);
   }
 
   const cliDir = options.cliDir === undefined ? dirname(fileURLToPath(import.meta.url)) : options.cliDir;
   const cli = cliDir ? findOwnPackage(cliDir) : null;
-  if (cli) for (const name of depsOf(cli.pkg)) add(name, findPackageDir(name, cli.dir), 'az CLI dependency');
-  return out;
+  if (cli) {
+    searched.push(`the az CLI's dependencies (${cli.dir})`);
+    addDependencies(cli, 'az CLI dependency');
+  }
+  return { list: out, searched };
 }
 
 /**
@@ -256,7 +321,8 @@ export async function discoverGamePlugins(registry: GameRegistry = defaultRegist
   /** Which package registered each game id, to name it in duplicate-id problems. */
   const owners = new Map<string, string>();
 
-  for (const { name, dir, source } of candidates(options, problems)) {
+  const { list, searched } = candidates(options, problems);
+  for (const { name, dir, source, parentUrl } of list) {
     const pkg = readPackageJson(join(dir, 'package.json'));
     if (!pkg) continue;
     const declared = declaredExports(pkg);
@@ -271,13 +337,24 @@ export async function discoverGamePlugins(registry: GameRegistry = defaultRegist
       continue;
     }
 
-    const entry = entryFile(dir, pkg);
-    if (!entry) {
-      problem(`its package.json "exports" has no "." entry that Node can import`);
+    let entry: string;
+    try {
+      entry = entryFile(dir, pkg, name, parentUrl);
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      const message = err instanceof Error ? err.message : String(err);
+      if (code === 'ERR_PACKAGE_PATH_NOT_EXPORTED') problem(`its package.json "exports" has no "." entry that Node can import`);
+      // Node found the package but none of the files its `main` (else index.js) names.
+      else if (code === 'ERR_MODULE_NOT_FOUND') problem(`its entry file ${join(dir, pkg.main ?? 'index.js')} does not exist (is the package built?)`);
+      else problem(`Node cannot resolve its entry: ${message}`);
       continue;
     }
     if (!existsSync(entry)) {
       problem(`its entry file ${entry} does not exist (is the package built?)`);
+      continue;
+    }
+    if (!isInside(realpathSync(entry), realDir(dir))) {
+      problem(`its entry file ${entry} is outside the package folder ${dir}; az imports nothing from outside a package`);
       continue;
     }
     let mod: Record<string, unknown>;
@@ -343,7 +420,7 @@ export async function discoverGamePlugins(registry: GameRegistry = defaultRegist
       loaded.push({ packageName, version: pkg.version ?? '', gameId, exportName, source, dir, moduleUrl });
     }
   }
-  lastResult = { loaded, problems };
+  lastResult = { loaded, problems, searched };
   return lastResult;
 }
 

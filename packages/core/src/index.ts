@@ -1,6 +1,7 @@
 // The public surface of @az/core: contracts every game and tool builds on.
 export { Rng, hashString } from './rng.js';
 export { RandomAgent, randomLegalAction, randomPlayoutReturns } from './agents.js';
+export { playArena, type ArenaResult, type ArenaOptions } from './arena.js';
 export {
   ConfigError,
   validateConfig,

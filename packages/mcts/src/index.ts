@@ -2,4 +2,4 @@
 export { BatchedMcts, defaultSearchConfig, playSearchConfig, type SearchConfig, type SearchStats, type SearchEngine } from './batched-mcts.js';
 export { UniformEvaluator, RolloutEvaluator, NetworkEvaluator, type Evaluator, type LeafBatch } from './evaluator.js';
 export { selectActionFromVisits, normalizeVisits } from './policy.js';
-export { MctsAgent, type MctsAgentOptions } from './mcts-agent.js';
+export { MctsAgent, defaultPlaySimulations, type MctsAgentOptions } from './mcts-agent.js';

@@ -1,8 +1,16 @@
-import type { Agent, Game } from '@az/core';
+import type { Agent, Game, GamePlugin } from '@az/core';
 import { Rng } from '@az/core';
 import { BatchedMcts, type SearchConfig, type SearchEngine } from './batched-mcts.js';
 import type { Evaluator } from './evaluator.js';
 import { selectActionFromVisits } from './policy.js';
+
+/**
+ * Search strength of the computer in `az play` and `az eval`, and of the trainer's final assessment
+ * (so "plays perfectly" is measured with the settings a user plays against).
+ */
+export function defaultPlaySimulations(plugin: GamePlugin): number {
+  return plugin.training?.playSimulations ?? Math.max(100, plugin.training?.simulations ?? 0);
+}
 
 export interface MctsAgentOptions {
   readonly name?: string;

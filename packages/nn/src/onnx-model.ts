@@ -76,7 +76,19 @@ export function loadOnnxRuntime(): Promise<OrtModule> {
   return ortPromise;
 }
 
+/**
+ * onnxruntime's telemetry is on by default in its Linux builds: it keeps a device id and an event
+ * database under ~/.cache/Microsoft/DeveloperTools/.onnxruntime/ and leaves an empty mat-debug-<pid>.log
+ * in the temp folder of every process. It reads ORT_DISABLE_TELEMETRY when its first session is created;
+ * az sets it to 1 unless the user has set it (ORT_DISABLE_TELEMETRY=0 turns the telemetry back on).
+ * Forked workers inherit the setting.
+ */
+export function disableOnnxTelemetryUnlessAsked(env: NodeJS.ProcessEnv = process.env): void {
+  if (env.ORT_DISABLE_TELEMETRY === undefined || env.ORT_DISABLE_TELEMETRY === '') env.ORT_DISABLE_TELEMETRY = '1';
+}
+
 async function importOrt(): Promise<OrtModule> {
+  disableOnnxTelemetryUnlessAsked();
   try {
     const mod = (await importer(ORT_PACKAGE)) as OrtModule & { default?: OrtModule };
     // A CommonJS package: depending on the loader, its exports are the namespace or its default.

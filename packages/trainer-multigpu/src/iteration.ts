@@ -4,9 +4,8 @@
  * the checkpoint and the metrics line (`finishIteration`).
  */
 import { appendFileSync } from 'node:fs';
-import { RandomAgent, type Agent, type Game } from '@az/core';
+import { RandomAgent, playArena, type Agent, type Game } from '@az/core';
 import { tf } from '@az/nn';
-import { playArena } from './arena.js';
 import type { ArenaSummary, IterationMetrics, WorkerIterationMetrics } from './metrics.js';
 import type { RunSession } from './run-session.js';
 import { makeSearchAgent } from './search-settings.js';

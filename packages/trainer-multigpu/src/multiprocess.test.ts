@@ -57,7 +57,9 @@ describe('runMultiProcessTraining (2 CPU workers, tic-tac-toe)', () => {
       const events: WorkerEvent[] = [];
       const metrics: IterationMetrics[] = [];
       const pids = new Map<number, number>(); // worker id -> current pid
-      let frozeWorker0 = false;
+      let lastIncarnation0 = 0;
+      // The incarnation of worker 0 that was frozen, and how many iterations had passed when its replacement was ready.
+      let frozenIncarnation = -1;
       let replacedAt = -1;
       const signal = (workerId: number, sig: NodeJS.Signals): void => {
         const pid = pids.get(workerId);
@@ -78,11 +80,13 @@ describe('runMultiProcessTraining (2 CPU workers, tic-tac-toe)', () => {
               if (e.kind !== 'ready') return;
               pids.set(e.workerId, e.pid);
               // The killed worker is back: now freeze the other one (a hang: alive but silent).
-              if (e.workerId === 1 && e.incarnation === 1 && !frozeWorker0) {
-                frozeWorker0 = true;
+              if (e.workerId === 1 && e.incarnation >= 1 && frozenIncarnation < 0 && pids.has(0)) {
+                frozenIncarnation = lastIncarnation0;
                 signal(0, 'SIGSTOP');
               }
-              if (e.workerId === 0 && e.incarnation === 1) replacedAt = metrics.length;
+              if (e.workerId === 0) lastIncarnation0 = e.incarnation;
+              // Waits for the replacement of the frozen worker (not of an earlier one a slow machine made look hung).
+              if (e.workerId === 0 && frozenIncarnation >= 0 && e.incarnation > frozenIncarnation && replacedAt < 0) replacedAt = metrics.length;
             },
             iteration: (m) => {
               metrics.push(m);

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { ticTacToePlugin } from '@az/game-tictactoe';
-import { UniformEvaluator, BatchedMcts } from '@az/mcts';
+import { UniformEvaluator, BatchedMcts, defaultPlaySimulations } from '@az/mcts';
+import { createSearchEngine } from '@az/imperfect-info';
 import type { GamePlugin } from '@az/core';
-import { defaultPlaySimulations, resolveTrainOptions } from './options.js';
-import { createSearchEngine } from './search-factory.js';
+import { resolveTrainOptions } from './options.js';
 import { searchConfigFrom } from './search-settings.js';
 
 describe('resolveTrainOptions: determinizations and the game’s training config', () => {

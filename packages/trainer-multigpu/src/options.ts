@@ -145,11 +145,3 @@ export function checkTrainOptions(o: TrainOptions): void {
     throw new RangeError(`inferenceThreads must be a positive integer, got ${String(o.inferenceThreads)}`);
   }
 }
-
-/**
- * Search strength of the computer in `az play` and `az eval`, and of the trainer's final assessment
- * (so "plays perfectly" is measured with the settings a user plays against).
- */
-export function defaultPlaySimulations(plugin: GamePlugin): number {
-  return plugin.training?.playSimulations ?? Math.max(100, plugin.training?.simulations ?? 0);
-}

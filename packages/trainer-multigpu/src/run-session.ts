@@ -36,9 +36,9 @@ import {
   type LayersModel,
   type OptimizerState,
 } from '@az/nn';
-import { NetworkEvaluator } from '@az/mcts';
+import { NetworkEvaluator, defaultPlaySimulations } from '@az/mcts';
 import type { IterationMetrics, TrainerEvents, TrainSummary } from './metrics.js';
-import { defaultPlaySimulations, resolveTrainOptions, type TrainOptions, type TrainOptionsInput } from './options.js';
+import { resolveTrainOptions, type TrainOptions, type TrainOptionsInput } from './options.js';
 import { ReplayBuffer } from './replay-buffer.js';
 import { REPLAY_INDEX_FILE, loadReplay, parseReplayIndex, pruneReplay, saveReplay, type ReplayIndex } from './replay-store.js';
 import { RunDirectoryError, checkRunFitsMemory, claimRunDirectory, resolveResume, runPaths, type RunPaths } from './run-dir.js';

@@ -1,8 +1,8 @@
 /** The search settings of self-play and evaluation, from a run's options; shared by the trainer and the workers. */
 import type { Agent, Game } from '@az/core';
+import { createSearchEngine } from '@az/imperfect-info';
 import { MctsAgent, playSearchConfig, type Evaluator, type SearchConfig, type SearchEngine } from '@az/mcts';
 import type { TrainOptions } from './options.js';
-import { createSearchEngine } from './search-factory.js';
 
 /** The search settings self-play and evaluation use, from the run's options. */
 export function searchConfigFrom(o: TrainOptions, seed: number, forEvaluation: boolean): Partial<SearchConfig> {

@@ -1,6 +1,7 @@
-import { resolveGame, type Agent, type Game } from '@az/core';
+import { playArena, resolveGame, type Agent, type Game } from '@az/core';
 import { BACKEND_CHOICES, type BackendChoice } from '@az/nn';
-import { FRAMEWORK_TRAIN_DEFAULTS, defaultPlaySimulations, playArena } from '@az/trainer-multigpu';
+import { DEFAULT_DETERMINIZATIONS } from '@az/imperfect-info';
+import { defaultPlaySimulations } from '@az/mcts';
 import { gameFor, makeAgent, type LoadedModel, loadModel } from '../agents.js';
 import { helpText, parseFlags, UsageError } from '../args.js';
 import { ProgressBar } from '../progress.js';
@@ -128,7 +129,7 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
     config: game.config,
     games,
     simulations,
-    determinizations: game.traits.information === 'imperfect' ? (determinizations ?? plugin.training?.determinizations ?? FRAMEWORK_TRAIN_DEFAULTS.determinizations) : undefined,
+    determinizations: game.traits.information === 'imperfect' ? (determinizations ?? plugin.training?.determinizations ?? DEFAULT_DETERMINIZATIONS) : undefined,
     a: {
       agent: agentA.name,
       wins: result.wins[0],

@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline';
 import { parseConfigAssignments, resolveGame, Rng, type Agent, type Game, type GamePlugin } from '@az/core';
 import { BACKEND_CHOICES, type BackendChoice } from '@az/nn';
-import { defaultPlaySimulations } from '@az/trainer-multigpu';
+import { defaultPlaySimulations } from '@az/mcts';
 import { agentNames, gameFor, loadModel, makeAgent, type LoadedModel } from '../agents.js';
 import { helpText, parseFlags, UsageError } from '../args.js';
 
@@ -66,6 +66,102 @@ function legalMoves<S>(game: Game<S>, state: S): string[] {
   return out;
 }
 
+/** How a play session talks to its human: one prompt and answer at a time, and lines printed. */
+export interface PlayIo {
+  ask(prompt: string): Promise<string | null>;
+  print(text: string): void;
+}
+
+/** A typed array as a plain array, so an information state prints as readable JSON. */
+function plainJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => (ArrayBuffer.isView(v) && !(v instanceof DataView) ? Array.from(v as unknown as ArrayLike<number>) : v));
+}
+
+/**
+ * What `position` prints for `seat`. Perfect information: the game's notation (chess: FEN), else its
+ * hash. Hidden information: only what the seat knows (its information state; else the board from its
+ * perspective), never the full state, whose hash says who holds every card.
+ */
+export function positionFor<S>(game: Game<S>, state: S, seat: number): string {
+  if (game.traits.information === 'imperfect') {
+    return game.informationState ? plainJson(game.informationState(state, seat)) : game.render(state, seat);
+  }
+  return game.positionText ? game.positionText(state) : game.hash(state);
+}
+
+/**
+ * Plays one game between a human at `humanSeat` and `opponent` in every other seat. Everything printed
+ * is what that seat may see: boards are rendered from its perspective and `position` is its view.
+ * Undo is refused in hidden-information games: taking back a move after the other seats answered
+ * would let the human replay knowing cards they showed.
+ */
+export async function runPlaySession<S>(game: Game<S>, initial: S, rng: Rng, humanSeat: number, opponent: Agent<S>, io: PlayIo): Promise<void> {
+  let state = initial;
+  const history: S[] = [];
+  const hidden = game.traits.information === 'imperfect';
+  while (!game.isTerminal(state)) {
+    const seat = game.currentPlayer(state);
+    if (seat !== humanSeat) {
+      const [action] = await opponent.act([state]);
+      const text = game.formatAction(state, action);
+      game.applyAction(state, action, rng);
+      io.print(`seat ${seat} (${opponent.name}) plays ${text}`);
+      continue;
+    }
+    io.print('\n' + game.render(state, humanSeat));
+    const line = await io.ask(`your move (seat ${humanSeat}): `);
+    if (line === null) {
+      io.print('end of input: game abandoned.');
+      return;
+    }
+    const input = line.trim();
+    const lower = input.toLowerCase();
+    if (input === '') continue;
+    if (lower === 'quit' || lower === 'exit' || lower === 'resign') {
+      io.print('you resigned.');
+      return;
+    }
+    if (lower === 'help' || lower === '?') {
+      io.print(
+        `Type a move in the notation the board shows. Commands: moves, ${hidden ? '' : 'undo, '}position (${hidden ? 'what you know, as JSON' : 'the position as text, e.g. FEN'}), quit/resign.`,
+      );
+      continue;
+    }
+    if (lower === 'moves') {
+      io.print(`legal moves: ${legalMoves(game, state).join(' ')}`);
+      continue;
+    }
+    if (lower === 'position' || lower === 'fen') {
+      io.print(positionFor(game, state, humanSeat));
+      continue;
+    }
+    if (lower === 'undo') {
+      if (hidden) {
+        io.print('undo is not available in hidden-information games (the other seats have already answered).');
+        continue;
+      }
+      const previous = history.pop();
+      if (previous === undefined) io.print('nothing to undo.');
+      else state = previous;
+      continue;
+    }
+    const parsed = game.parseAction(state, input);
+    if (!parsed.ok) {
+      // Some games' errors already list the legal moves (chess): do not print them twice.
+      io.print(/legal moves:/.test(parsed.error) ? parsed.error : `${parsed.error}\nlegal moves: ${legalMoves(game, state).join(' ')}`);
+      continue;
+    }
+    if (!hidden) history.push(game.clone(state));
+    game.applyAction(state, parsed.action, rng);
+  }
+  io.print('\n' + game.render(state, humanSeat));
+  const returns = game.returns(state);
+  const mine = returns[humanSeat];
+  const best = Math.max(...Array.from(returns));
+  const verdict = mine === best && Array.from(returns).filter((r) => r === best).length === 1 ? 'you win' : mine === best ? 'a draw' : 'you lose';
+  io.print(`game over: ${verdict} (returns by seat: ${Array.from(returns).map((r) => r.toFixed(2)).join(', ')})`);
+}
+
 export async function playCommand(argv: readonly string[]): Promise<number> {
   const { flags } = parseFlags(playSpec, argv);
   if (flags.help) {
@@ -97,67 +193,11 @@ export async function playCommand(argv: readonly string[]): Promise<number> {
   const opponent: Agent<unknown> = await makeAgent(opponentSpec, plugin, game, { simulations, seed, batchTrees: 1, network }, models);
 
   const rng = new Rng(seed);
-  let state = game.initialState(rng);
-  const history: unknown[] = [];
   const reader = new LineReader();
   console.log(`${plugin.traits.name}: you are seat ${humanSeat}; the other seats are ${opponent.name}${model ? ` (iteration ${model.manifest.iteration})` : ''}.`);
-  console.log(`Type a move, or: moves (list legal moves), undo, position, help, quit.`);
+  console.log(`Type a move, or: moves (list legal moves), ${game.traits.information === 'imperfect' ? '' : 'undo, '}position, help, quit.`);
   try {
-    while (!game.isTerminal(state)) {
-      const seat = game.currentPlayer(state);
-      if (seat !== humanSeat) {
-        const [action] = await opponent.act([state]);
-        const text = game.formatAction(state, action);
-        game.applyAction(state, action, rng);
-        console.log(`seat ${seat} (${opponent.name}) plays ${text}`);
-        continue;
-      }
-      console.log('\n' + game.render(state, humanSeat));
-      const line = await reader.ask(`your move (seat ${humanSeat}): `);
-      if (line === null) {
-        console.log('end of input: game abandoned.');
-        return 0;
-      }
-      const input = line.trim();
-      const lower = input.toLowerCase();
-      if (input === '') continue;
-      if (lower === 'quit' || lower === 'exit' || lower === 'resign') {
-        console.log('you resigned.');
-        return 0;
-      }
-      if (lower === 'help' || lower === '?') {
-        console.log('Type a move in the notation the board shows. Commands: moves, undo, position (the position as text, e.g. FEN), quit/resign.');
-        continue;
-      }
-      if (lower === 'moves') {
-        console.log(`legal moves: ${legalMoves(game, state).join(' ')}`);
-        continue;
-      }
-      if (lower === 'position' || lower === 'fen') {
-        console.log(game.positionText ? game.positionText(state) : game.hash(state));
-        continue;
-      }
-      if (lower === 'undo') {
-        const previous = history.pop();
-        if (previous === undefined) console.log('nothing to undo.');
-        else state = previous;
-        continue;
-      }
-      const parsed = game.parseAction(state, input);
-      if (!parsed.ok) {
-        // Some games' errors already list the legal moves (chess): do not print them twice.
-        console.log(/legal moves:/.test(parsed.error) ? parsed.error : `${parsed.error}\nlegal moves: ${legalMoves(game, state).join(' ')}`);
-        continue;
-      }
-      history.push(game.clone(state));
-      game.applyAction(state, parsed.action, rng);
-    }
-    console.log('\n' + game.render(state, humanSeat));
-    const returns = game.returns(state);
-    const mine = returns[humanSeat];
-    const best = Math.max(...Array.from(returns));
-    const verdict = mine === best && Array.from(returns).filter((r) => r === best).length === 1 ? 'you win' : mine === best ? 'a draw' : 'you lose';
-    console.log(`game over: ${verdict} (returns by seat: ${Array.from(returns).map((r) => r.toFixed(2)).join(', ')})`);
+    await runPlaySession(game, game.initialState(rng), rng, humanSeat, opponent, { ask: (prompt) => reader.ask(prompt), print: (text) => console.log(text) });
     return 0;
   } finally {
     reader.close();

@@ -20,6 +20,7 @@ import { ProgressBar, formatSeconds } from '../progress.js';
 import { startServer, type RunningServer } from '../serve/server.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { workerCountWarning } from '../worker-count.js';
 
 export const trainSpec = {
   name: 'train',
@@ -270,6 +271,8 @@ function multiProcessOptions(flags: TrainFlags, gameId: string, backend: TrainOp
       plugin: { moduleUrl: source.moduleUrl, exportName: source.exportName },
     };
     checkMultiProcessOptions(multi, backend);
+    const warning = workerCountWarning(devices.length * (multi.workersPerDevice ?? 1));
+    if (warning) console.error(`az train: warning: ${warning}`);
     return multi;
   } catch (err) {
     if (err instanceof DeviceSpecError) throw new UsageError(`az train: ${err.message}`);

@@ -14,7 +14,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import { Hono, type Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { ConfigError, listGames, resolveGame, resolveGameConfig, type ConfigSchema, type GamePlugin } from '@az/core';
-import { defaultPlaySimulations } from '@az/trainer-multigpu';
+import { defaultPlaySimulations } from '@az/mcts';
 import { agentNames, gameFor, type AgentSettings, type LoadedModel } from '../agents.js';
 import { UsageError } from '../args.js';
 import { MetricsFollower, readRun, RunDirError } from './run-data.js';

@@ -1,5 +1,5 @@
-import type { Agent, Game } from '@az/core';
-import { Rng } from '@az/core';
+import type { Agent, Game } from './game.js';
+import { Rng } from './rng.js';
 
 export interface ArenaResult {
   readonly games: number;

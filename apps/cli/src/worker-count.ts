@@ -1,0 +1,14 @@
+import { availableParallelism } from 'node:os';
+
+/**
+ * A warning when a multi-process run starts more self-play processes than the machine has cores
+ * (`--devices cpu:64` on 2 cores): each process loads its own game, network and runtime, and they
+ * only take turns on the CPU. Null when the count fits.
+ */
+export function workerCountWarning(processes: number, cores: number = availableParallelism()): string | null {
+  if (processes <= cores) return null;
+  return (
+    `${processes} self-play processes on ${cores} core${cores === 1 ? '' : 's'}: they will share the CPU (and each holds its own copy of the game, network and runtime), ` +
+    `so self-play gets no faster; use at most ${cores} (e.g. --devices cpu:${cores})`
+  );
+}

@@ -107,13 +107,15 @@ export function checkRunFitsMemory(replayCapacity: number, batchSize: number, sh
   const gb = (bytes: number): string => `${(bytes / 2 ** 30).toFixed(1)} GB`;
   const replayBytes = replayCapacity * ReplayBuffer.bytesPerPosition(shape);
   if (!Number.isSafeInteger(replayCapacity) || replayBytes > 0.75 * memory) {
+    const most = Math.floor((0.75 * memory) / ReplayBuffer.bytesPerPosition(shape));
     throw new RangeError(
-      `replay (--replay ${replayCapacity}) must fit in memory: ${replayCapacity} positions of this game take ${gb(replayBytes)} once the buffer is full, and this machine has ${gb(memory)}; lower --replay`,
+      `replay (--replay ${replayCapacity}) must be at most ${most} positions to fit in memory: ${replayCapacity} positions of this game take ${gb(replayBytes)} once the buffer is full, and this machine has ${gb(memory)}`,
     );
   }
   // Inputs, dense policy and legal masks, values; the network's activations take several times that.
   const batchBytes = 8 * batchSize * 4 * (shape.inputSize + 2 * shape.actionSize + shape.numSeats);
   if (!Number.isSafeInteger(batchSize) || batchBytes > 0.5 * memory || batchSize * shape.inputSize > 2 ** 31) {
-    throw new RangeError(`batch size (--batch-size ${batchSize}) must fit in memory: a minibatch of ${batchSize} positions needs about ${gb(batchBytes)}, and this machine has ${gb(memory)}; lower --batch-size`);
+    const most = Math.floor(Math.min((0.5 * memory) / (batchBytes / batchSize), 2 ** 31 / shape.inputSize));
+    throw new RangeError(`batch size (--batch-size ${batchSize}) must be at most ${most} to fit in memory: a minibatch of ${batchSize} positions needs about ${gb(batchBytes)}, and this machine has ${gb(memory)}`);
   }
 }

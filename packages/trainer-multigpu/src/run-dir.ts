@@ -84,7 +84,7 @@ export function claimRunDirectory(out: string, gameId: string, force: boolean): 
 }
 
 /** The run directory and checkpoint a `--resume` path means (the run directory or one of its checkpoint folders). */
-export function resolveResume(path: string): { runDir: string; checkpointDir: string; legacy: boolean } {
+export function resolveResume(path: string): { runDir: string; checkpointDir: string } {
   const resolved = resolveCheckpointPath(path);
   if (resolved.runDir === null) {
     throw new RunDirectoryError(resolved.checkpointDir, `--resume ${path}: ${resolved.checkpointDir} is a checkpoint outside any run directory; --resume takes a run directory (the --out of a training run)`);
@@ -96,7 +96,7 @@ export function resolveResume(path: string): { runDir: string; checkpointDir: st
       `--resume ${path}: that is not the run's newest checkpoint (${newest?.name}); a resume continues from the newest: pass the run directory ${resolved.runDir}`,
     );
   }
-  return { runDir: resolved.runDir, checkpointDir: resolved.checkpointDir, legacy: basename(resolved.checkpointDir) === LEGACY_CHECKPOINT_DIR && basename(dirname(resolved.checkpointDir)) !== CHECKPOINTS_DIR };
+  return { runDir: resolved.runDir, checkpointDir: resolved.checkpointDir };
 }
 
 /**

@@ -48,7 +48,7 @@ export class RunDirectoryError extends Error {
   }
 }
 
-const RUN_FILES = ['options.json', 'metrics.jsonl', 'changes.jsonl', CHECKPOINTS_DIR, LEGACY_CHECKPOINT_DIR, REPLAY_DIR, 'replay.bin'];
+const RUN_FILES = ['options.json', 'metrics.jsonl', 'changes.jsonl', 'summary.json', CHECKPOINTS_DIR, LEGACY_CHECKPOINT_DIR, REPLAY_DIR, 'replay.bin'];
 
 /**
  * Makes sure a new run may use `out`: a missing or empty directory is fine; one holding a run (or

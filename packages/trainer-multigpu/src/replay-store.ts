@@ -38,12 +38,17 @@ export interface ReplayIndex {
  * whole buffer (segments still needed by the ring). Nothing is written when nothing was added.
  */
 export async function saveReplay(runDir: string, buffer: ReplayBuffer, previous: ReplayIndex | null): Promise<ReplayIndex> {
+  // Taken before the first await: games keep arriving (multi-process intake) while the segment is
+  // written, and belong to the next save.
+  const totalAdded = buffer.totalAdded;
+  const oldest = buffer.oldestIndex;
+  const from = Math.max(previous?.totalAdded ?? 0, oldest);
+  const range = from < totalAdded ? buffer.exportRange(from) : null;
   const dir = join(resolve(runDir), REPLAY_DIR);
   await fs.mkdir(dir, { recursive: true });
   let segments = previous ? [...previous.segments] : [];
-  const from = Math.max(previous?.totalAdded ?? 0, buffer.oldestIndex);
-  if (from < buffer.totalAdded) {
-    const bytes = encodeSegment(buffer.exportRange(from), buffer.shape);
+  if (range) {
+    const bytes = encodeSegment(range, buffer.shape);
     const file = `seg-${String(from).padStart(12, '0')}-${randomBytes(3).toString('hex')}.bin.gz`;
     const tmp = join(dir, `.${file}.tmp`);
     faultPoint('replay:write');
@@ -51,11 +56,11 @@ export async function saveReplay(runDir: string, buffer: ReplayBuffer, previous:
     faultPoint('replay:rename');
     await fs.rename(tmp, join(dir, file));
     await syncDirectory(dir);
-    segments.push({ file, first: from, count: buffer.totalAdded - from, bytes: bytes.byteLength, sha256: sha256(bytes) });
+    segments.push({ file, first: from, count: range.count, bytes: bytes.byteLength, sha256: sha256(bytes) });
   }
   // Segments whose positions the ring has overwritten entirely are no longer part of the buffer.
-  segments = segments.filter((s) => s.first + s.count > buffer.oldestIndex);
-  return { format: 'az-replay-index', version: 1, capacity: buffer.capacity, shape: buffer.shape, totalAdded: buffer.totalAdded, segments };
+  segments = segments.filter((s) => s.first + s.count > oldest);
+  return { format: 'az-replay-index', version: 1, capacity: buffer.capacity, shape: buffer.shape, totalAdded, segments };
 }
 
 /** Parses a checkpoint's replay.json (already verified against the manifest); errors name the file. */

@@ -48,7 +48,7 @@ export class RunDirectoryError extends Error {
   }
 }
 
-const RUN_FILES = ['options.json', 'metrics.jsonl', 'changes.jsonl', CHECKPOINTS_DIR, LEGACY_CHECKPOINT_DIR, REPLAY_DIR, 'replay.bin'];
+const RUN_FILES = ['options.json', 'metrics.jsonl', 'changes.jsonl', 'summary.json', CHECKPOINTS_DIR, LEGACY_CHECKPOINT_DIR, REPLAY_DIR, 'replay.bin'];
 
 /**
  * Makes sure a new run may use `out`: a missing or empty directory is fine; one holding a run (or
@@ -84,7 +84,7 @@ export function claimRunDirectory(out: string, gameId: string, force: boolean): 
 }
 
 /** The run directory and checkpoint a `--resume` path means (the run directory or one of its checkpoint folders). */
-export function resolveResume(path: string): { runDir: string; checkpointDir: string; legacy: boolean } {
+export function resolveResume(path: string): { runDir: string; checkpointDir: string } {
   const resolved = resolveCheckpointPath(path);
   if (resolved.runDir === null) {
     throw new RunDirectoryError(resolved.checkpointDir, `--resume ${path}: ${resolved.checkpointDir} is a checkpoint outside any run directory; --resume takes a run directory (the --out of a training run)`);
@@ -96,7 +96,7 @@ export function resolveResume(path: string): { runDir: string; checkpointDir: st
       `--resume ${path}: that is not the run's newest checkpoint (${newest?.name}); a resume continues from the newest: pass the run directory ${resolved.runDir}`,
     );
   }
-  return { runDir: resolved.runDir, checkpointDir: resolved.checkpointDir, legacy: basename(resolved.checkpointDir) === LEGACY_CHECKPOINT_DIR && basename(dirname(resolved.checkpointDir)) !== CHECKPOINTS_DIR };
+  return { runDir: resolved.runDir, checkpointDir: resolved.checkpointDir };
 }
 
 /**
@@ -107,13 +107,15 @@ export function checkRunFitsMemory(replayCapacity: number, batchSize: number, sh
   const gb = (bytes: number): string => `${(bytes / 2 ** 30).toFixed(1)} GB`;
   const replayBytes = replayCapacity * ReplayBuffer.bytesPerPosition(shape);
   if (!Number.isSafeInteger(replayCapacity) || replayBytes > 0.75 * memory) {
+    const most = Math.floor((0.75 * memory) / ReplayBuffer.bytesPerPosition(shape));
     throw new RangeError(
-      `replay (--replay ${replayCapacity}) must fit in memory: ${replayCapacity} positions of this game take ${gb(replayBytes)} once the buffer is full, and this machine has ${gb(memory)}; lower --replay`,
+      `replay (--replay ${replayCapacity}) must be at most ${most} positions to fit in memory: ${replayCapacity} positions of this game take ${gb(replayBytes)} once the buffer is full, and this machine has ${gb(memory)}`,
     );
   }
   // Inputs, dense policy and legal masks, values; the network's activations take several times that.
   const batchBytes = 8 * batchSize * 4 * (shape.inputSize + 2 * shape.actionSize + shape.numSeats);
   if (!Number.isSafeInteger(batchSize) || batchBytes > 0.5 * memory || batchSize * shape.inputSize > 2 ** 31) {
-    throw new RangeError(`batch size (--batch-size ${batchSize}) must fit in memory: a minibatch of ${batchSize} positions needs about ${gb(batchBytes)}, and this machine has ${gb(memory)}; lower --batch-size`);
+    const most = Math.floor(Math.min((0.5 * memory) / (batchBytes / batchSize), 2 ** 31 / shape.inputSize));
+    throw new RangeError(`batch size (--batch-size ${batchSize}) must be at most ${most} to fit in memory: a minibatch of ${batchSize} positions needs about ${gb(batchBytes)}, and this machine has ${gb(memory)}`);
   }
 }

@@ -288,6 +288,9 @@ export async function openRun(input: TrainOptionsInput, deps: RunDeps): Promise<
   let latest: string | null = resumeFrom?.checkpointDir ?? null;
   const saveAll = async (extra: Readonly<Record<string, unknown>> = {}): Promise<void> => {
     state.rngState = rng.getState();
+    // Games may arrive while the replay segment is written (multi-process intake): the checkpoint
+    // counts those its replay index holds.
+    const gamesPlayed = state.gamesPlayed;
     const index = await saveReplay(paths.dir, replay, replayIndex);
     const saved = await saveRunCheckpoint(
       paths.dir,
@@ -300,7 +303,7 @@ export async function openRun(input: TrainOptionsInput, deps: RunDeps): Promise<
         weightsVersion: state.weightsVersion,
         network: networkConfig,
         backend: backend.name,
-        extra: { ...extra, gamesPlayed: state.gamesPlayed, rngState: state.rngState },
+        extra: { ...extra, gamesPlayed, rngState: state.rngState },
       },
       trainer.getOptimizerState(),
       { keep: options.keepCheckpoints, extraFiles: { [REPLAY_INDEX_FILE]: JSON.stringify(index) + '\n' } },

@@ -212,6 +212,25 @@ describe('ReplayBuffer', () => {
     }
   });
 
+  it('a game added while a save is being written goes into the next save, not this one', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'az-replay-race-'));
+    try {
+      const { records } = await playGames(3, 9);
+      const buffer = new ReplayBuffer(100, shape);
+      buffer.addGame(records[0]);
+      const saving = saveReplay(dir, buffer, null);
+      buffer.addGame(records[1]); // arrives during the save's file writes
+      const first = await saving;
+      expect(first.totalAdded).toBe(records[0].length);
+      expect(loadReplay(dir, first, 100, shape).totalAdded).toBe(records[0].length);
+      const second = await saveReplay(dir, buffer, first);
+      expect(second.segments.at(-1)).toMatchObject({ first: records[0].length, count: records[1].length });
+      expect(loadReplay(dir, second, 100, shape).totalAdded).toBe(records[0].length + records[1].length);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('grows with what is filled, not its capacity, and refuses NaN games', async () => {
     const { records } = await playGames(2, 7);
     const buffer = new ReplayBuffer(1_000_000, shape);

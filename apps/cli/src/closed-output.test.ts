@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { readCheckpointManifest, resolveCheckpointPath } from '@az/nn';
 
 const bin = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'main.js');
 const work = mkdtempSync(join(tmpdir(), 'az-closed-'));
@@ -54,7 +55,7 @@ describe('stdout closed early', () => {
     expect(r.code, r.stderr).toBe(0);
     // Every iteration ran and was recorded after the reader had gone.
     expect(readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n')).toHaveLength(iterations);
-    expect(JSON.parse(readFileSync(join(out, 'checkpoint', 'manifest.json'), 'utf8'))).toMatchObject({ iteration: iterations });
+    expect(await readCheckpointManifest(resolveCheckpointPath(out).checkpointDir)).toMatchObject({ iteration: iterations });
   }, 300_000);
 
   it('az play stops quietly with status 0 when it can no longer show the game', async () => {

@@ -11,7 +11,7 @@ import { ticTacToePlugin } from '@az/game-tictactoe';
 import { encodeGameRecord, type GameRecord } from './game-record.js';
 import { parseDeviceSpec } from './devices.js';
 import { runMultiProcessTraining } from './multiprocess.js';
-import type { IterationMetrics } from './train-loop.js';
+import type { IterationMetrics } from './metrics.js';
 import type { IncomingGame, PublishedWeights, SelfPlayTransport, WorkerEvent, WorkerStatus } from './transport.js';
 
 const work = mkdtempSync(join(tmpdir(), 'az-mp-outcomes-'));

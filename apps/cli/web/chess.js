@@ -45,6 +45,7 @@ export function renderChess(s, { board, side, sendMove, el }) {
     orientation,
     turnColor: turn,
     check: view.check ? turn : false,
+    lastMove: view.lastMove ? [...view.lastMove] : undefined,
     movable: { free: false, color: mine ? color : undefined, dests, showDests: true, events: { after: onMove } },
     premovable: { enabled: false },
     animation: { enabled: true, duration: 150 },

@@ -114,6 +114,8 @@ export interface ChessView {
   readonly fen: string;
   readonly moves: readonly { readonly action: number; readonly from: string; readonly to: string; readonly promotion?: string; readonly san: string }[];
   readonly check: boolean;
+  /** The squares of the move that led here (the king's for castling), when there was one. */
+  readonly lastMove?: readonly [string, string];
 }
 
 /**

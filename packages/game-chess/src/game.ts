@@ -13,6 +13,7 @@ import {
   DEFAULT_MAX_PLIES,
   isCheck,
   isGameOver,
+  lastMoveSquares,
   legalActionsOf,
   legalMoveOf,
   legalMoveIndex,
@@ -177,6 +178,7 @@ export class ChessGame implements Game<ChessState> {
         if (move) moves.push({ action, from: move.from, to: move.to, ...(move.promotion ? { promotion: move.promotion } : {}), san: move.san });
       }
     }
-    return { kind: 'chess', fen: toFen(state), moves, check: isCheck(state) };
+    const last = lastMoveSquares(state);
+    return { kind: 'chess', fen: toFen(state), moves, check: isCheck(state), ...(last ? { lastMove: [last.from, last.to] as const } : {}) };
   }
 }

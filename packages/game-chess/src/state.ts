@@ -293,6 +293,27 @@ export function castlingRights(state: ChessState, color: Color): number {
   return internals(state.chess)._castling[color];
 }
 
+/**
+ * The squares of the move that led to this position (the king's for castling), read off the pieces
+ * before and after it; null at the start of the game.
+ */
+export function lastMoveSquares(state: ChessState): { from: Square; to: Square } | null {
+  const before = state.position.previous?.pieces;
+  if (!before) return null;
+  const now = piecesOf(state.position, state.chess);
+  const moverIsWhite = state.chess.turn() === 'b';
+  const isMover = (code: number): boolean => code !== 0 && code <= BLACK_PIECE_OFFSET === moverIsWhite;
+  const isKing = (code: number): boolean => code === PIECE_CODES.k || code === PIECE_CODES.k + BLACK_PIECE_OFFSET;
+  let from = -1;
+  let to = -1;
+  for (let sq = 0; sq < 64; sq++) {
+    if (before[sq] === now[sq]) continue;
+    if (isMover(before[sq]) && now[sq] === 0 && (from < 0 || isKing(before[sq]))) from = sq;
+    if (isMover(now[sq]) && (to < 0 || isKing(now[sq]))) to = sq;
+  }
+  return from < 0 || to < 0 ? null : { from: squareName(from), to: squareName(to) };
+}
+
 /** Pieces of a record by absolute square, computing them from `chess` (which must be at that position) if needed. */
 export function piecesOf(record: PositionRecord, chess: Chess): Int8Array {
   if (record.pieces === null) record.pieces = snapshotPieces(chess);

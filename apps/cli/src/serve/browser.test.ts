@@ -230,12 +230,17 @@ describe.skipIf(chromium.path === undefined)('the training dashboard and report 
     expect(await page.textContent('#info-iterations')).toMatch(/^2/);
     await screenshot(page, 'serve-dashboard.png');
 
-    // The trainer appends a line: the page hears it over the event stream and redraws.
+    // The trainer appends a line: the page hears it over the event stream and redraws. This one carries a
+    // multi-process run's worker figures, so the workers chart appears.
+    expect(await page.$('#chart-workers')).toBeNull();
     const lines = readFileSync(join(runDir, 'metrics.jsonl'), 'utf8').trim().split('\n');
-    const next = { ...JSON.parse(lines[lines.length - 1]), iteration: 3 };
+    const workers = { devices: { 'cpu:0': { games: 12, positions: 80, restarts: 1, staleGamesDropped: 0 } }, live: 2, restarts: 1, staleGamesDropped: 0, gamesReceived: 12, minAcceptedVersion: 1, meanGameAge: 0.5, totalRestarts: 1, totalStaleGamesDropped: 0 };
+    const next = { ...JSON.parse(lines[lines.length - 1]), iteration: 3, workers };
     appendFileSync(join(runDir, 'metrics.jsonl'), JSON.stringify(next) + '\n');
     await page.waitForFunction('window.azDashboard && window.azDashboard.updates === 1');
     expect(await page.textContent('#info-iterations')).toMatch(/^3/);
+    await page.waitForSelector('#chart-workers canvas');
+    expect(Math.max(...(await drawnPixels(page, '#chart-workers')))).toBeGreaterThan(500);
     await page.close();
   });
 

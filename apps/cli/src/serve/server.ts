@@ -12,6 +12,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve, type ServerType } from '@hono/node-server';
 import { Hono, type Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import { streamSSE } from 'hono/streaming';
 import { ConfigError, listGames, resolveGame, resolveGameConfig, type ConfigSchema, type GamePlugin } from '@az/core';
 import { defaultPlaySimulations } from '@az/mcts';
@@ -84,7 +85,15 @@ function errorResponse(c: Context, err: unknown): Response {
   return c.json({ error: `internal error: ${message}` }, 500);
 }
 
-async function readBody(c: Context): Promise<Record<string, unknown>> {
+/** The JSON object a request carries, refusing fields the endpoint does not know (a typo would otherwise be ignored). */
+async function readBody(c: Context, allowed: readonly string[]): Promise<Record<string, unknown>> {
+  const body = await readJsonObject(c);
+  const unknown = Object.keys(body).filter((k) => !allowed.includes(k));
+  if (unknown.length > 0) throw new PlayError(`unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `'${k}'`).join(', ')}: use ${allowed.join(', ')}`);
+  return body;
+}
+
+async function readJsonObject(c: Context): Promise<Record<string, unknown>> {
   const text = await c.req.text();
   if (text.trim() === '') return {};
   let body: unknown;
@@ -116,7 +125,7 @@ export function createServeApp(options: ServeOptions = {}): { app: Hono; session
   const app = new Hono();
   const files = staticFiles();
   const sessions = new Map<string, PlaySession>();
-  const maxSessions = options.maxSessions ?? 64;
+  const maxSessions = options.maxSessions ?? 32;
   const timers = new Set<ReturnType<typeof setInterval>>();
   const modelGame = options.model ? options.game : undefined;
 
@@ -141,6 +150,8 @@ export function createServeApp(options: ServeOptions = {}): { app: Hono; session
   };
 
   app.onError((err, c) => errorResponse(c, err));
+  // Requests are a few hundred bytes; anything far larger is refused before it is read.
+  app.use('/api/*', bodyLimit({ maxSize: 64 * 1024, onError: (c) => c.json({ error: 'the request body is too large (64 KB at most)' }, 413) }));
   app.notFound((c) => c.json({ error: `not found: ${c.req.path}` }, 404));
 
   const page = (name: string) => (c: Context) => c.body(readFileSync(files.get(name) as string), 200, { 'content-type': contentType(name), 'cache-control': 'no-store' });
@@ -165,7 +176,7 @@ export function createServeApp(options: ServeOptions = {}): { app: Hono; session
     } catch (err) {
       throw new PlayError(err instanceof Error ? err.message : String(err), 404);
     }
-    const body = await readBody(c);
+    const body = await readBody(c, ['seat', 'opponent', 'sims', 'seed', 'config']);
     const rawConfig: Record<string, unknown> = { ...(id === options.game ? options.gameConfig : {}) };
     if (body.config !== undefined) {
       if (body.config === null || typeof body.config !== 'object' || Array.isArray(body.config)) throw new PlayError("'config' must be an object of game settings");
@@ -200,7 +211,7 @@ export function createServeApp(options: ServeOptions = {}): { app: Hono; session
   app.get('/api/sessions/:id', async (c) => c.json(await sessionOf(c).current()));
   app.post('/api/sessions/:id/move', async (c) => {
     const session = sessionOf(c);
-    const body = await readBody(c);
+    const body = await readBody(c, ['action', 'move']);
     return c.json(await session.play(body));
   });
 

@@ -270,11 +270,28 @@ try {
     writeFileSync(userconfig, [`@az:registry=${url}`, `@e2e:registry=${url}`, `${hostPath}:_authToken=${token}`, ''].join('\n'));
     env = cleanEnv(userconfig);
 
+    step('checking what each package would publish (npm pack --dry-run)');
+    const workspaces = ['packages/core', 'packages/nn', 'packages/mcts', 'packages/imperfect-info', 'packages/game-tictactoe', 'packages/game-chess', 'packages/game-blob', 'packages/trainer-multigpu', 'apps/cli'];
+    const dryRun = run('npm', ['pack', '--dry-run', '--json', ...workspaces.map((w) => `--workspace=${w}`)], root, {}, { stdoutOnly: true });
+    for (const info of JSON.parse(dryRun.slice(dryRun.indexOf('[')))) {
+      const dir = workspaces.find((w) => JSON.parse(readFileSync(join(root, w, 'package.json'), 'utf8')).name === info.name);
+      const files = info.files.map((f) => f.path);
+      for (const needed of ['package.json', 'README.md', 'dist/index.js', 'dist/index.d.ts']) {
+        if (needed.startsWith('dist/index') && info.name === '@az/cli') continue;
+        if (!files.includes(needed)) fail(`${info.name}'s tarball lacks ${needed}`);
+      }
+      const stray = files.filter((f) => /\.test\.|^src\//.test(f));
+      if (stray.length) fail(`${info.name}'s tarball holds tests or sources: ${stray.slice(0, 5).join(', ')}`);
+      // A dist/*.js without a source is left over from an earlier build (a moved or deleted module).
+      const stale = files.filter((f) => /^dist\/.*\.js$/.test(f) && !existsSync(join(root, dir, f.replace(/^dist\//, 'src/').replace(/\.js$/, '.ts'))));
+      if (stale.length) fail(`${info.name}'s dist holds files with no source (a stale build: rm -rf ${dir}/dist && npm run build): ${stale.slice(0, 5).join(', ')}`);
+      console.log(`  ${info.name}@${info.version}: ${info.entryCount} files, ${(info.size / 1024).toFixed(0)} kB packed, ${(info.unpackedSize / 1024).toFixed(0)} kB unpacked`);
+    }
+
     step('publishing every package with changeset publish');
     // changesets asks `npm info` whether each version exists (in the scope's registry, which it reads
     // from npm_config_@az:registry), then `npm publish`es the ones that do not.
     const published = run(process.execPath, [join(root, 'node_modules', '@changesets', 'cli', 'bin.js'), 'publish', '--no-git-tag'], root, { 'npm_config_@az:registry': url });
-    const workspaces = ['packages/core', 'packages/nn', 'packages/mcts', 'packages/imperfect-info', 'packages/game-tictactoe', 'packages/game-chess', 'packages/game-blob', 'packages/trainer-multigpu', 'apps/cli'];
     for (const dir of workspaces) {
       const { name, version } = JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8'));
       const info = await httpJson('GET', `${url}${name.replace('/', '%2f')}`);

@@ -280,7 +280,7 @@ try {
         if (needed.startsWith('dist/index') && info.name === '@az/cli') continue;
         if (!files.includes(needed)) fail(`${info.name}'s tarball lacks ${needed}`);
       }
-      const stray = files.filter((f) => /\.test\.|^src\//.test(f));
+      const stray = files.filter((f) => !f.startsWith('templates/') && /\.test\.|^src\//.test(f)); // the CLI ships the scaffold's sources as templates
       if (stray.length) fail(`${info.name}'s tarball holds tests or sources: ${stray.slice(0, 5).join(', ')}`);
       // A dist/*.js without a source is left over from an earlier build (a moved or deleted module).
       const stale = files.filter((f) => /^dist\/.*\.js$/.test(f) && !existsSync(join(root, dir, f.replace(/^dist\//, 'src/').replace(/\.js$/, '.ts'))));

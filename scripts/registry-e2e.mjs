@@ -358,6 +358,7 @@ try {
     step('az games');
     const games = run('npx', ['--no-install', 'az', 'games'], userProject);
     if (!new RegExp(`^${GAME}\\s+Pebbles: 2 players`, 'm').test(games)) fail(`az games does not list '${GAME}':\n${games}`);
+    if (!games.includes(`from ${PLUGIN}@0.1.0`)) fail(`az games does not say that '${GAME}' came from ${PLUGIN}@0.1.0:\n${games}`);
     if (/not loaded/.test(games)) fail(`az games reports plugins that did not load:\n${games}`);
     if (!/^tictactoe\s/m.test(games)) fail(`az games lost the built-in games:\n${games}`);
 

@@ -50,26 +50,33 @@ describe('az new-game', () => {
   it('scaffolds a package whose build and tests pass straight away', () => {
     const made = run(process.execPath, [bin, 'new-game', 'pebbles', '--dir', pluginDir], work);
     expect(made.code, made.out).toBe(0);
-    for (const f of ['package.json', 'tsconfig.json', 'README.md', '.gitignore', '.changeset/config.json', 'src/game.test.ts', 'src/plugin.ts']) {
+    for (const f of ['package.json', 'tsconfig.json', 'README.md', '.gitignore', '.npmrc', '.changeset/config.json', 'src/game.test.ts', 'src/plugin.ts']) {
       expect(existsSync(join(pluginDir, f)), f).toBe(true);
     }
     const pkg = JSON.parse(readFileSync(join(pluginDir, 'package.json'), 'utf8')) as Record<string, unknown>;
     expect(pkg.az).toEqual({ gamePlugin: 'pebblesPlugin' });
     expect(pkg.keywords).toContain('az-game-plugin');
     expect(pkg.peerDependencies).toHaveProperty('@az/core');
+    // A plugin's install stays small: no CLI (and with it no ML runtime) and no test framework.
+    expect(Object.keys(pkg.devDependencies as Record<string, string>).sort()).toEqual(['@az/core', '@changesets/cli', '@types/node', 'typescript']);
+    expect(readFileSync(join(pluginDir, '.npmrc'), 'utf8')).toMatch(/^onnxruntime-node-install=skip$/m);
     expect(run(process.execPath, [bin, 'new-game', 'pebbles', '--dir', pluginDir], work).code).toBe(1); // refuses to overwrite
 
     link(pluginDir, '@az/core', join(repo, 'packages', 'core'));
-    for (const tool of ['typescript', 'vitest', '@types/node']) link(pluginDir, tool, join(repo, 'node_modules', tool));
+    for (const tool of ['typescript', '@types/node']) link(pluginDir, tool, join(repo, 'node_modules', tool));
     const tsc = join(pluginDir, 'node_modules', 'typescript', 'bin', 'tsc');
     const typecheck = run(process.execPath, [tsc, '-p', 'tsconfig.json', '--noEmit'], pluginDir);
     expect(typecheck.code, typecheck.out).toBe(0);
     const build = run(process.execPath, [tsc, '-p', 'tsconfig.build.json'], pluginDir);
     expect(build.code, build.out).toBe(0);
     expect(existsSync(join(pluginDir, 'dist', 'index.js'))).toBe(true);
-    const tests = run(process.execPath, [join(pluginDir, 'node_modules', 'vitest', 'vitest.mjs'), 'run'], pluginDir);
+    // What `npm test` runs there: compile with the tests, then Node's test runner.
+    const compiled = run(process.execPath, [tsc, '-p', 'tsconfig.json'], pluginDir);
+    expect(compiled.code, compiled.out).toBe(0);
+    const tests = run(process.execPath, ['--test'], pluginDir);
     expect(tests.code, tests.out).toBe(0);
-    expect(tests.out).toMatch(/Tests\s+6 passed/);
+    expect(tests.out).toMatch(/^# pass 6$/m);
+    expect(tests.out).toMatch(/^# fail 0$/m);
   });
 
   it('is listed by az games once installed in a project', () => {

@@ -70,6 +70,7 @@ export {
   OnnxUnavailableError,
   onnxRuntimeStatus,
   ONNX_CUDA_INSTALL_COMMAND,
+  ONNX_INSTALL_COMMAND,
   type OnnxExecutionProvider,
   type OnnxBackendName,
   type OnnxSessionOptions,

@@ -48,6 +48,11 @@ export class OnnxUnavailableError extends Error {
 
 const ORT_PACKAGE = 'onnxruntime-node';
 /** How a GPU user gets the CUDA provider: the repo's .npmrc skips its download by default; the env var wins over .npmrc. */
+/**
+ * How to add onnxruntime-node to a project without its install script's CUDA download (from outside
+ * the npm registry; the CPU library ships in the npm package).
+ */
+export const ONNX_INSTALL_COMMAND = 'ONNXRUNTIME_NODE_INSTALL=skip npm install onnxruntime-node';
 export const ONNX_CUDA_INSTALL_COMMAND = 'ONNXRUNTIME_NODE_INSTALL=cuda12 npm rebuild onnxruntime-node';
 
 type OrtModule = typeof Ort;
@@ -104,7 +109,7 @@ async function importOrt(): Promise<OrtModule> {
     throw new OnnxUnavailableError(
       'onnx',
       missing
-        ? `the onnx backend needs ${ORT_PACKAGE}, which is not installed (it is a dependency of @az/nn: reinstall with npm ci), or use --backend wasm`
+        ? `the onnx backend needs ${ORT_PACKAGE}, which is not installed (an optional peer of @az/nn, for 3-16x faster search: ${ONNX_INSTALL_COMMAND}), or use --backend wasm`
         : `${ORT_PACKAGE} is installed but failed to load (${message}); its CPU library ships in the package for Linux, macOS and Windows on x64/arm64 — reinstall it, or use --backend wasm`,
     );
   }

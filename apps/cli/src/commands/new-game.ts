@@ -5,8 +5,9 @@
  * replace the rules rather than start from an empty file.
  *
  * Templates are files with a `.tmpl` suffix (so neither tsc nor vitest in this package picks them
- * up) and `{{placeholder}}` fields; `gitignore` and `changeset/` are renamed to `.gitignore` and
- * `.changeset/` on the way out, because npm drops `.gitignore` files from published packages.
+ * up) and `{{placeholder}}` fields; `gitignore`, `npmrc` and `changeset/` are renamed to `.gitignore`,
+ * `.npmrc` and `.changeset/` on the way out, because npm drops `.gitignore` and `.npmrc` files from
+ * published packages.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
@@ -88,6 +89,7 @@ function outputPath(templatePath: string): string {
   return templatePath
     .replace(/\.tmpl$/, '')
     .replace(/^gitignore$/, '.gitignore')
+    .replace(/^npmrc$/, '.npmrc')
     .replace(/^changeset\//, '.changeset/');
 }
 
@@ -147,7 +149,7 @@ export async function newGameCommand(argv: readonly string[]): Promise<number> {
       `  cd ${shown}`,
       '  npm install',
       '  npm run build && npm test',
-      `  npx az train --game ${names.id}      # az finds the plugin in the current project`,
+      `  npx @az/cli train --game ${names.id}      # az finds the plugin in the current project`,
       '',
       'Then replace the Nim rules in src/rules.ts with your game; docs/plugin-authoring.md explains the contract.',
     ].join('\n'),

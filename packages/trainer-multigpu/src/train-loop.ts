@@ -5,7 +5,7 @@
 import type { GameRegistry } from '@az/core';
 import { finishIteration } from './iteration.js';
 import type { IterationMetrics, TrainerEvents, TrainSummary } from './metrics.js';
-import type { TrainOptionsInput } from './options.js';
+import { selfPlaySettings, type TrainOptionsInput } from './options.js';
 import { OutcomeTally } from './outcome-tally.js';
 import { closeRun, disposeRun, openRun } from './run-session.js';
 import { createSelfPlayEngine } from './search-settings.js';
@@ -30,7 +30,7 @@ export async function runTraining(
 
       // Self-play with the current weights.
       const engine = createSelfPlayEngine(game, evaluator, options, Math.min(options.parallelGames, options.gamesPerIteration), rng.nextUint32());
-      const selfPlay = new SelfPlay(game, engine, { temperatureMoves: options.temperatureMoves, valueShaping: options.valueShaping, seed: rng.nextUint32(), weightsVersion: state.weightsVersion });
+      const selfPlay = new SelfPlay(game, engine, { ...selfPlaySettings(options), seed: rng.nextUint32(), weightsVersion: state.weightsVersion });
       events.phase?.('self-play', options.gamesPerIteration, iteration);
       const outcomes = new OutcomeTally(game.numPlayers);
       const sp = await selfPlay.play(
@@ -59,6 +59,7 @@ export async function runTraining(
           gamesPerSecond: sp.games / sp.seconds,
           evalsPerSecond: sp.evaluations / sp.seconds,
           averageBatch: sp.averageBatch,
+          ...(sp.fullSearchShare !== undefined ? { fullSearchShare: sp.fullSearchShare } : {}),
           outcomes: outcomes.take(),
         },
       });

@@ -25,6 +25,7 @@ import {
 } from '@az/nn';
 import { NetworkEvaluator, type Evaluator, type LeafBatch } from '@az/mcts';
 import { encodeGameRecord } from './game-record.js';
+import { selfPlaySettings } from './options.js';
 import { SelfPlay } from './self-play.js';
 import { createSelfPlayEngine } from './search-settings.js';
 import type { FinishedGameMessage, FromWorkerMessage, ToWorkerMessage, WorkerSetup } from './transport.js';
@@ -111,7 +112,7 @@ async function run(init: InitMessage): Promise<void> {
   let positionsSent = 0;
   const options = setup.options;
   const engine = createSelfPlayEngine(game, heartbeatingEvaluator(network, () => beatIfDue()), options, options.parallelGames, init.seed);
-  const selfPlay = new SelfPlay(game, engine, { temperatureMoves: options.temperatureMoves, valueShaping: options.valueShaping, seed: (init.seed ^ 0x5bd1e995) >>> 0, weightsVersion: first.version });
+  const selfPlay = new SelfPlay(game, engine, { ...selfPlaySettings(options), seed: (init.seed ^ 0x5bd1e995) >>> 0, weightsVersion: first.version });
 
   const beat = (): Promise<void> => {
     lastBeat = Date.now();

@@ -280,6 +280,8 @@ export interface TrainingHints {
   readonly fullSearchShare?: number;
   /** Playout cap randomization: simulations of the moves not recorded (default simulations / 8). */
   readonly reducedSimulations?: number;
+  /** Positions the self-play NN evaluation cache holds (default 0, no cache); only for games whose encoding is a function of `hash`. */
+  readonly evalCacheSize?: number;
 }
 
 /** A baseline player a game offers by name (random is built in everywhere). */

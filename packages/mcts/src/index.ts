@@ -4,3 +4,4 @@ export { UniformEvaluator, RolloutEvaluator, NetworkEvaluator, type Evaluator, t
 export { selectActionFromVisits, normalizeVisits } from './policy.js';
 export { MctsAgent, defaultPlaySimulations, type MctsAgentOptions } from './mcts-agent.js';
 export { PolicyAgent } from './policy-agent.js';
+export { CachingEvaluator, type EvaluationCacheStats } from './evaluation-cache.js';

@@ -31,6 +31,8 @@ export interface TrainOptions {
   readonly fullSearchShare: number;
   /** Playout cap randomization: simulations of the other moves (not recorded). */
   readonly reducedSimulations: number;
+  /** Positions the self-play NN evaluation cache holds (0 = no cache). */
+  readonly evalCacheSize: number;
   readonly trainingSteps: number;
   readonly batchSize: number;
   readonly learningRate: number;
@@ -108,6 +110,7 @@ export function resolveTrainOptions(input: TrainOptionsInput, plugin: GamePlugin
     selfPlaySolve: input.selfPlaySolve ?? hints.selfPlaySolve ?? false,
     fullSearchShare: input.fullSearchShare ?? hints.fullSearchShare ?? 1,
     reducedSimulations: input.reducedSimulations ?? hints.reducedSimulations ?? Math.max(1, Math.round(simulations / 8)),
+    evalCacheSize: input.evalCacheSize ?? hints.evalCacheSize ?? 0,
     trainingSteps: input.trainingSteps ?? hints.trainingSteps ?? d.trainingSteps,
     batchSize: input.batchSize ?? hints.batchSize ?? d.batchSize,
     learningRate: input.learningRate ?? d.learningRate,
@@ -137,7 +140,7 @@ export function checkTrainOptions(o: TrainOptions): void {
     const v = o[key];
     if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) throw new RangeError(`${key} must be a positive integer, got ${String(v)}`);
   }
-  const nonNegativeInts: (keyof TrainOptions)[] = ['evalGames', 'temperatureMoves', 'seed'];
+  const nonNegativeInts: (keyof TrainOptions)[] = ['evalCacheSize', 'evalGames', 'temperatureMoves', 'seed'];
   for (const key of nonNegativeInts) {
     const v = o[key];
     if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) throw new RangeError(`${key} must be a non-negative integer, got ${String(v)}`);

@@ -14,6 +14,7 @@ const commands: Record<string, { load: () => Promise<Command>; summary: string }
   train: { load: async () => (await import('./commands/train.js')).trainCommand, summary: 'train an agent by self-play (az train --game tictactoe)' },
   play: { load: async () => (await import('./commands/play.js')).playCommand, summary: 'play in the terminal against a model or a bot' },
   eval: { load: async () => (await import('./commands/eval.js')).evalCommand, summary: 'arena between two agents (models, bots, random, mcts)' },
+  assess: { load: async () => (await import('./commands/assess.js')).assessCommand, summary: "the game's own verdict on a model (solved positions, an exact oracle)" },
   serve: { load: async () => (await import('./commands/serve.js')).serveCommand, summary: 'play in the browser and watch training live (az serve --run runs/tictactoe)' },
   report: { load: async () => (await import('./commands/report.js')).reportCommand, summary: 'write a self-contained HTML report of a training run' },
   games: { load: async () => (await import('./commands/games.js')).gamesCommand, summary: 'list the installed games' },

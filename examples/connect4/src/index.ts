@@ -3,3 +3,5 @@ export { connect4Plugin, GreedyAgent } from './plugin.js';
 export { Connect4Game, CONNECT4_TRAITS, mirrorSymmetry, rulesOf } from './game.js';
 export { Connect4Encoder, Connect4Masker, PLANES } from './encoding.js';
 export { STANDARD_RULES, drop, newState, type Connect4Rules, type Connect4State } from './rules.js';
+export { Connect4Solver, WIN, DRAW, LOSS } from './solver.js';
+export { assessConnect4Agent, loadReferenceSet, scoreAgent, type ReferencePosition, type ReferenceSet, type ReferenceScore } from './assessment.js';

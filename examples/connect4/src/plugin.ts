@@ -1,4 +1,5 @@
 import { ConfigError, GAME_CONTRACT_VERSION, Rng, type Agent, type Game, type GamePlugin, type ResolvedConfig } from '@az/core';
+import { assessConnect4Agent } from './assessment.js';
 import { CONNECT4_TRAITS, Connect4Game, rulesOf } from './game.js';
 import { STANDARD_RULES, isOver, wouldConnect, type Connect4State } from './rules.js';
 
@@ -64,4 +65,6 @@ export const connect4Plugin: GamePlugin<Connect4State> = {
     temperatureMoves: 8,
     dirichletAlpha: 1.0,
   },
+  // Solved reference positions (data/positions.json): the share of moves that keep the best result.
+  assessAgent: (game, agent) => assessConnect4Agent(rulesOf(game.config), agent),
 };

@@ -272,6 +272,16 @@ export interface TrainingHints {
    * this way; 0 (the default) trains on results alone, as AlphaZero does.
    */
   readonly valueShaping?: number;
+  /** Weight in [0, 1] of the root search value in value targets (default 0; see docs/training.md). */
+  readonly rootValueWeight?: number;
+  /** Prove results in the self-play search tree (default false; see docs/training.md). */
+  readonly selfPlaySolve?: boolean;
+  /** Playout cap randomization: share of moves searched in full and recorded (default 1, off). */
+  readonly fullSearchShare?: number;
+  /** Playout cap randomization: simulations of the moves not recorded (default simulations / 8). */
+  readonly reducedSimulations?: number;
+  /** Positions the self-play NN evaluation cache holds (default 0, no cache); only for games whose encoding is a function of `hash`. */
+  readonly evalCacheSize?: number;
 }
 
 /** A baseline player a game offers by name (random is built in everywhere). */

@@ -117,8 +117,13 @@ export class DeterminizedMcts<S> implements SearchEngine<S> {
     this.setRoot(slot, nextState);
   }
 
-  search(): Promise<void> {
-    return this.trees.search();
+  /** `simulations[slot]`, when given, is the budget of each of the slot's worlds. */
+  search(simulations?: ArrayLike<number>): Promise<void> {
+    if (simulations === undefined) return this.trees.search();
+    const D = this.determinizations;
+    const perTree = new Int32Array(this.numTrees * D);
+    for (let t = 0; t < perTree.length; t++) perTree[t] = simulations[Math.floor(t / D)];
+    return this.trees.search(perTree);
   }
 
   /**

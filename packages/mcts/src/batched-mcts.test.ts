@@ -145,6 +145,16 @@ describe('BatchedMcts with a uniform evaluator', () => {
 });
 
 describe('BatchedMcts bookkeeping', () => {
+  it('searches each tree with its own budget when given one (playout caps), the configured one otherwise', async () => {
+    const engine = new BatchedMcts(ttt, new UniformEvaluator<TttState>(), 3, { simulations: 40, leavesPerTree: 4, dirichletEpsilon: 0 });
+    for (let t = 0; t < 3; t++) engine.setRoot(t, tttFromString('.........', 0));
+    await engine.search(Int32Array.of(5, 40, 17));
+    expect([0, 1, 2].map((t) => engine.rootVisits(t))).toEqual([5, 40, 17]);
+    await engine.search();
+    expect([0, 1, 2].map((t) => engine.rootVisits(t))).toEqual([45, 80, 57]);
+    await expect(engine.search(Int32Array.of(1))).rejects.toThrow(/budgets/);
+  });
+
   it('conserves visits under virtual loss: root visits = simulations, children = root - 1', async () => {
     const evaluator = new RecordingEvaluator<TttState>();
     const trees = 16;

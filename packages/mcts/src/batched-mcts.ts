@@ -106,8 +106,11 @@ export interface SearchEngine<S> {
   hasTree(slot: number): boolean;
   /** The real game moved on by `action` to `nextState`; keep what can be kept. */
   advance(slot: number, action: number, nextState: S): void;
-  /** Runs the configured simulations for every slot with a live root. */
-  search(): Promise<void>;
+  /**
+   * Runs the configured simulations for every slot with a live root, or `simulations[slot]` for each slot
+   * when given (playout cap randomization searches some moves with a small budget).
+   */
+  search(simulations?: ArrayLike<number>): Promise<void>;
   /** Root visit counts per action (zeros for unvisited or illegal actions). */
   visitCounts(slot: number, out: Float32Array): Float32Array;
   /** Mean root value per seat, absolute seat order. */
@@ -286,15 +289,16 @@ export class BatchedMcts<S> implements SearchEngine<S> {
     if (this.nextFree[tree] > this.cap / 2) this.compactSubtree(tree, child);
   }
 
-  /** Runs `simulations` new simulations in every tree that has a non-terminal root. */
-  async search(): Promise<void> {
-    const { cap, numTrees } = this;
+  /** Runs `simulations` new simulations (or `simulations[t]` for tree t) in every tree that has a non-terminal root. */
+  async search(simulations?: ArrayLike<number>): Promise<void> {
+    const { numTrees } = this;
     const sims = this.config.simulations;
+    if (simulations !== undefined && simulations.length < numTrees) throw new RangeError(`BatchedMcts.search: ${simulations.length} budgets for ${numTrees} trees`);
     const remaining = new Int32Array(numTrees);
     for (let t = 0; t < numTrees; t++) {
       const root = this.rootOf[t];
       if (!this.hasRoot[t] || this.flags[root] & FLAG_TERMINAL) continue;
-      remaining[t] = sims;
+      remaining[t] = simulations === undefined ? sims : simulations[t];
       if (this.flags[root] & FLAG_EXPANDED) {
         // After a re-root the new root's children (and theirs) may not have been resolved yet.
         this.resolveChildren(root, 0);

@@ -3,3 +3,5 @@ export { BatchedMcts, defaultSearchConfig, playSearchConfig, type SearchConfig, 
 export { UniformEvaluator, RolloutEvaluator, NetworkEvaluator, type Evaluator, type LeafBatch } from './evaluator.js';
 export { selectActionFromVisits, normalizeVisits } from './policy.js';
 export { MctsAgent, defaultPlaySimulations, type MctsAgentOptions } from './mcts-agent.js';
+export { PolicyAgent } from './policy-agent.js';
+export { CachingEvaluator, type EvaluationCacheStats } from './evaluation-cache.js';

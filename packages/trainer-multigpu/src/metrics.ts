@@ -36,6 +36,10 @@ export interface IterationMetrics {
     readonly gamesPerSecond: number;
     readonly evalsPerSecond: number;
     readonly averageBatch: number;
+    /** With `evalCacheSize`: share of leaf evaluations answered by the NN cache. */
+    readonly cacheHitRate?: number;
+    /** With a playout cap: share of moves searched in full (and recorded). */
+    readonly fullSearchShare?: number;
     /** How this iteration's games ended (games accepted into the replay buffer). */
     readonly outcomes: SelfPlayOutcomes;
   };

@@ -1,6 +1,7 @@
 import type { GamePlugin, NetworkSpec } from '@az/core';
 import type { BackendName, InferenceBackendName } from '@az/nn';
 import { DEFAULT_DETERMINIZATIONS } from '@az/imperfect-info';
+import type { SelfPlayOptions } from './self-play.js';
 
 /** Everything a training run is configured by; `resolveTrainOptions` fills the defaults. */
 export interface TrainOptions {
@@ -22,6 +23,16 @@ export interface TrainOptions {
   readonly temperatureMoves: number;
   /** Weight of the game's `estimateReturns` in value targets, in [0, 1) (0 = game results only). */
   readonly valueShaping: number;
+  /** Weight of the root search value in value targets, in [0, 1] (0 = game results only). */
+  readonly rootValueWeight: number;
+  /** Prove results in the self-play tree (`SearchConfig.solve`): won positions end early, their targets are exact. */
+  readonly selfPlaySolve: boolean;
+  /** Playout cap randomization: share of moves searched with `simulations` and recorded (1 = every move, off). */
+  readonly fullSearchShare: number;
+  /** Playout cap randomization: simulations of the other moves (not recorded). */
+  readonly reducedSimulations: number;
+  /** Positions the self-play NN evaluation cache holds (0 = no cache). */
+  readonly evalCacheSize: number;
   readonly trainingSteps: number;
   readonly batchSize: number;
   readonly learningRate: number;
@@ -95,6 +106,11 @@ export function resolveTrainOptions(input: TrainOptionsInput, plugin: GamePlugin
     dirichletEpsilon: input.dirichletEpsilon ?? d.dirichletEpsilon,
     temperatureMoves: input.temperatureMoves ?? hints.temperatureMoves ?? Math.min(30, Math.ceil(maxLen / 4)),
     valueShaping: input.valueShaping ?? hints.valueShaping ?? 0,
+    rootValueWeight: input.rootValueWeight ?? hints.rootValueWeight ?? 0,
+    selfPlaySolve: input.selfPlaySolve ?? hints.selfPlaySolve ?? false,
+    fullSearchShare: input.fullSearchShare ?? hints.fullSearchShare ?? 1,
+    reducedSimulations: input.reducedSimulations ?? hints.reducedSimulations ?? Math.max(1, Math.round(simulations / 8)),
+    evalCacheSize: input.evalCacheSize ?? hints.evalCacheSize ?? 0,
     trainingSteps: input.trainingSteps ?? hints.trainingSteps ?? d.trainingSteps,
     batchSize: input.batchSize ?? hints.batchSize ?? d.batchSize,
     learningRate: input.learningRate ?? d.learningRate,
@@ -119,12 +135,12 @@ export function resolveTrainOptions(input: TrainOptionsInput, plugin: GamePlugin
 
 /** Rejects impossible values with a message naming the option. */
 export function checkTrainOptions(o: TrainOptions): void {
-  const positiveInts: (keyof TrainOptions)[] = ['iterations', 'gamesPerIteration', 'parallelGames', 'simulations', 'determinizations', 'leavesPerTree', 'trainingSteps', 'batchSize', 'replayCapacity', 'evalSimulations', 'keepCheckpoints'];
+  const positiveInts: (keyof TrainOptions)[] = ['reducedSimulations', 'iterations', 'gamesPerIteration', 'parallelGames', 'simulations', 'determinizations', 'leavesPerTree', 'trainingSteps', 'batchSize', 'replayCapacity', 'evalSimulations', 'keepCheckpoints'];
   for (const key of positiveInts) {
     const v = o[key];
     if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) throw new RangeError(`${key} must be a positive integer, got ${String(v)}`);
   }
-  const nonNegativeInts: (keyof TrainOptions)[] = ['evalGames', 'temperatureMoves', 'seed'];
+  const nonNegativeInts: (keyof TrainOptions)[] = ['evalCacheSize', 'evalGames', 'temperatureMoves', 'seed'];
   for (const key of nonNegativeInts) {
     const v = o[key];
     if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) throw new RangeError(`${key} must be a non-negative integer, got ${String(v)}`);
@@ -139,9 +155,23 @@ export function checkTrainOptions(o: TrainOptions): void {
   if (!(o.dirichletEpsilon >= 0 && o.dirichletEpsilon <= 1)) throw new RangeError(`dirichletEpsilon must be in [0, 1], got ${o.dirichletEpsilon}`);
   if (!(o.dirichletAlpha >= 0)) throw new RangeError(`dirichletAlpha must be >= 0, got ${o.dirichletAlpha}`);
   if (!(o.valueShaping >= 0 && o.valueShaping < 1)) throw new RangeError(`valueShaping must be in [0, 1), got ${o.valueShaping}`);
+  if (!(o.rootValueWeight >= 0 && o.rootValueWeight <= 1)) throw new RangeError(`rootValueWeight must be in [0, 1], got ${o.rootValueWeight}`);
+  if (o.valueShaping + o.rootValueWeight > 1) throw new RangeError(`valueShaping + rootValueWeight must not exceed 1, got ${o.valueShaping} + ${o.rootValueWeight}`);
+  if (!(o.fullSearchShare > 0 && o.fullSearchShare <= 1)) throw new RangeError(`fullSearchShare must be in (0, 1], got ${o.fullSearchShare}`);
+  if (o.fullSearchShare < 1 && o.reducedSimulations > o.simulations) throw new RangeError(`reducedSimulations (${o.reducedSimulations}) must not exceed simulations (${o.simulations})`);
   if (!(o.playValueScale > 0 && o.playValueScale <= 1)) throw new RangeError(`playValueScale must be in (0, 1], got ${o.playValueScale}`);
   if (!(o.weightDecay >= 0)) throw new RangeError(`weightDecay must be >= 0, got ${o.weightDecay}`);
   if (o.inferenceThreads !== undefined && !(Number.isInteger(o.inferenceThreads) && o.inferenceThreads >= 1)) {
     throw new RangeError(`inferenceThreads must be a positive integer, got ${String(o.inferenceThreads)}`);
   }
+}
+
+/** How self-play plays and records its games, from the run's options (the same in every process). */
+export function selfPlaySettings(o: TrainOptions): Pick<SelfPlayOptions, 'temperatureMoves' | 'valueShaping' | 'rootValueWeight' | 'playoutCap'> {
+  return {
+    temperatureMoves: o.temperatureMoves,
+    valueShaping: o.valueShaping,
+    rootValueWeight: o.rootValueWeight,
+    ...(o.fullSearchShare < 1 ? { playoutCap: { fullShare: o.fullSearchShare, fullSimulations: o.simulations, reducedSimulations: o.reducedSimulations } } : {}),
+  };
 }

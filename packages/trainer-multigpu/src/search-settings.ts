@@ -18,7 +18,7 @@ export function searchConfigFrom(o: TrainOptions, seed: number, forEvaluation: b
   // Evaluation plays as `az eval` does, with the game's play value scale; self-play keeps the cheaper
   // plain search it trains on.
   if (forEvaluation) return { ...common, ...playSearchConfig, networkValueScale: o.playValueScale };
-  return { ...common, dirichletEpsilon: o.dirichletEpsilon, resolveDepth: 1, solve: false, networkValueScale: 1 };
+  return { ...common, dirichletEpsilon: o.dirichletEpsilon, resolveDepth: 1, solve: o.selfPlaySolve, networkValueScale: 1 };
 }
 
 /** Enough nodes for `simulations` expansions plus reuse from the previous move, bounded for memory. */

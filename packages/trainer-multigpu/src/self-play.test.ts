@@ -24,6 +24,49 @@ async function playGames(n: number, seed: number): Promise<{ records: GameRecord
 }
 
 describe('SelfPlay', () => {
+  it('with a playout cap, records only the fully searched moves, at about the asked share', async () => {
+    const simulationsSeen: number[] = [];
+    const engine = new BatchedMcts(game, new UniformEvaluator<TicTacToeState>(), 8, { simulations: 32, leavesPerTree: 4, seed: 3 });
+    const search = engine.search.bind(engine);
+    engine.search = (budgets) => {
+      if (budgets) for (let t = 0; t < 8; t++) simulationsSeen.push(budgets[t]);
+      return search(budgets);
+    };
+    const records: GameRecord[] = [];
+    const stats = await new SelfPlay(game, engine, { temperatureMoves: 9, seed: 3, playoutCap: { fullShare: 0.25, fullSimulations: 32, reducedSimulations: 4 } }).play(40, (r) => records.push(r));
+    expect(new Set(simulationsSeen)).toEqual(new Set([32, 4]));
+    expect(stats.fullSearchShare).toBeGreaterThan(0.15);
+    expect(stats.fullSearchShare).toBeLessThan(0.35);
+    const recorded = records.reduce((n, r) => n + r.length, 0);
+    expect(recorded).toBeLessThan(stats.positions / 2);
+    // Recorded policy targets come from full searches: 31 visits below the root (the first makes the root).
+    for (const r of records) expect(r.policyProb.length).toBeGreaterThan(0);
+    expect(() => new SelfPlay(game, engine, { temperatureMoves: 1, seed: 1, playoutCap: { fullShare: 0.5, fullSimulations: 8, reducedSimulations: 16 } })).toThrow(/reducedSimulations/);
+  });
+
+  it('blends the root search value into value targets with rootValueWeight', async () => {
+    // A value of 0.5 for seat 0 at every leaf: the root's mean is pulled towards it, unlike any game result.
+    const evaluator = { needsInputs: false, evaluate: (b: { count: number; actionSize: number; policyLogits: Float32Array; values: Float32Array }) => {
+      b.policyLogits.fill(0, 0, b.count * b.actionSize);
+      for (let i = 0; i < b.count; i++) { b.values[2 * i] = 0.5; b.values[2 * i + 1] = -0.5; }
+    } };
+    const engine = new BatchedMcts(game, evaluator, 4, { simulations: 16, leavesPerTree: 2, seed: 5 });
+    const records: GameRecord[] = [];
+    await new SelfPlay(game, engine, { temperatureMoves: 9, seed: 5, rootValueWeight: 0.5 }).play(8, (r) => records.push(r));
+    let blended = 0;
+    for (const r of records) {
+      for (let i = 0; i < r.length; i++) {
+        const v = r.values[i * 2];
+        // Not a pure result (-1, 0, 1); still zero-sum.
+        if (![-1, 0, 1].includes(v)) blended++;
+        expect(v).toBeCloseTo(-r.values[i * 2 + 1], 5);
+        expect(Math.abs(v)).toBeLessThanOrEqual(1);
+      }
+    }
+    expect(blended).toBeGreaterThan(records.length);
+    expect(() => new SelfPlay(game, engine, { temperatureMoves: 1, seed: 1, rootValueWeight: 1.5 })).toThrow(/rootValueWeight/);
+  });
+
   it('plays the requested games in parallel slots with consistent targets', async () => {
     const { records, averageBatch } = await playGames(20, 1);
     expect(records).toHaveLength(20);

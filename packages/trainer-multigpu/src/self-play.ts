@@ -12,8 +12,26 @@ export interface SelfPlayOptions {
    * position (default 0: results only). Needs a game with `estimateReturns`.
    */
   readonly valueShaping?: number;
+  /**
+   * Weight w of the root search value in value targets: (1 - w) * target + w * the root's mean value
+   * after the move's search (default 0). The search value is less noisy than one game's result when
+   * moves are sampled at temperature; it is biased by the network early on.
+   */
+  readonly rootValueWeight?: number;
+  /**
+   * Playout cap randomization (KataGo): each move is searched with `fullSimulations` with probability
+   * `fullShare` and recorded as a training position; otherwise with `reducedSimulations` and not
+   * recorded, so games advance cheaply while every recorded policy target comes from a full search.
+   */
+  readonly playoutCap?: PlayoutCap;
   /** Weights version stamped on every record. */
   readonly weightsVersion?: number;
+}
+
+export interface PlayoutCap {
+  readonly fullShare: number;
+  readonly fullSimulations: number;
+  readonly reducedSimulations: number;
 }
 
 export interface SelfPlayStats {
@@ -22,6 +40,8 @@ export interface SelfPlayStats {
   evaluations: number;
   seconds: number;
   averageBatch: number;
+  /** With a playout cap: the share of moves searched with the full budget (and recorded). */
+  fullSearchShare?: number;
 }
 
 /** Positions of one game in progress, grown as it is played. */
@@ -30,6 +50,8 @@ class GameInProgress {
   readonly perspectives: number[] = [];
   /** Per position, `estimateReturns` in absolute seat order (value shaping only). */
   readonly estimates: number[] = [];
+  /** Per position, the root search value in absolute seat order (root value weight only). */
+  readonly rootValues: number[] = [];
   readonly policyOffsets: number[] = [0];
   readonly policyIndex: number[] = [];
   readonly policyProb: number[] = [];
@@ -51,6 +73,8 @@ export class SelfPlay<S> {
   private readonly encoded: Float32Array;
   private readonly mask: Uint8Array;
   private readonly valueShaping: number;
+  private readonly rootValueWeight: number;
+  private readonly rootValue: Float32Array;
   /**
    * The version of the weights the engine's evaluator uses now. A self-play worker sets it when it loads
    * new weights between moves; each record carries the version current when its game started (the
@@ -71,6 +95,17 @@ export class SelfPlay<S> {
     this.valueShaping = options.valueShaping ?? 0;
     if (!(this.valueShaping >= 0 && this.valueShaping < 1)) throw new RangeError(`valueShaping must be in [0, 1), got ${this.valueShaping}`);
     if (this.valueShaping > 0 && !game.estimateReturns) throw new RangeError(`valueShaping: game '${game.traits.id}' has no estimateReturns`);
+    this.rootValueWeight = options.rootValueWeight ?? 0;
+    if (!(this.rootValueWeight >= 0 && this.rootValueWeight <= 1)) throw new RangeError(`rootValueWeight must be in [0, 1], got ${this.rootValueWeight}`);
+    if (this.valueShaping + this.rootValueWeight > 1) throw new RangeError('valueShaping + rootValueWeight must not exceed 1');
+    this.rootValue = new Float32Array(game.numPlayers);
+    const cap = options.playoutCap;
+    if (cap) {
+      if (!(cap.fullShare > 0 && cap.fullShare <= 1)) throw new RangeError(`playoutCap.fullShare must be in (0, 1], got ${cap.fullShare}`);
+      if (!(Number.isInteger(cap.reducedSimulations) && cap.reducedSimulations >= 1 && cap.reducedSimulations <= cap.fullSimulations)) {
+        throw new RangeError(`playoutCap.reducedSimulations must be an integer in [1, fullSimulations=${cap.fullSimulations}], got ${cap.reducedSimulations}`);
+      }
+    }
   }
 
   /**
@@ -112,22 +147,38 @@ export class SelfPlay<S> {
     };
     for (let s = 0; s < slots; s++) startGame(s);
 
+    const cap = this.options.playoutCap;
+    const budgets = cap ? new Int32Array(slots) : undefined;
+    let fullMoves = 0;
+    let reducedMoves = 0;
     while (finished < numGames && !shouldStop?.()) {
-      await engine.search();
+      if (cap && budgets) for (let slot = 0; slot < slots; slot++) budgets[slot] = this.rng.next() < cap.fullShare ? cap.fullSimulations : cap.reducedSimulations;
+      await engine.search(budgets);
       for (let slot = 0; slot < slots; slot++) {
         const state = states[slot];
         const rec = progress[slot];
         if (state === null || rec === null) continue;
         const player = game.currentPlayer(state);
         engine.visitCounts(slot, this.counts);
-        this.recordPosition(rec, state, player);
+        const recorded = !cap || !budgets || budgets[slot] === cap.fullSimulations;
+        if (recorded) {
+          if (this.rootValueWeight > 0) {
+            engine.rootValue(slot, this.rootValue);
+            for (let j = 0; j < game.numPlayers; j++) rec.rootValues.push(this.rootValue[j]);
+          }
+          this.recordPosition(rec, state, player);
+          fullMoves++;
+        } else {
+          reducedMoves++;
+        }
         const temperature = rec.moves < this.options.temperatureMoves ? 1 : 0;
         const action = selectActionFromVisits(this.counts, temperature, this.rng);
         game.applyAction(state, action, this.rng);
         rec.moves++;
         positions++;
         if (game.isTerminal(state)) {
-          onGame(this.finishRecord(rec, game.returns(state)));
+          // A game whose moves were all searched with the small budget has nothing to train on.
+          if (rec.perspectives.length > 0) onGame(this.finishRecord(rec, game.returns(state)));
           finished++;
           onProgress?.(finished);
           startGame(slot);
@@ -141,7 +192,14 @@ export class SelfPlay<S> {
     }
     const evaluations = engine.stats.evaluations - evalBefore;
     const calls = engine.stats.evaluatorCalls - callsBefore;
-    return { games: finished, positions, evaluations, seconds: (performance.now() - start) / 1000, averageBatch: calls ? evaluations / calls : 0 };
+    return {
+      games: finished,
+      positions,
+      evaluations,
+      seconds: (performance.now() - start) / 1000,
+      averageBatch: calls ? evaluations / calls : 0,
+      ...(cap ? { fullSearchShare: fullMoves / Math.max(1, fullMoves + reducedMoves) } : {}),
+    };
   }
 
   private recordPosition(rec: GameInProgress, state: S, player: number): void {
@@ -177,11 +235,15 @@ export class SelfPlay<S> {
     const length = rec.perspectives.length;
     const values = new Float32Array(length * P);
     const w = this.valueShaping;
+    const r = this.rootValueWeight;
     for (let i = 0; i < length; i++) {
       const persp = rec.perspectives[i];
       for (let j = 0; j < P; j++) {
         const seat = (persp + j) % P;
-        values[i * P + j] = w > 0 ? (1 - w) * returns[seat] + w * rec.estimates[i * P + seat] : returns[seat];
+        let v = (1 - w - r) * returns[seat];
+        if (w > 0) v += w * rec.estimates[i * P + seat];
+        if (r > 0) v += r * rec.rootValues[i * P + seat];
+        values[i * P + j] = v;
       }
     }
     return {

@@ -3,9 +3,10 @@
  * buffer -> training -> arena evaluation -> checkpoint, repeated; metrics appended to metrics.jsonl.
  */
 import type { GameRegistry } from '@az/core';
+import { CachingEvaluator } from '@az/mcts';
 import { finishIteration } from './iteration.js';
 import type { IterationMetrics, TrainerEvents, TrainSummary } from './metrics.js';
-import type { TrainOptionsInput } from './options.js';
+import { selfPlaySettings, type TrainOptionsInput } from './options.js';
 import { OutcomeTally } from './outcome-tally.js';
 import { closeRun, disposeRun, openRun } from './run-session.js';
 import { createSelfPlayEngine } from './search-settings.js';
@@ -29,8 +30,10 @@ export async function runTraining(
       const t0 = performance.now();
 
       // Self-play with the current weights.
-      const engine = createSelfPlayEngine(game, evaluator, options, Math.min(options.parallelGames, options.gamesPerIteration), rng.nextUint32());
-      const selfPlay = new SelfPlay(game, engine, { temperatureMoves: options.temperatureMoves, valueShaping: options.valueShaping, seed: rng.nextUint32(), weightsVersion: state.weightsVersion });
+      // A fresh cache per iteration: the weights change between iterations.
+      const cache = options.evalCacheSize > 0 ? new CachingEvaluator(game, evaluator, options.evalCacheSize, () => evaluator.model) : undefined;
+      const engine = createSelfPlayEngine(game, cache ?? evaluator, options, Math.min(options.parallelGames, options.gamesPerIteration), rng.nextUint32());
+      const selfPlay = new SelfPlay(game, engine, { ...selfPlaySettings(options), seed: rng.nextUint32(), weightsVersion: state.weightsVersion });
       events.phase?.('self-play', options.gamesPerIteration, iteration);
       const outcomes = new OutcomeTally(game.numPlayers);
       const sp = await selfPlay.play(
@@ -59,6 +62,8 @@ export async function runTraining(
           gamesPerSecond: sp.games / sp.seconds,
           evalsPerSecond: sp.evaluations / sp.seconds,
           averageBatch: sp.averageBatch,
+          ...(cache ? { cacheHitRate: cache.hitRate } : {}),
+          ...(sp.fullSearchShare !== undefined ? { fullSearchShare: sp.fullSearchShare } : {}),
           outcomes: outcomes.take(),
         },
       });

@@ -23,8 +23,9 @@ import {
   type BackendName,
   type LayersModel,
 } from '@az/nn';
-import { NetworkEvaluator, type Evaluator, type LeafBatch } from '@az/mcts';
+import { CachingEvaluator, NetworkEvaluator, type Evaluator, type LeafBatch } from '@az/mcts';
 import { encodeGameRecord } from './game-record.js';
+import { selfPlaySettings } from './options.js';
 import { SelfPlay } from './self-play.js';
 import { createSelfPlayEngine } from './search-settings.js';
 import type { FinishedGameMessage, FromWorkerMessage, ToWorkerMessage, WorkerSetup } from './transport.js';
@@ -110,8 +111,16 @@ async function run(init: InitMessage): Promise<void> {
   let gamesSent = 0;
   let positionsSent = 0;
   const options = setup.options;
-  const engine = createSelfPlayEngine(game, heartbeatingEvaluator(network, () => beatIfDue()), options, options.parallelGames, init.seed);
-  const selfPlay = new SelfPlay(game, engine, { temperatureMoves: options.temperatureMoves, valueShaping: options.valueShaping, seed: (init.seed ^ 0x5bd1e995) >>> 0, weightsVersion: first.version });
+  const leafEvaluator = heartbeatingEvaluator(network, () => beatIfDue());
+  // The cache empties whenever new weights arrive (the network's model changes).
+  const engine = createSelfPlayEngine(
+    game,
+    options.evalCacheSize > 0 ? new CachingEvaluator(game, leafEvaluator, options.evalCacheSize, () => network.model) : leafEvaluator,
+    options,
+    options.parallelGames,
+    init.seed,
+  );
+  const selfPlay = new SelfPlay(game, engine, { ...selfPlaySettings(options), seed: (init.seed ^ 0x5bd1e995) >>> 0, weightsVersion: first.version });
 
   const beat = (): Promise<void> => {
     lastBeat = Date.now();

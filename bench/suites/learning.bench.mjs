@@ -1,0 +1,91 @@
+// What each learning technique buys for a fixed wall-clock budget: trains the same game with each switch
+// on (and all off), same seeds, stops every run after the same number of seconds, then scores the final
+// network with the game's own assessment (tic-tac-toe: the exact oracle; Connect Four: the solved
+// reference positions) from its policy alone and with search. Prints a markdown table (the one in
+// docs/training.md) and writes bench/results/learning.json.
+//
+//   AZ_LEARN_GAME=tictactoe AZ_LEARN_SECONDS=60 AZ_LEARN_SEEDS=1,2 AZ_LEARN_SIMS=100 npm run bench learning
+//   AZ_LEARN_VARIANTS=baseline,solve  (a subset; see VARIANTS)
+//
+// The budget is wall-clock, so runs must not share the machine with other work: note the load average
+// printed with the table.
+import os from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { defaultRegistry } from '@az/core';
+import { registerTicTacToe } from '@az/game-tictactoe';
+import { connect4Plugin } from 'az-game-connect4';
+import { MctsAgent, NetworkEvaluator, PolicyAgent, playSearchConfig } from '@az/mcts';
+import { openCheckpointInference } from '@az/nn';
+import { findCheckpointDir, runTraining } from '@az/trainer-multigpu';
+import { writeResult } from '@az/bench';
+
+registerTicTacToe(defaultRegistry);
+if (!defaultRegistry.has('connect4')) defaultRegistry.register(connect4Plugin);
+
+const VARIANTS = {
+  baseline: {},
+  solve: { selfPlaySolve: true },
+  'root-value-0.5': { rootValueWeight: 0.5 },
+  'playout-cap-0.25': { fullSearchShare: 0.25 },
+  'eval-cache': { evalCacheSize: 200_000 },
+};
+
+const gameId = process.env.AZ_LEARN_GAME ?? 'tictactoe';
+const seconds = Number(process.env.AZ_LEARN_SECONDS ?? 60);
+const seeds = (process.env.AZ_LEARN_SEEDS ?? '1,2').split(',').map(Number);
+const searchSims = Number(process.env.AZ_LEARN_SIMS ?? 100);
+const variants = (process.env.AZ_LEARN_VARIANTS ?? Object.keys(VARIANTS).join(',')).split(',');
+for (const v of variants) if (!(v in VARIANTS)) throw new Error(`learning bench: unknown variant '${v}' (known: ${Object.keys(VARIANTS).join(', ')})`);
+const plugin = defaultRegistry.resolve(gameId);
+
+async function assess(dir) {
+  const { manifest, inference } = await openCheckpointInference(findCheckpointDir(dir), { backend: 'auto', expect: { gameId } });
+  try {
+    const game = plugin.create(manifest.gameConfig);
+    const evaluator = new NetworkEvaluator(inference);
+    const policy = await plugin.assessAgent(game, new PolicyAgent('policy', game, evaluator));
+    const search = await plugin.assessAgent(
+      game,
+      MctsAgent.create(game, evaluator, { search: { ...playSearchConfig, simulations: searchSims, nodeCapacity: Math.max(256, searchSims * 64) } }),
+    );
+    return { policy: policy.metrics.optimalRate, search: search.metrics.optimalRate, searchSummary: search.summary };
+  } finally {
+    inference.dispose();
+  }
+}
+
+const rows = [];
+const load = [os.loadavg()];
+for (const variant of variants) {
+  for (const seed of seeds) {
+    const out = mkdtempSync(join(tmpdir(), `az-bench-learn-${variant}-`));
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), seconds * 1000);
+    let last;
+    try {
+      // Many iterations: the budget, not the count, ends the run.
+      await runTraining({ game: gameId, out, seed, iterations: 10_000, evalGames: 0, ...VARIANTS[variant] }, { signal: controller.signal, events: { iteration: (m) => (last = m) } });
+      clearTimeout(timer);
+      const scores = await assess(out);
+      rows.push({ variant, seed, iterations: last?.iteration ?? 0, ...scores, cacheHitRate: last?.selfPlay.cacheHitRate });
+      console.log(`${variant} seed ${seed}: ${last?.iteration ?? 0} iterations; policy ${(100 * scores.policy).toFixed(1)}%, ${searchSims} sims ${(100 * scores.search).toFixed(1)}%`);
+    } finally {
+      clearTimeout(timer);
+      rmSync(out, { recursive: true, force: true });
+    }
+    load.push(os.loadavg());
+  }
+}
+
+const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const pct = (x) => `${(100 * x).toFixed(1)}%`;
+console.log(`\n${gameId}, ${seconds} s per run, seeds ${seeds.join(',')}, load average (1 min) ${load.map((l) => l[0].toFixed(1)).join(' ')}\n`);
+console.log(`| technique | iterations (mean) | optimal moves, policy alone | optimal moves, ${searchSims} sims |`);
+console.log('| --- | --- | --- | --- |');
+for (const variant of variants) {
+  const r = rows.filter((x) => x.variant === variant);
+  console.log(`| ${variant} | ${mean(r.map((x) => x.iterations)).toFixed(1)} | ${r.map((x) => pct(x.policy)).join(' / ')} | ${r.map((x) => pct(x.search)).join(' / ')} |`);
+}
+writeResult('learning', { game: gameId, seconds, seeds, searchSimulations: searchSims, variants, loadAverage: load.map((l) => l.map((x) => +x.toFixed(2))) }, { runs: rows });

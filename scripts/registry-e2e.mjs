@@ -2,8 +2,10 @@
 /**
  * Registry end-to-end test: the release path as a user meets it, against a real npm registry.
  *
- * Starts Verdaccio on a free loopback port (temp storage, NO uplink: it serves only what we publish),
- * publishes every public workspace package with `changeset publish`, then, in empty temp directories
+ * Checks what each public workspace package would publish (`npm pack --dry-run`: built entry and
+ * types, README, no tests or sources, no dist file left over from an older build), starts Verdaccio on
+ * a free loopback port (temp storage, NO uplink: it serves only what we publish), publishes every
+ * public workspace package with `changeset publish`, then, in empty temp directories
  * with npm's scripts and settings cleared (nothing inherited from this monorepo's .npmrc):
  *
  *   1. a project installs @az/cli from the registry;

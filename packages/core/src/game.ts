@@ -213,6 +213,15 @@ export interface Game<S> {
    */
   readonly determinizer?: Determinizer<S>;
   /**
+   * Optional, imperfect-information games: encodes a FULL state (every hand, as in a world sampled by
+   * the determinizer) from one seat, into the same `size` and layout as `encoder` so one network reads
+   * both. Legitimate only where the full state is a sampled world, never the real hidden cards: leaf
+   * values inside determinized search (`@az/imperfect-info`'s `WorldNetworkEvaluator`) and, in
+   * self-play, extra value-training rows of the true full states (the network learns what a world is
+   * worth to each seat). The own-view `encoder` stays the input for acting and for priors.
+   */
+  readonly worldEncoder?: Encoder<S>;
+  /**
    * Optional: the state as JSON for graphical front ends (`az serve`), as `seat` may see it (the same
    * information as `render(state, seat)`: for hidden-information games never another seat's cards).
    * Grid games return a `GridView`; games without a view are shown as their `render` text and a list

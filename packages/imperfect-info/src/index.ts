@@ -10,3 +10,4 @@ export {
 export { DeterminizedMcts, createSearchEngine, DEFAULT_DETERMINIZATIONS, DEFAULT_PLAYOUT_WEIGHT, type DeterminizedSearchOptions } from './determinized-mcts.js';
 export { OwnViewNetworkEvaluator } from './own-view-evaluator.js';
 export { RolloutMixEvaluator } from './rollout-mix-evaluator.js';
+export { WorldNetworkEvaluator, type WorldPriors } from './world-evaluator.js';

@@ -2,6 +2,7 @@ import { Rng, type Determinizer, type Game } from '@az/core';
 import { BatchedMcts, NetworkEvaluator, type Evaluator, type SearchConfig, type SearchEngine, type SearchStats } from '@az/mcts';
 import { OwnViewNetworkEvaluator } from './own-view-evaluator.js';
 import { RolloutMixEvaluator } from './rollout-mix-evaluator.js';
+import { InformationSetMcts } from './ismcts.js';
 import { WorldNetworkEvaluator, type WorldPriors } from './world-evaluator.js';
 
 /** Options of determinized search: worlds per slot, and how `createSearchEngine` values leaves with a network. */
@@ -28,7 +29,17 @@ export interface DeterminizedSearchOptions {
   readonly worldValues?: boolean;
   /** With `worldValues`: priors from the mover's own view (default) or from the world row. */
   readonly worldPriors?: WorldPriors;
+  /**
+   * `createSearchEngine` only: 'determinized' (default: D trees per slot, `DeterminizedMcts`) or
+   * 'information-set' (one tree per slot over the mover's information sets, a world sampled per
+   * simulation: `InformationSetMcts`; it runs `determinizations * simulations` simulations per move,
+   * the same evaluator work as determinized search).
+   */
+  readonly method?: SearchMethod;
 }
+
+/** How an imperfect-information game is searched. */
+export type SearchMethod = 'determinized' | 'information-set';
 
 /** The default `playoutWeight`: values from playouts, priors from the network. */
 export const DEFAULT_PLAYOUT_WEIGHT = 1;
@@ -202,5 +213,9 @@ export function createSearchEngine<S>(
   if (game.traits.information === 'perfect') return new BatchedMcts(game, evaluator, slots, searchConfig);
   if (!game.determinizer) throw missingDeterminizer(game);
   const leafEvaluator = evaluator instanceof NetworkEvaluator ? networkLeafEvaluator(game, evaluator, options, searchConfig.seed ?? 0) : evaluator;
-  return new DeterminizedMcts(game, leafEvaluator, slots, searchConfig, { determinizations: options.determinizations ?? DEFAULT_DETERMINIZATIONS });
+  const determinizations = options.determinizations ?? DEFAULT_DETERMINIZATIONS;
+  if (options.method === 'information-set') {
+    return new InformationSetMcts(game, leafEvaluator, slots, { ...searchConfig, simulations: determinizations * (searchConfig.simulations ?? 30) });
+  }
+  return new DeterminizedMcts(game, leafEvaluator, slots, searchConfig, { determinizations });
 }

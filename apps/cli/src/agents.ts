@@ -21,7 +21,7 @@ import {
   type BackendChoice,
   type CheckpointManifest,
 } from '@az/nn';
-import { createSearchEngine } from '@az/imperfect-info';
+import { createSearchEngine, type SearchMethod } from '@az/imperfect-info';
 import { MctsAgent, NetworkEvaluator, RolloutEvaluator, playSearchConfig, type Evaluator, type SearchEngine } from '@az/mcts';
 import { UsageError } from './args.js';
 
@@ -34,6 +34,8 @@ export interface AgentSettings {
   readonly determinizations?: number;
   /** Imperfect-information games with a network: leaf values from playouts or the sampled world (default: the game's hint, else playouts). */
   readonly leafValues?: LeafValues;
+  /** Imperfect-information games: determinized search (default) or information-set MCTS. */
+  readonly searchMethod?: SearchMethod;
   /** Search agents: `SearchConfig.networkValueScale` (default: the game's `playValueScale` hint, else 1). */
   readonly networkValueScale?: number;
   /** How model agents run their network (--backend, --threads). */
@@ -117,7 +119,7 @@ export function searchEngineFor<S>(game: Game<S>, evaluator: Evaluator<S>, setti
       seed: settings.seed,
       networkValueScale: settings.networkValueScale ?? 1,
     },
-    { determinizations: settings.determinizations, worldValues: settings.leafValues === 'world' },
+    { determinizations: settings.determinizations, worldValues: settings.leafValues === 'world', method: settings.searchMethod },
   );
 }
 

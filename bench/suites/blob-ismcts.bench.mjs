@@ -10,11 +10,10 @@
 //
 // Run: node bench/suites/blob-ismcts.bench.mjs after a build.
 import os from 'node:os';
-import { validateConfig } from '@az/core';
+import { playArena, validateConfig } from '@az/core';
 import { BlobGame, HeuristicAgent, blobConfigSchema, blobOutcomeMetrics } from '@az/game-blob';
 import { createSearchEngine } from '@az/imperfect-info';
 import { MctsAgent, RolloutEvaluator } from '@az/mcts';
-import { playArena } from '@az/trainer-multigpu';
 import { writeResult } from '@az/bench';
 
 const GAME_CONFIG = { players: 4, rounds: 'one', roundCards: 5 };

@@ -17,12 +17,12 @@
 //    each with a 95% confidence interval.
 //
 // Run: npm run bench -- blob-selfplay   (or: node bench/suites/blob-selfplay.bench.mjs after a build)
-import { RandomAgent, Rng, validateConfig } from '@az/core';
+import { RandomAgent, Rng, playArena, validateConfig } from '@az/core';
 import { TfjsInferenceModel, buildModel, initBackend } from '@az/nn';
 import { BLOB_TRAINING, BlobGame, HeuristicAgent, blobConfigSchema, blobOutcomeMetrics, blobPlugin } from '@az/game-blob';
 import { createSearchEngine } from '@az/imperfect-info';
 import { MctsAgent, NetworkEvaluator, RolloutEvaluator } from '@az/mcts';
-import { SelfPlay, playArena, resolveTrainOptions, searchConfigFrom } from '@az/trainer-multigpu';
+import { SelfPlay, resolveTrainOptions, searchConfigFrom } from '@az/trainer-multigpu';
 import { timeIt, writeResult } from '@az/bench';
 
 const GAME_CONFIG = { players: 4, rounds: 'one', roundCards: 5 };

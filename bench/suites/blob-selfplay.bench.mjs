@@ -5,20 +5,24 @@
 //    (BLOB_TRAINING.network, untrained weights: speed does not depend on them) on the wasm backend,
 //    all parallel games and their worlds stepped in lock-step in one process. Goal: >= 32 games/min and
 //    average batch >= 256 (the previous project's baseline and its failed queue-batching attempt's aim).
-//    Measured with the trainer's leaf evaluation (network priors, playout values: one network row and
-//    one random playout per leaf) and, for comparison, with own-view network values (P rows per leaf).
+//    Measured with the trainer's default leaf evaluation (network priors, playout values: one network
+//    row and one random playout per leaf), with world values (`leafValues: 'world'`: the network on the
+//    sampled world's full state, priors from the mover's own view, two rows per leaf, no playout; self-
+//    play also records each move's world row), the same with world priors (one row per leaf), and with
+//    own-view network values (P rows per leaf). BLOB_BENCH_VARIANTS=a,b limits the variants;
+//    BLOB_BENCH_ROUNDS=0 skips the baselines.
 // 2. Baselines over 1,000 rounds each (one round per game, seats rotating, agent A in one seat and B in
 //    the other three): heuristic vs random, rollout MCTS (D=3, S=30, no network) vs random, and rollout
 //    MCTS vs heuristic. Mean score per round, bid accuracy, and the paired per-round difference A - B,
 //    each with a 95% confidence interval.
 //
 // Run: npm run bench -- blob-selfplay   (or: node bench/suites/blob-selfplay.bench.mjs after a build)
-import { RandomAgent, Rng, validateConfig } from '@az/core';
+import { RandomAgent, Rng, playArena, validateConfig } from '@az/core';
 import { TfjsInferenceModel, buildModel, initBackend } from '@az/nn';
 import { BLOB_TRAINING, BlobGame, HeuristicAgent, blobConfigSchema, blobOutcomeMetrics, blobPlugin } from '@az/game-blob';
 import { createSearchEngine } from '@az/imperfect-info';
 import { MctsAgent, NetworkEvaluator, RolloutEvaluator } from '@az/mcts';
-import { SelfPlay, playArena, resolveTrainOptions, searchConfigFrom } from '@az/trainer-multigpu';
+import { SelfPlay, resolveTrainOptions, searchConfigFrom } from '@az/trainer-multigpu';
 import { timeIt, writeResult } from '@az/bench';
 
 const GAME_CONFIG = { players: 4, rounds: 'one', roundCards: 5 };
@@ -30,15 +34,23 @@ const networkConfig = { spec: options.network, inputShape: game.encoder.shape, a
 
 // ---- 1. self-play throughput -------------------------------------------------------------------
 const selfPlay = {};
-for (const variant of ['default', 'ownViewValues']) {
-  const ownViewValues = variant === 'ownViewValues';
+const VARIANTS = {
+  default: { rowsPerLeaf: 1, search: {} },
+  worldValues: { rowsPerLeaf: 2, search: { worldValues: true }, recordWorldStates: true },
+  worldValuesWorldPriors: { rowsPerLeaf: 1, search: { worldValues: true, worldPriors: 'world' }, recordWorldStates: true },
+  ownViewValues: { rowsPerLeaf: game.numPlayers, search: { ownViewValues: true, playoutWeight: 0 } },
+};
+const variantNames = process.env.BLOB_BENCH_VARIANTS ? process.env.BLOB_BENCH_VARIANTS.split(',') : Object.keys(VARIANTS);
+for (const variant of variantNames) {
+  const spec = VARIANTS[variant];
+  if (!spec) throw new Error(`BLOB_BENCH_VARIANTS: unknown variant ${variant} (known: ${Object.keys(VARIANTS).join(', ')})`);
   const model = buildModel(networkConfig, { seed: 1 });
   const inference = new TfjsInferenceModel(model, networkConfig);
   const engine = createSearchEngine(game, new NetworkEvaluator(inference), options.parallelGames, searchConfigFrom(options, 7, false), {
     determinizations: options.determinizations,
-    ...(ownViewValues ? { ownViewValues: true, playoutWeight: 0 } : {}),
+    ...spec.search,
   });
-  const player = new SelfPlay(game, engine, { temperatureMoves: options.temperatureMoves, seed: 3 });
+  const player = new SelfPlay(game, engine, { temperatureMoves: options.temperatureMoves, seed: 3, recordWorldStates: spec.recordWorldStates });
   await player.play(options.parallelGames, () => {}); // warm-up: wasm compilation, first allocations
   const before = { ...engine.stats };
   const gamesPerCall = 4 * options.parallelGames;
@@ -54,7 +66,7 @@ for (const variant of ['default', 'ownViewValues']) {
   selfPlay[variant] = {
     gamesPerMinute: +((games * 60_000) / t.ms).toFixed(1),
     averageBatch: +(evaluations / calls).toFixed(1),
-    networkRowsPerCall: +((evaluations / calls) * (ownViewValues ? game.numPlayers : 1)).toFixed(1),
+    networkRowsPerCall: +((evaluations / calls) * spec.rowsPerLeaf).toFixed(1),
     leafEvaluationsPerSecond: Math.round((evaluations * 1000) / t.ms),
     movesPerSecond: +((positions * 1000) / t.ms).toFixed(1),
     games,
@@ -119,14 +131,18 @@ const rolloutMcts = (seed) => {
 };
 const heuristic = () => new HeuristicAgent(game.rules);
 const random = (seed) => new RandomAgent(game, seed);
-const baselines = [
-  await compare('heuristic vs random', heuristic, random, BASELINE_ROUNDS),
-  await compare('rollout MCTS vs random', rolloutMcts, random, BASELINE_ROUNDS),
-  await compare('rollout MCTS vs heuristic', rolloutMcts, heuristic, BASELINE_ROUNDS),
-];
+const baselines =
+  BASELINE_ROUNDS > 0
+    ? [
+        await compare('heuristic vs random', heuristic, random, BASELINE_ROUNDS),
+        await compare('rollout MCTS vs random', rolloutMcts, random, BASELINE_ROUNDS),
+        await compare('rollout MCTS vs heuristic', rolloutMcts, heuristic, BASELINE_ROUNDS),
+      ]
+    : [];
 
+// A speed-only run (no baselines) is written beside the full result, not over it.
 writeResult(
-  'blob-selfplay',
+  BASELINE_ROUNDS > 0 ? 'blob-selfplay' : 'blob-selfplay-speed',
   {
     game: 'blob',
     gameConfig: GAME_CONFIG,
@@ -136,14 +152,15 @@ writeResult(
     determinizations: options.determinizations,
     simulationsPerWorld: options.simulations,
     leavesPerTree: options.leavesPerTree,
-    leafValues: 'network priors, random-playout values (createSearchEngine default)',
+    leafValues: 'default: network priors, random-playout values (createSearchEngine default); see selfPlay variants',
     parallelGames: options.parallelGames,
     temperatureMoves: options.temperatureMoves,
     goal: { gamesPerMinute: 32, averageBatch: 256 },
   },
   {
     selfPlay,
-    meetsGoal: selfPlay.default.gamesPerMinute >= 32 && selfPlay.default.averageBatch >= 256,
+    meetsGoal: selfPlay.default ? selfPlay.default.gamesPerMinute >= 32 && selfPlay.default.averageBatch >= 256 : undefined,
+    loadAverage: (await import('node:os')).loadavg().map((x) => +x.toFixed(2)),
     baselines,
   },
 );

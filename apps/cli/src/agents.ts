@@ -11,6 +11,7 @@ import {
   type Game,
   type GamePlugin,
   type ResolvedConfig,
+  type LeafValues,
 } from '@az/core';
 import {
   initBackend,
@@ -20,7 +21,7 @@ import {
   type BackendChoice,
   type CheckpointManifest,
 } from '@az/nn';
-import { createSearchEngine } from '@az/imperfect-info';
+import { createSearchEngine, type SearchMethod } from '@az/imperfect-info';
 import { MctsAgent, NetworkEvaluator, RolloutEvaluator, playSearchConfig, type Evaluator, type SearchEngine } from '@az/mcts';
 import { UsageError } from './args.js';
 
@@ -31,6 +32,10 @@ export interface AgentSettings {
   readonly batchTrees?: number;
   /** Imperfect-information games: worlds sampled per move (default: the game's hint, else 3). */
   readonly determinizations?: number;
+  /** Imperfect-information games with a network: leaf values from playouts or the sampled world (default: the game's hint, else playouts). */
+  readonly leafValues?: LeafValues;
+  /** Imperfect-information games: determinized search (default) or information-set MCTS. */
+  readonly searchMethod?: SearchMethod;
   /** Search agents: `SearchConfig.networkValueScale` (default: the game's `playValueScale` hint, else 1). */
   readonly networkValueScale?: number;
   /** How model agents run their network (--backend, --threads). */
@@ -114,7 +119,7 @@ export function searchEngineFor<S>(game: Game<S>, evaluator: Evaluator<S>, setti
       seed: settings.seed,
       networkValueScale: settings.networkValueScale ?? 1,
     },
-    { determinizations: settings.determinizations },
+    { determinizations: settings.determinizations, worldValues: settings.leafValues === 'world', method: settings.searchMethod },
   );
 }
 
@@ -128,6 +133,7 @@ export function withGameDefaults(plugin: GamePlugin, agentSettings: AgentSetting
   return {
     ...agentSettings,
     determinizations: agentSettings.determinizations ?? plugin.training?.determinizations,
+    leafValues: agentSettings.leafValues ?? plugin.training?.leafValues,
     networkValueScale: agentSettings.networkValueScale ?? plugin.training?.playValueScale,
   };
 }

@@ -213,6 +213,15 @@ export interface Game<S> {
    */
   readonly determinizer?: Determinizer<S>;
   /**
+   * Optional, imperfect-information games: encodes a FULL state (every hand, as in a world sampled by
+   * the determinizer) from one seat, into the same `size` and layout as `encoder` so one network reads
+   * both. Legitimate only where the full state is a sampled world, never the real hidden cards: leaf
+   * values inside determinized search (`@az/imperfect-info`'s `WorldNetworkEvaluator`) and, in
+   * self-play, extra value-training rows of the true full states (the network learns what a world is
+   * worth to each seat). The own-view `encoder` stays the input for acting and for priors.
+   */
+  readonly worldEncoder?: Encoder<S>;
+  /**
    * Optional: the state as JSON for graphical front ends (`az serve`), as `seat` may see it (the same
    * information as `render(state, seat)`: for hidden-information games never another seat's cards).
    * Grid games return a `GridView`; games without a view are shown as their `render` text and a list
@@ -266,6 +275,13 @@ export interface TrainingHints {
   /** Imperfect-information games: sampled worlds searched per move (determinized search). */
   readonly determinizations?: number;
   /**
+   * Imperfect-information games: how determinized search values its leaves. 'playouts' (default): a
+   * random playout of the sampled world, the network giving priors; 'world': the network reading the
+   * sampled world's full state (`Game.worldEncoder`), and self-play also records the true full states
+   * as value-training rows.
+   */
+  readonly leafValues?: LeafValues;
+  /**
    * Weight w in [0, 1) of the game's `estimateReturns` in value targets: a position's target is
    * (1 - w) * game result + w * estimate. Games whose results are too sparse or noisy to learn from in a
    * short run (chess: a game's result says little about its opening) give the value head a dense signal
@@ -283,6 +299,9 @@ export interface TrainingHints {
   /** Positions the self-play NN evaluation cache holds (default 0, no cache); only for games whose encoding is a function of `hash`. */
   readonly evalCacheSize?: number;
 }
+
+/** How determinized search values leaves: random playouts of the sampled world, or the network on its full state. */
+export type LeafValues = 'playouts' | 'world';
 
 /** A baseline player a game offers by name (random is built in everywhere). */
 export type BotFactory<S> = (game: Game<S>, seed: number) => Agent<S>;

@@ -35,6 +35,7 @@ export {
   type Game,
   type Agent,
   type TrainingHints,
+  type LeafValues,
   type BotFactory,
   type AgentAssessment,
   type GamePlugin,

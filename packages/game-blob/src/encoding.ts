@@ -45,6 +45,13 @@ export interface BlobEncodingLayout {
   readonly scores: number;
   /** [1] rounds finished / rounds in the game. */
   readonly progress: number;
+  /**
+   * [(P - 1) x 52] world encoding only (all 0 in the own view): relative seat j (1..P-1) holds the card,
+   * at `(j - 1) * 52 + card`. Filled only from a full state a determinizer sampled.
+   */
+  readonly otherHands: number;
+  /** [1] 1 in the world encoding, 0 in the own view: tells the network which of the two it reads. */
+  readonly world: number;
   /** Total floats. */
   readonly size: number;
 }
@@ -75,21 +82,32 @@ export function blobEncodingLayout(players: number, maxHand: number): BlobEncodi
     phase: take(2),
     scores: take(P),
     progress: take(1),
+    otherHands: take((P - 1) * DECK_SIZE),
+    world: take(1),
     size: 0,
   };
   layout.size = at;
   return layout;
 }
 
-/** Flat encoding, shape [size]; see `BlobEncodingLayout` for the planes. */
+/**
+ * Flat encoding, shape [size]; see `BlobEncodingLayout` for the planes. Two modes of one layout, so
+ * one network reads both: the own view (`world = false`, `game.encoder`: what the seat observes, the
+ * other hands all 0) and the world view (`world = true`, `game.worldEncoder`: the same planes plus
+ * every other seat's hand and the world flag, for states sampled by the determinizer).
+ */
 export class BlobEncoder implements Encoder<BlobState> {
-  readonly version = 'blob-v1';
+  readonly version = 'blob-v2';
   readonly shape: readonly number[];
   readonly size: number;
   readonly layout: BlobEncodingLayout;
   private readonly range: ScoreRange;
 
-  constructor(private readonly rules: BlobRules) {
+  constructor(
+    private readonly rules: BlobRules,
+    /** Encode the other seats' hands too (only for sampled worlds; see the class comment). */
+    readonly world = false,
+  ) {
     this.layout = blobEncodingLayout(rules.players, rules.maxHand);
     this.size = this.layout.size;
     this.shape = [this.size];
@@ -107,9 +125,12 @@ export class BlobEncoder implements Encoder<BlobState> {
     out.fill(0, o, o + L.size);
     const rel = (seat: number): number => (seat - perspective + P) % P;
 
-    // Own hand only: other seats' cards are never read (information discipline).
+    // Own view: own hand only, other seats' cards are never read (information discipline).
+    const world = this.world;
     for (let c = 0; c < DECK_SIZE; c++) {
-      if (state.owner[c] === perspective) out[o + L.hand + c] = 1;
+      const owner = state.owner[c];
+      if (owner === perspective) out[o + L.hand + c] = 1;
+      else if (world && owner >= 0 && owner < P) out[o + L.otherHands + (rel(owner) - 1) * DECK_SIZE + c] = 1;
       const by = state.playedBy[c];
       if (by !== NONE) out[o + L.played + rel(by) * DECK_SIZE + c] = 1;
     }
@@ -137,6 +158,7 @@ export class BlobEncoder implements Encoder<BlobState> {
     if (state.phase === PHASE_PLAY) out[o + L.leader + rel(state.trickLeader)] = 1;
     if (state.ledSuit !== NONE) out[o + L.ledSuit + state.ledSuit] = 1;
     out[o + L.progress] = state.round / this.rules.schedule.length;
+    if (world) out[o + L.world] = 1;
   }
 }
 

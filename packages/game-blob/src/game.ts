@@ -35,6 +35,8 @@ export class BlobGame implements Game<BlobState> {
   readonly numPlayers: number;
   readonly maxGameLength: number;
   readonly encoder: BlobEncoder;
+  /** The same layout with every hand filled in, for worlds sampled by the determinizer (see `Game.worldEncoder`). */
+  readonly worldEncoder: BlobEncoder;
   readonly masker: BlobMasker;
   /** The score range that `returns` maps to [-1, 1] (see value.ts). */
   readonly scoreRange: ScoreRange;
@@ -47,6 +49,7 @@ export class BlobGame implements Game<BlobState> {
     this.numPlayers = this.rules.players;
     this.maxGameLength = gameLength(this.rules);
     this.encoder = new BlobEncoder(this.rules);
+    this.worldEncoder = new BlobEncoder(this.rules, true);
     this.masker = new BlobMasker(this.rules);
     this.scoreRange = scoreRange(this.rules);
   }

@@ -49,3 +49,4 @@ export { blobInformationState, informationKey, type BlobInformationState } from 
 export { formatBlobAction, parseBlobAction, renderBlob, formatHand } from './notation.js';
 export { BlobDeterminizer } from './determinizer.js';
 export { HeuristicAgent, heuristicAction, heuristicBid, heuristicPlay, estimateTricks } from './heuristic.js';
+export { CountingAgent, CountingBidder, countingPlay, COUNTING_BID_SAMPLES } from './counting.js';

@@ -124,6 +124,38 @@ describe('information discipline', () => {
     for (let c = 0; c < DECK_SIZE; c++) hand += fromSeat1[L.hand + c];
     expect(hand).toBe(3);
   });
+
+  it('world encoding: the own view plus every other hand at its relative seat, and the world flag', () => {
+    const game = makeGame({ players: 4, rounds: 'one', roundCards: 3 });
+    const state = game.initialState(new Rng(9));
+    play(game, state, ['bid 1', 'bid 0']);
+    const L = blobEncodingLayout(4, 3);
+    expect(game.worldEncoder.size).toBe(game.encoder.size);
+    for (let seat = 0; seat < 4; seat++) {
+      const own = encode(game, state, seat);
+      const world = new Float32Array(game.encoder.size).fill(NaN);
+      game.worldEncoder.encode(state, seat, world, 0);
+      expect(own[L.world]).toBe(0);
+      expect(world[L.world]).toBe(1);
+      for (let i = 0; i < L.otherHands; i++) expect(world[i]).toBe(own[i]); // the shared planes agree
+      for (let i = L.otherHands; i < L.size; i++) if (i !== L.world) expect(own[i]).toBe(0);
+      for (let c = 0; c < DECK_SIZE; c++) {
+        const owner = state.owner[c];
+        for (let j = 1; j < 4; j++) {
+          const expected = owner === (seat + j) % 4 ? 1 : 0;
+          expect(world[L.otherHands + (j - 1) * DECK_SIZE + c]).toBe(expected);
+        }
+      }
+    }
+    // Hidden cards change the world encoding (that is its point) but never the own view.
+    const hidden = swapHidden(state, 0);
+    expect(hidden).not.toBeNull();
+    const a = new Float32Array(game.encoder.size);
+    const b = new Float32Array(game.encoder.size);
+    game.worldEncoder.encode(state, 0, a, 0);
+    game.worldEncoder.encode(hidden as BlobState, 0, b, 0);
+    expect(bytes(a)).not.toBe(bytes(b));
+  });
 });
 
 describe('BlobDeterminizer', () => {

@@ -1,6 +1,7 @@
 import { GAME_CONTRACT_VERSION, defaultRegistry, type GamePlugin, type GameRegistry, type ResolvedConfig, type TrainingHints } from '@az/core';
 import { blobConfigSchema, blobRules, finalizeBlobConfig } from './config.js';
 import { BLOB_TRAITS, BlobGame } from './game.js';
+import { CountingAgent } from './counting.js';
 import { HeuristicAgent } from './heuristic.js';
 import type { BlobState } from './state.js';
 import { scoreRange, scoreToValue } from './value.js';
@@ -52,6 +53,7 @@ export const blobPlugin: GamePlugin<BlobState> = {
   create: (config) => new BlobGame(config),
   bots: {
     heuristic: (game) => new HeuristicAgent(blobRules(game.config)),
+    counting: (game, seed) => new CountingAgent(blobRules(game.config), seed),
   },
   outcomeMetrics: (game, finalState, seat) => blobOutcomeMetrics(game.config, finalState, seat),
   training: BLOB_TRAINING,

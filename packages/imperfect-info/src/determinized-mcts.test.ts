@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { DeterminizedMcts, createSearchEngine } from './determinized-mcts.js';
 import { OwnViewNetworkEvaluator } from './own-view-evaluator.js';
 import { RolloutMixEvaluator } from './rollout-mix-evaluator.js';
+import { WorldNetworkEvaluator } from './world-evaluator.js';
 import { BET, CALL, FOLD, PASS, SHOWDOWN_CARDS, makeShowdown, showdownState, type ShowdownState } from './test-games.js';
 
 /** Uniform prior, zero value; records batch sizes. */
@@ -167,8 +168,9 @@ describe('createSearchEngine', () => {
 });
 
 /**
- * Reads the encoded card of each row: policy logits favour action (card % 4), and the row's own
- * value (relative index 0) is card / 10; the other seats' relative values are a marker, -0.5.
+ * Reads the encoded card of each row: policy logits favour action (card % 4) in own-view rows and
+ * ((card + 2) % 4) in world rows, and the row's own value (relative index 0) is card / 10; the other
+ * seat's relative value is its card / 10 in a world row, else a marker, -0.5.
  */
 class FakeModel implements InferenceModel {
   readonly config: NetworkConfig;
@@ -181,10 +183,14 @@ class FakeModel implements InferenceModel {
     this.rows.push(count);
     for (let r = 0; r < count; r++) {
       let card = 0;
-      for (let c = 0; c < SHOWDOWN_CARDS; c++) if (input[r * this.inputSize + c] === 1) card = c;
-      for (let a = 0; a < 4; a++) policyOut[r * 4 + a] = a === card % 4 ? 5 : 0;
+      let other = -1;
+      const row = r * this.inputSize;
+      for (let c = 0; c < SHOWDOWN_CARDS; c++) if (input[row + c] === 1) card = c;
+      for (let c = 0; c < SHOWDOWN_CARDS; c++) if (input[row + SHOWDOWN_CARDS + c] === 1) other = c;
+      const world = input[row + 2 * SHOWDOWN_CARDS + 2] === 1;
+      for (let a = 0; a < 4; a++) policyOut[r * 4 + a] = a === (card + (world ? 2 : 0)) % 4 ? 5 : 0;
       valueOut[r * 2] = card / 10;
-      valueOut[r * 2 + 1] = -0.5;
+      valueOut[r * 2 + 1] = world ? other / 10 : -0.5;
     }
   }
   dispose(): void {}
@@ -257,5 +263,63 @@ describe('OwnViewNetworkEvaluator', () => {
     const model = new FakeModel(game.encoder.size);
     const wrong = { ...model, predict: model.predict.bind(model), dispose: () => {}, config: { ...model.config, numSeats: 3 } };
     expect(() => new OwnViewNetworkEvaluator(game, wrong)).toThrow(/3 seat values/);
+  });
+});
+
+describe('WorldNetworkEvaluator', () => {
+  const leafBatch = (states: ShowdownState[], movers: number[]) => ({
+    count: states.length,
+    actionSize: 4,
+    numSeats: 2,
+    states,
+    perspectives: Int32Array.from(movers),
+    inputs: new Float32Array(0),
+    masks: new Uint8Array(4 * states.length),
+    policyLogits: new Float32Array(4 * states.length),
+    values: new Float32Array(2 * states.length),
+  });
+
+  it('values each leaf from its full state and takes priors from the mover’s own view', async () => {
+    const game = makeShowdown();
+    const model = new FakeModel(game.encoder.size);
+    const batch = leafBatch([showdownState(3, 7), showdownState(6, 1, [BET])], [0, 1]);
+    await new WorldNetworkEvaluator(game, model).evaluate(batch);
+    expect(model.rows).toEqual([4]); // two rows per leaf, one call
+    // Leaf 0, seat 0 to move: the world row knows seat 1 holds 7; the own-view prior favours 3 % 4.
+    expect(Array.from(batch.policyLogits.subarray(0, 4))).toEqual([0, 0, 0, 5]);
+    expect(batch.values[0]).toBeCloseTo(0.3);
+    expect(batch.values[1]).toBeCloseTo(0.7);
+    // Leaf 1, seat 1 to move holding 1: values rotated back to seat order.
+    expect(Array.from(batch.policyLogits.subarray(4, 8))).toEqual([0, 5, 0, 0]);
+    expect(batch.values[2]).toBeCloseTo(0.6);
+    expect(batch.values[3]).toBeCloseTo(0.1);
+  });
+
+  it('takes priors from the world row when asked, one row per leaf', async () => {
+    const game = makeShowdown();
+    const model = new FakeModel(game.encoder.size);
+    const batch = leafBatch([showdownState(3, 7)], [0]);
+    await new WorldNetworkEvaluator(game, model, 'world').evaluate(batch);
+    expect(model.rows).toEqual([1]);
+    expect(Array.from(batch.policyLogits.subarray(0, 4))).toEqual([0, 5, 0, 0]); // (3 + 2) % 4
+    expect(batch.values[1]).toBeCloseTo(0.7);
+  });
+
+  it('refuses a game without a world encoder, naming it', () => {
+    const game = { ...makeShowdown(), worldEncoder: undefined };
+    expect(() => new WorldNetworkEvaluator(game, new FakeModel(game.encoder.size))).toThrow(/showdown has no world encoder/);
+  });
+
+  it('is what createSearchEngine uses for worldValues, with playouts off unless asked', async () => {
+    const game = makeShowdown();
+    const model = new FakeModel(game.encoder.size);
+    const engine = createSearchEngine(game, new NetworkEvaluator<ShowdownState>(model), 1, { ...search, simulations: 1 }, { worldValues: true });
+    engine.setRoot(0, showdownState(1, 2));
+    await engine.search();
+    expect(model.rows).toEqual([6]); // 3 worlds x 2 rows
+    // Seat 0 holds 1: its value is 0.1 in every world; seat 1's is its sampled card / 10, never -0.5.
+    const v = engine.rootValue(0);
+    expect(v[0]).toBeCloseTo(0.1, 5);
+    expect(v[1]).toBeGreaterThanOrEqual(0);
   });
 });

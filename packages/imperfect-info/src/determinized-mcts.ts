@@ -2,6 +2,8 @@ import { Rng, type Determinizer, type Game } from '@az/core';
 import { BatchedMcts, NetworkEvaluator, type Evaluator, type SearchConfig, type SearchEngine, type SearchStats } from '@az/mcts';
 import { OwnViewNetworkEvaluator } from './own-view-evaluator.js';
 import { RolloutMixEvaluator } from './rollout-mix-evaluator.js';
+import { InformationSetMcts } from './ismcts.js';
+import { WorldNetworkEvaluator, type WorldPriors } from './world-evaluator.js';
 
 /** Options of determinized search: worlds per slot, and how `createSearchEngine` values leaves with a network. */
 export interface DeterminizedSearchOptions {
@@ -19,7 +21,25 @@ export interface DeterminizedSearchOptions {
    * view (`OwnViewNetworkEvaluator`, P network rows per leaf) instead of the mover's (default false).
    */
   readonly ownViewValues?: boolean;
+  /**
+   * `createSearchEngine` only, for a `NetworkEvaluator` and a game with `worldEncoder`: value each leaf
+   * from its sampled world's full state (`WorldNetworkEvaluator`). Then `playoutWeight` defaults to 0.
+   * Takes precedence over `ownViewValues`.
+   */
+  readonly worldValues?: boolean;
+  /** With `worldValues`: priors from the mover's own view (default) or from the world row. */
+  readonly worldPriors?: WorldPriors;
+  /**
+   * `createSearchEngine` only: 'determinized' (default: D trees per slot, `DeterminizedMcts`) or
+   * 'information-set' (one tree per slot over the mover's information sets, a world sampled per
+   * simulation: `InformationSetMcts`; it runs `determinizations * simulations` simulations per move,
+   * the same evaluator work as determinized search).
+   */
+  readonly method?: SearchMethod;
 }
+
+/** How an imperfect-information game is searched. */
+export type SearchMethod = 'determinized' | 'information-set';
 
 /** The default `playoutWeight`: values from playouts, priors from the network. */
 export const DEFAULT_PLAYOUT_WEIGHT = 1;
@@ -161,8 +181,12 @@ export class DeterminizedMcts<S> implements SearchEngine<S> {
 
 /** How a network evaluates leaves of determinized search (see `DeterminizedSearchOptions`). */
 function networkLeafEvaluator<S>(game: Game<S>, evaluator: NetworkEvaluator<S>, options: Partial<DeterminizedSearchOptions>, seed: number): Evaluator<S> {
-  const network: Evaluator<S> = options.ownViewValues ? new OwnViewNetworkEvaluator(game, evaluator.model) : evaluator;
-  const w = options.playoutWeight ?? DEFAULT_PLAYOUT_WEIGHT;
+  const network: Evaluator<S> = options.worldValues
+    ? new WorldNetworkEvaluator(game, evaluator.model, options.worldPriors)
+    : options.ownViewValues
+      ? new OwnViewNetworkEvaluator(game, evaluator.model)
+      : evaluator;
+  const w = options.playoutWeight ?? (options.worldValues ? 0 : DEFAULT_PLAYOUT_WEIGHT);
   return w > 0 ? new RolloutMixEvaluator(game, network, w, seed) : network;
 }
 
@@ -189,5 +213,9 @@ export function createSearchEngine<S>(
   if (game.traits.information === 'perfect') return new BatchedMcts(game, evaluator, slots, searchConfig);
   if (!game.determinizer) throw missingDeterminizer(game);
   const leafEvaluator = evaluator instanceof NetworkEvaluator ? networkLeafEvaluator(game, evaluator, options, searchConfig.seed ?? 0) : evaluator;
-  return new DeterminizedMcts(game, leafEvaluator, slots, searchConfig, { determinizations: options.determinizations ?? DEFAULT_DETERMINIZATIONS });
+  const determinizations = options.determinizations ?? DEFAULT_DETERMINIZATIONS;
+  if (options.method === 'information-set') {
+    return new InformationSetMcts(game, leafEvaluator, slots, { ...searchConfig, simulations: determinizations * (searchConfig.simulations ?? 30) });
+  }
+  return new DeterminizedMcts(game, leafEvaluator, slots, searchConfig, { determinizations });
 }

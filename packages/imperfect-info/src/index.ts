@@ -7,6 +7,15 @@ export {
   countConsistentDeals,
   type ConsistentDealSpec,
 } from './deal.js';
-export { DeterminizedMcts, createSearchEngine, DEFAULT_DETERMINIZATIONS, DEFAULT_PLAYOUT_WEIGHT, type DeterminizedSearchOptions } from './determinized-mcts.js';
+export {
+  DeterminizedMcts,
+  createSearchEngine,
+  DEFAULT_DETERMINIZATIONS,
+  DEFAULT_PLAYOUT_WEIGHT,
+  type DeterminizedSearchOptions,
+  type SearchMethod,
+} from './determinized-mcts.js';
+export { InformationSetMcts } from './ismcts.js';
 export { OwnViewNetworkEvaluator } from './own-view-evaluator.js';
 export { RolloutMixEvaluator } from './rollout-mix-evaluator.js';
+export { WorldNetworkEvaluator, type WorldPriors } from './world-evaluator.js';

@@ -60,16 +60,19 @@ export interface ShowdownOptions {
 }
 
 export function makeShowdown(options: ShowdownOptions = {}): Game<ShowdownState> & { determinizer?: ShowdownDeterminizer } {
-  const encoder: Encoder<ShowdownState> = {
-    version: 'test',
-    shape: [SHOWDOWN_CARDS + 2],
-    size: SHOWDOWN_CARDS + 2,
-    encode(s, p, out, off) {
-      out.fill(0, off, off + SHOWDOWN_CARDS + 2);
+  // Planes: own card [10], the other seat's card [10] (world encoding only), started [2], world flag [1].
+  const size = 2 * SHOWDOWN_CARDS + 3;
+  const encodeAs =
+    (world: boolean) =>
+    (s: ShowdownState, p: number, out: Float32Array, off: number): void => {
+      out.fill(0, off, off + size);
       out[off + s.cards[p]] = 1;
-      out[off + SHOWDOWN_CARDS + Math.min(1, s.history.length)] = 1;
-    },
-  };
+      if (world) out[off + SHOWDOWN_CARDS + s.cards[1 - p]] = 1;
+      out[off + 2 * SHOWDOWN_CARDS + Math.min(1, s.history.length)] = 1;
+      if (world) out[off + 2 * SHOWDOWN_CARDS + 2] = 1;
+    };
+  const encoder: Encoder<ShowdownState> = { version: 'test', shape: [size], size, encode: encodeAs(false) };
+  const worldEncoder: Encoder<ShowdownState> = { version: 'test', shape: [size], size, encode: encodeAs(true) };
   const masker: Masker<ShowdownState> = {
     actionSize: 4,
     fillMask(s, out, off = 0) {
@@ -91,6 +94,7 @@ export function makeShowdown(options: ShowdownOptions = {}): Game<ShowdownState>
     numPlayers: 2,
     maxGameLength: 2,
     encoder,
+    worldEncoder,
     masker,
     determinizer: options.withoutDeterminizer ? undefined : new ShowdownDeterminizer(),
     initialState(rng: Rng): ShowdownState {

@@ -1,4 +1,4 @@
-import type { GamePlugin, NetworkSpec } from '@az/core';
+import type { GamePlugin, LeafValues, NetworkSpec } from '@az/core';
 import type { BackendName, InferenceBackendName } from '@az/nn';
 import { DEFAULT_DETERMINIZATIONS } from '@az/imperfect-info';
 import type { SelfPlayOptions } from './self-play.js';
@@ -15,6 +15,11 @@ export interface TrainOptions {
   readonly simulations: number;
   /** Imperfect-information games: worlds sampled and searched per move (ignored for perfect information). */
   readonly determinizations: number;
+  /**
+   * Imperfect-information games: leaf values of determinized search, 'playouts' or 'world' (the network
+   * on the sampled world's full state; self-play then records true full states as value rows too).
+   */
+  readonly leafValues: LeafValues;
   /** Leaves per tree per network call. */
   readonly leavesPerTree: number;
   readonly cPuct: number;
@@ -100,6 +105,7 @@ export function resolveTrainOptions(input: TrainOptionsInput, plugin: GamePlugin
     parallelGames: input.parallelGames ?? hints.parallelGames ?? d.parallelGames,
     simulations,
     determinizations: input.determinizations ?? hints.determinizations ?? d.determinizations,
+    leafValues: input.leafValues ?? hints.leafValues ?? 'playouts',
     leavesPerTree: input.leavesPerTree ?? d.leavesPerTree,
     cPuct: input.cPuct ?? d.cPuct,
     dirichletAlpha: input.dirichletAlpha ?? hints.dirichletAlpha ?? d.dirichletAlpha,
@@ -154,6 +160,7 @@ export function checkTrainOptions(o: TrainOptions): void {
   if (!(o.learningRate <= 1)) throw new RangeError(`learningRate (--lr) must be at most 1, got ${o.learningRate}: Adam steps that large make the network diverge (try 1e-3)`);
   if (!(o.dirichletEpsilon >= 0 && o.dirichletEpsilon <= 1)) throw new RangeError(`dirichletEpsilon must be in [0, 1], got ${o.dirichletEpsilon}`);
   if (!(o.dirichletAlpha >= 0)) throw new RangeError(`dirichletAlpha must be >= 0, got ${o.dirichletAlpha}`);
+  if (o.leafValues !== 'playouts' && o.leafValues !== 'world') throw new RangeError(`leafValues must be 'playouts' or 'world', got ${String(o.leafValues)}`);
   if (!(o.valueShaping >= 0 && o.valueShaping < 1)) throw new RangeError(`valueShaping must be in [0, 1), got ${o.valueShaping}`);
   if (!(o.rootValueWeight >= 0 && o.rootValueWeight <= 1)) throw new RangeError(`rootValueWeight must be in [0, 1], got ${o.rootValueWeight}`);
   if (o.valueShaping + o.rootValueWeight > 1) throw new RangeError(`valueShaping + rootValueWeight must not exceed 1, got ${o.valueShaping} + ${o.rootValueWeight}`);
@@ -167,11 +174,12 @@ export function checkTrainOptions(o: TrainOptions): void {
 }
 
 /** How self-play plays and records its games, from the run's options (the same in every process). */
-export function selfPlaySettings(o: TrainOptions): Pick<SelfPlayOptions, 'temperatureMoves' | 'valueShaping' | 'rootValueWeight' | 'playoutCap'> {
+export function selfPlaySettings(o: TrainOptions): Pick<SelfPlayOptions, 'temperatureMoves' | 'valueShaping' | 'rootValueWeight' | 'playoutCap' | 'recordWorldStates'> {
   return {
     temperatureMoves: o.temperatureMoves,
     valueShaping: o.valueShaping,
     rootValueWeight: o.rootValueWeight,
+    recordWorldStates: o.leafValues === 'world',
     ...(o.fullSearchShare < 1 ? { playoutCap: { fullShare: o.fullSearchShare, fullSimulations: o.simulations, reducedSimulations: o.reducedSimulations } } : {}),
   };
 }

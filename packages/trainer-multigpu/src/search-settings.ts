@@ -33,11 +33,12 @@ function nodeCapacityFor(simulations: number, leavesPerTree: number): number {
 export function createSelfPlayEngine<S>(game: Game<S>, evaluator: Evaluator<S>, options: TrainOptions, slots: number, seed: number): SearchEngine<S> {
   return createSearchEngine(game, evaluator, slots, searchConfigFrom(options, seed, false), {
     determinizations: options.determinizations,
+    worldValues: options.leafValues === 'world',
   });
 }
 
 /** The network with the evaluation search settings, as a batched agent. */
 export function makeSearchAgent<S>(game: Game<S>, evaluator: Evaluator<S>, o: TrainOptions, seed: number): Agent<S> {
-  const engine = createSearchEngine(game, evaluator, 64, searchConfigFrom(o, seed, true), { determinizations: o.determinizations });
+  const engine = createSearchEngine(game, evaluator, 64, searchConfigFrom(o, seed, true), { determinizations: o.determinizations, worldValues: o.leafValues === 'world' });
   return new MctsAgent('az', engine, game.masker.actionSize, 0, seed);
 }

@@ -117,6 +117,39 @@ describe('SelfPlay', () => {
     expect(() => new SelfPlay(shaped, engine, { temperatureMoves: 9, seed: 5, valueShaping: 1 })).toThrow(/\[0, 1\)/);
   });
 
+  it('records each move twice with world states on: the own view, then the world row, same targets', async () => {
+    // A stand-in world encoding: the own view with a marker in its first element.
+    const worldEncoder = {
+      ...game.encoder,
+      encode(s: TicTacToeState, p: number, out: Float32Array, off: number): void {
+        game.encoder.encode(s, p, out, off);
+        out[off] = 7;
+      },
+    };
+    const withWorld = Object.assign(Object.create(game) as typeof game, { worldEncoder });
+    const engine = new BatchedMcts(withWorld, new UniformEvaluator<TicTacToeState>(), 4, { simulations: 16, leavesPerTree: 2, seed: 6 });
+    const records: GameRecord[] = [];
+    const stats = await new SelfPlay(withWorld, engine, { temperatureMoves: 9, seed: 6, recordWorldStates: true }).play(6, (r) => records.push(r));
+    const E = game.encoder.size;
+    let rows = 0;
+    for (const r of records) {
+      expect(r.length % 2).toBe(0);
+      rows += r.length;
+      for (let m = 0; m < r.length / 2; m++) {
+        const own = 2 * m;
+        const world = own + 1;
+        expect(r.inputs[world * E]).toBe(7);
+        expect(r.inputs[own * E]).not.toBe(7);
+        expect(Array.from(r.inputs.subarray(own * E + 1, own * E + E))).toEqual(Array.from(r.inputs.subarray(world * E + 1, world * E + E)));
+        expect(Array.from(r.values.subarray(world * 2, world * 2 + 2))).toEqual(Array.from(r.values.subarray(own * 2, own * 2 + 2)));
+        const policy = (i: number) => Array.from(r.policyProb.subarray(r.policyOffsets[i], r.policyOffsets[i + 1]));
+        expect(policy(world)).toEqual(policy(own));
+      }
+    }
+    expect(rows).toBe(2 * stats.positions);
+    expect(() => new SelfPlay(game, engine, { temperatureMoves: 9, seed: 6, recordWorldStates: true })).toThrow(/no world encoder/);
+  });
+
   it('is reproducible from its seed', async () => {
     const a = await playGames(6, 7);
     const b = await playGames(6, 7);

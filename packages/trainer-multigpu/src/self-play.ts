@@ -24,6 +24,13 @@ export interface SelfPlayOptions {
    * recorded, so games advance cheaply while every recorded policy target comes from a full search.
    */
   readonly playoutCap?: PlayoutCap;
+  /**
+   * Also record each position's TRUE full state through `game.worldEncoder` (same policy and legal
+   * actions, value targets the final returns from the mover's seat), so the network learns to value
+   * the full states that determinized search meets as leaves (`leafValues: 'world'`). Each move then
+   * adds two rows to the record: the own view, then the world.
+   */
+  readonly recordWorldStates?: boolean;
   /** Weights version stamped on every record. */
   readonly weightsVersion?: number;
 }
@@ -75,6 +82,8 @@ export class SelfPlay<S> {
   private readonly valueShaping: number;
   private readonly rootValueWeight: number;
   private readonly rootValue: Float32Array;
+  /** The encoders each position is recorded through: the own view, then (optionally) the world. */
+  private readonly encoders: Game<S>['encoder'][];
   /**
    * The version of the weights the engine's evaluator uses now. A self-play worker sets it when it loads
    * new weights between moves; each record carries the version current when its game started (the
@@ -93,6 +102,12 @@ export class SelfPlay<S> {
     this.mask = new Uint8Array(game.masker.actionSize);
     this.weightsVersion = options.weightsVersion ?? 0;
     this.valueShaping = options.valueShaping ?? 0;
+    this.encoders = [game.encoder];
+    if (options.recordWorldStates) {
+      if (!game.worldEncoder) throw new RangeError(`recordWorldStates: game '${game.traits.id}' has no world encoder`);
+      if (game.worldEncoder.size !== game.encoder.size) throw new RangeError(`recordWorldStates: '${game.traits.id}' world encoder size differs from its encoder's`);
+      this.encoders.push(game.worldEncoder);
+    }
     if (!(this.valueShaping >= 0 && this.valueShaping < 1)) throw new RangeError(`valueShaping must be in [0, 1), got ${this.valueShaping}`);
     if (this.valueShaping > 0 && !game.estimateReturns) throw new RangeError(`valueShaping: game '${game.traits.id}' has no estimateReturns`);
     this.rootValueWeight = options.rootValueWeight ?? 0;
@@ -162,11 +177,11 @@ export class SelfPlay<S> {
         engine.visitCounts(slot, this.counts);
         const recorded = !cap || !budgets || budgets[slot] === cap.fullSimulations;
         if (recorded) {
-          if (this.rootValueWeight > 0) {
-            engine.rootValue(slot, this.rootValue);
-            for (let j = 0; j < game.numPlayers; j++) rec.rootValues.push(this.rootValue[j]);
+          if (this.rootValueWeight > 0) engine.rootValue(slot, this.rootValue);
+          for (const encoder of this.encoders) {
+            if (this.rootValueWeight > 0) for (let j = 0; j < game.numPlayers; j++) rec.rootValues.push(this.rootValue[j]);
+            this.recordPosition(rec, state, player, encoder);
           }
-          this.recordPosition(rec, state, player);
           fullMoves++;
         } else {
           reducedMoves++;
@@ -202,8 +217,8 @@ export class SelfPlay<S> {
     };
   }
 
-  private recordPosition(rec: GameInProgress, state: S, player: number): void {
-    this.game.encoder.encode(state, player, this.encoded, 0);
+  private recordPosition(rec: GameInProgress, state: S, player: number, encoder: Game<S>['encoder']): void {
+    encoder.encode(state, player, this.encoded, 0);
     for (let i = 0; i < this.encoded.length; i++) rec.inputs.push(this.encoded[i]);
     rec.perspectives.push(player);
     if (this.valueShaping > 0) {

@@ -1,6 +1,6 @@
-import { playArena, resolveGame, type Agent, type Game } from '@az/core';
+import { playArena, resolveGame, type Agent, type Game, type LeafValues } from '@az/core';
 import { BACKEND_CHOICES, type BackendChoice } from '@az/nn';
-import { DEFAULT_DETERMINIZATIONS } from '@az/imperfect-info';
+import { DEFAULT_DETERMINIZATIONS, type SearchMethod } from '@az/imperfect-info';
 import { defaultPlaySimulations } from '@az/mcts';
 import { gameFor, makeAgent, type LoadedModel, loadModel } from '../agents.js';
 import { helpText, parseFlags, UsageError } from '../args.js';
@@ -18,6 +18,16 @@ export const evalSpec = {
     games: { type: 'int', min: 1, default: 100, description: 'games to play (seats rotate every game)' },
     sims: { type: 'int', min: 1, description: "search simulations per move for search agents (default: the game's play setting, else its training setting, at least 100)" },
     determinizations: { type: 'int', min: 1, description: "hidden-information games: worlds sampled per search move, each searched with --sims simulations (default: the game's setting, else 3)" },
+    search: {
+      type: 'enum',
+      values: ['determinized', 'information-set'],
+      description: 'hidden-information games: determinized search (D trees of --sims each) or information-set MCTS (one tree, D x --sims simulations, a world per simulation) (default determinized)',
+    },
+    'leaf-values': {
+      type: 'enum',
+      values: ['playouts', 'world'],
+      description: "hidden-information games: leaf values of the search, random playouts of each sampled world or the network reading the world's full state (default: the game's setting, else playouts)",
+    },
     players: { type: 'int', min: 1, description: "number of players, for games with a 'players' setting" },
     config: { type: 'string', description: 'game settings, key=value[,key=value...]', placeholder: 'K=V,...' },
     seed: { type: 'int', min: 0, default: 0, description: 'random seed' },
@@ -72,8 +82,10 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
   const simulations = flags.sims ?? defaultPlaySimulations(plugin);
   const seed = flags.seed ?? 0;
   const determinizations = flags.determinizations;
-  const agentA = await makeAgent(flags.a, plugin, game, { simulations, seed, determinizations, network }, models);
-  const agentB = await makeAgent(flags.b, plugin, game, { simulations, seed: seed + 1, determinizations, network }, models);
+  const leafValues = flags['leaf-values'] as LeafValues | undefined;
+  const searchMethod = flags.search as SearchMethod | undefined;
+  const agentA = await makeAgent(flags.a, plugin, game, { simulations, seed, determinizations, leafValues, searchMethod, network }, models);
+  const agentB = await makeAgent(flags.b, plugin, game, { simulations, seed: seed + 1, determinizations, leafValues, searchMethod, network }, models);
   // Lineup index 0 is A; every other seat is B (the arena rotates seats game by game).
   const P = game.numPlayers;
   const lineup: Agent<unknown>[] = Array.from({ length: P }, (_, i) => (i === 0 ? agentA : agentB));

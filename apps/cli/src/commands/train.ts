@@ -1,4 +1,4 @@
-import { parseConfigAssignments, resolveGame, type NetworkSpec } from '@az/core';
+import { parseConfigAssignments, resolveGame, type LeafValues, type NetworkSpec } from '@az/core';
 import { BACKEND_CHOICES, splitBackendChoice, type BackendChoice } from '@az/nn';
 import {
   DeviceSpecError,
@@ -34,6 +34,11 @@ export const trainSpec = {
     'parallel-games': { type: 'int', min: 1, description: 'games played at once, batched into each network call' },
     sims: { type: 'int', min: 1, description: 'MCTS simulations per move in self-play' },
     determinizations: { type: 'int', min: 1, description: "hidden-information games: worlds sampled per move, each searched with --sims simulations (default: the game's setting, else 3)" },
+    'leaf-values': {
+      type: 'enum',
+      values: ['playouts', 'world'],
+      description: "hidden-information games: leaf values of the search, random playouts of each sampled world or the network reading the world's full state (default: the game's setting, else playouts)",
+    },
     leaves: { type: 'int', min: 1, description: 'leaves per tree per network call (virtual loss)' },
     'temperature-moves': { type: 'int', min: 0, description: 'moves per game sampled from the visit counts before playing the most visited' },
     'value-shaping': {
@@ -120,6 +125,7 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
     parallelGames: flags['parallel-games'],
     simulations: flags.sims,
     determinizations: flags.determinizations,
+    leafValues: flags['leaf-values'] as LeafValues | undefined,
     leavesPerTree: flags.leaves,
     temperatureMoves: flags['temperature-moves'],
     valueShaping: flags['value-shaping'],

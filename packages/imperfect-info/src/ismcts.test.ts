@@ -1,0 +1,72 @@
+import { UniformEvaluator, type Evaluator, type LeafBatch } from '@az/mcts';
+import { describe, expect, it } from 'vitest';
+import { createSearchEngine } from './determinized-mcts.js';
+import { InformationSetMcts } from './ismcts.js';
+import { BET, PASS, makeShowdown, showdownState, type ShowdownState } from './test-games.js';
+
+/** Uniform prior, zero value; records batch sizes and every leaf's state. */
+class RecordingEvaluator implements Evaluator<ShowdownState> {
+  readonly needsInputs = false;
+  readonly sizes: number[] = [];
+  readonly opponentCards = new Set<number>();
+  evaluate(batch: LeafBatch<ShowdownState>): void {
+    this.sizes.push(batch.count);
+    for (let i = 0; i < batch.count; i++) this.opponentCards.add(batch.states[i].cards[1]);
+    batch.policyLogits.fill(0, 0, batch.count * batch.actionSize);
+    batch.values.fill(0, 0, batch.count * batch.numSeats);
+  }
+}
+
+const search = { simulations: 200, leavesPerTree: 4, seed: 3 };
+
+describe('InformationSetMcts', () => {
+  it('decides from the mover’s own card over worlds sampled per simulation, never from the real hidden card', async () => {
+    const game = makeShowdown();
+    const engine = new InformationSetMcts(game, new UniformEvaluator<ShowdownState>(), 2, search);
+    engine.setRoot(0, showdownState(8, 9)); // betting wins in 8 of the 9 worlds seat 0 can imagine
+    engine.setRoot(1, showdownState(0, 5)); // with the lowest card, passing is right whatever seat 1 holds
+    await engine.search();
+    const high = engine.visitCounts(0, new Float32Array(4));
+    const low = engine.visitCounts(1, new Float32Array(4));
+    expect(high[BET]).toBeGreaterThan(high[PASS]);
+    expect(low[PASS]).toBeGreaterThan(low[BET]);
+    // Every simulation but the one that evaluated the root goes through a root child.
+    expect(high[BET] + high[PASS]).toBe(199);
+  });
+
+  it('samples a world per simulation and sends every slot’s leaves in one call per step', async () => {
+    const game = makeShowdown();
+    const evaluator = new RecordingEvaluator();
+    const engine = new InformationSetMcts(game, evaluator, 3, { simulations: 8, leavesPerTree: 4, seed: 1 });
+    for (let s = 0; s < 3; s++) engine.setRoot(s, showdownState(4, 1));
+    await engine.search();
+    expect(game.determinizer?.calls).toBe(24); // one world per simulation
+    // The roots first (one simulation each, one call), then at most 2 steps of 3 slots x 4 simulations.
+    expect(evaluator.sizes[0]).toBe(3);
+    expect(evaluator.sizes.length).toBeLessThanOrEqual(3);
+    for (const size of evaluator.sizes) expect(size).toBeLessThanOrEqual(12);
+    expect(evaluator.opponentCards.has(4)).toBe(false); // never the mover's own card
+    expect(engine.stats.simulations).toBe(24);
+  });
+
+  it('is what createSearchEngine builds for method information-set, with D x S simulations', async () => {
+    const game = makeShowdown();
+    const evaluator = new RecordingEvaluator();
+    const engine = createSearchEngine(game, evaluator, 1, { simulations: 10, leavesPerTree: 5, seed: 2 }, { method: 'information-set', determinizations: 3 });
+    expect(engine).toBeInstanceOf(InformationSetMcts);
+    engine.setRoot(0, showdownState(5, 2));
+    await engine.search();
+    const counts = engine.visitCounts(0, new Float32Array(4));
+    expect(counts[PASS] + counts[BET]).toBe(29);
+  });
+
+  it('reports terminal roots without searching them, and names a game without a determinizer', async () => {
+    const game = makeShowdown();
+    const engine = new InformationSetMcts(game, new UniformEvaluator<ShowdownState>(), 1, search);
+    engine.setRoot(0, showdownState(7, 2, [BET, 3])); // called: seat 0 wins
+    await engine.search();
+    expect(Array.from(engine.rootValue(0))).toEqual([1, -1]);
+    expect(engine.stats.evaluations).toBe(0);
+    expect(() => new InformationSetMcts(makeShowdown({ withoutDeterminizer: true }), new UniformEvaluator<ShowdownState>(), 1)).toThrow(/showdown has no determinizer/);
+  });
+});

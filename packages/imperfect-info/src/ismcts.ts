@@ -1,0 +1,253 @@
+import { Rng, type Determinizer, type Game } from '@az/core';
+import type { Evaluator, LeafBatch, SearchConfig, SearchEngine, SearchStats } from '@az/mcts';
+
+/** One node of an information-set tree: reached by one sequence of (public) actions from the root. */
+class IsNode {
+  readonly children = new Map<number, IsNode>();
+  visits = 0;
+  /** Times this node was selectable (its action legal in the simulation's world): ISMCTS's "availability". */
+  availability = 0;
+  readonly valueSum: Float64Array;
+  /** Prior over actions from the evaluation of the first world that reached it; null until then. */
+  priors: Float32Array | null = null;
+
+  constructor(
+    numSeats: number,
+    readonly prior: number,
+  ) {
+    this.valueSum = new Float64Array(numSeats);
+  }
+}
+
+interface Slot<S> {
+  root: IsNode;
+  rootState: S;
+  rootSeat: number;
+}
+
+/** A simulation waiting for its leaf evaluation. */
+interface Pending<S> {
+  path: IsNode[];
+  leaf: IsNode;
+  world: S;
+}
+
+/**
+ * Single-observer information-set MCTS (SO-ISMCTS, Cowling, Powley & Whitehouse 2012) as a
+ * `SearchEngine`: per slot ONE tree over the acting seat's information sets, and a fresh world sampled
+ * from that seat's view for every simulation. A simulation descends only through actions legal in its
+ * world, so statistics are shared across worlds instead of split over D separate trees (no strategy
+ * fusion at the root: one tree, one set of visit counts per information set).
+ *
+ * Nodes are keyed by the action sequence since the root, which identifies the observer's information
+ * set when every action is visible to the observer (true of Blob: bids and cards played are public).
+ * Selection is PUCT with the child's availability (how often it was legal) in place of the parent's
+ * visit count; a node's prior comes from the first world that reached it (actions not legal in that
+ * world get the mean prior). Leaves from all slots (`leavesPerTree` simulations each, kept apart by a
+ * virtual visit) go to the evaluator in one batch, like `DeterminizedMcts`. `simulations` is the total
+ * per move: `D x S` of determinized search is `D * S` here, at equal evaluator work.
+ *
+ * Not supported (ignored): root Dirichlet noise, tree reuse across moves, solving.
+ */
+export class InformationSetMcts<S> implements SearchEngine<S> {
+  readonly numTrees: number;
+  readonly stats: SearchStats = { evaluations: 0, evaluatorCalls: 0, simulations: 0, collisions: 0, capacityHits: 0 };
+  private readonly slots: (Slot<S> | null)[];
+  private readonly determinizer: Determinizer<S>;
+  private readonly rng: Rng;
+  private readonly P: number;
+  private readonly A: number;
+  private readonly simulations: number;
+  private readonly leavesPerTree: number;
+  private readonly cPuct: number;
+  private readonly fpuReduction: number;
+  private readonly mask: Uint8Array;
+  private readonly batch: { -readonly [K in keyof LeafBatch<S>]: LeafBatch<S>[K] } & { states: S[] };
+
+  constructor(
+    readonly game: Game<S>,
+    readonly evaluator: Evaluator<S>,
+    slots: number,
+    config: Partial<SearchConfig> = {},
+  ) {
+    if (!(Number.isInteger(slots) && slots >= 1)) throw new RangeError(`InformationSetMcts: slots must be a positive integer, got ${slots}`);
+    if (!game.determinizer) throw new Error(`${game.traits.id} has no determinizer (Game.determinizer), so it cannot be searched by information-set MCTS`);
+    this.determinizer = game.determinizer;
+    this.numTrees = slots;
+    this.slots = new Array<Slot<S> | null>(slots).fill(null);
+    this.P = game.numPlayers;
+    this.A = game.masker.actionSize;
+    this.simulations = config.simulations ?? 90;
+    this.leavesPerTree = Math.max(1, config.leavesPerTree ?? 8);
+    this.cPuct = config.cPuct ?? 1.5;
+    this.fpuReduction = config.fpuReduction ?? 0.2;
+    this.rng = new Rng(`ismcts:${config.seed ?? 0}`);
+    this.mask = new Uint8Array(this.A);
+    const maxBatch = slots * this.leavesPerTree;
+    this.batch = {
+      count: 0,
+      actionSize: this.A,
+      numSeats: this.P,
+      states: [],
+      perspectives: new Int32Array(maxBatch),
+      inputs: new Float32Array(evaluator.needsInputs ? maxBatch * game.encoder.size : 0),
+      masks: new Uint8Array(maxBatch * this.A),
+      policyLogits: new Float32Array(maxBatch * this.A),
+      values: new Float32Array(maxBatch * this.P),
+    };
+  }
+
+  get averageBatchSize(): number {
+    return this.stats.evaluatorCalls ? this.stats.evaluations / this.stats.evaluatorCalls : 0;
+  }
+
+  setRoot(slot: number, state: S): void {
+    this.checkSlot(slot);
+    this.slots[slot] = { root: new IsNode(this.P, 1), rootState: this.game.clone(state), rootSeat: this.game.isTerminal(state) ? 0 : this.game.currentPlayer(state) };
+  }
+
+  clearTree(slot: number): void {
+    this.checkSlot(slot);
+    this.slots[slot] = null;
+  }
+
+  hasTree(slot: number): boolean {
+    return this.slots[slot] !== null;
+  }
+
+  /** Starts afresh from the new real state: the next mover observes from another seat. */
+  advance(slot: number, _action: number, nextState: S): void {
+    this.setRoot(slot, nextState);
+  }
+
+  async search(): Promise<void> {
+    const { game } = this;
+    const live = this.slots.filter((s): s is Slot<S> => s !== null && !game.isTerminal(s.rootState));
+    // A fresh root is evaluated by one simulation, not a whole step of them all stopping there.
+    const fresh = live.filter((s) => s.root.priors === null);
+    let done = 0;
+    if (fresh.length > 0) {
+      const pending: Pending<S>[] = [];
+      for (const slot of fresh) this.simulate(slot, pending);
+      await this.evaluate(pending);
+      done = 1;
+    }
+    for (; done < this.simulations; done += this.leavesPerTree) {
+      const pending: Pending<S>[] = [];
+      const wanted = Math.min(this.leavesPerTree, this.simulations - done);
+      for (const slot of live) for (let k = 0; k < wanted; k++) this.simulate(slot, pending);
+      if (pending.length > 0) await this.evaluate(pending);
+    }
+  }
+
+  /** One simulation in a freshly sampled world: to a terminal (backed up now) or a leaf (queued). */
+  private simulate(slot: Slot<S>, pending: Pending<S>[]): void {
+    const { game, mask } = this;
+    const world = this.determinizer.sample(slot.rootState, slot.rootSeat, this.rng);
+    const path: IsNode[] = [slot.root];
+    let node = slot.root;
+    for (;;) {
+      if (game.isTerminal(world)) {
+        this.backup(path, game.returns(world), 0, false);
+        return;
+      }
+      if (node.priors === null) {
+        for (const n of path) n.visits++; // virtual visit: keeps the batch's other simulations apart
+        pending.push({ path, leaf: node, world });
+        return;
+      }
+      const mover = game.currentPlayer(world);
+      game.masker.fillMask(world, mask, 0);
+      const parentQ = node.visits > 0 ? node.valueSum[mover] / node.visits : 0;
+      let best: IsNode | null = null;
+      let bestAction = -1;
+      let bestScore = -Infinity;
+      for (let a = 0; a < this.A; a++) {
+        if (!mask[a]) continue;
+        let child = node.children.get(a);
+        if (!child) {
+          child = new IsNode(this.P, node.priors[a] > 0 ? node.priors[a] : 1 / this.A);
+          node.children.set(a, child);
+        }
+        child.availability++;
+        const q = child.visits > 0 ? child.valueSum[mover] / child.visits : parentQ - this.fpuReduction;
+        const score = q + (this.cPuct * child.prior * Math.sqrt(child.availability)) / (1 + child.visits);
+        if (score > bestScore) {
+          bestScore = score;
+          best = child;
+          bestAction = a;
+        }
+      }
+      game.applyAction(world, bestAction, this.rng);
+      node = best as IsNode;
+      path.push(node);
+    }
+  }
+
+  private async evaluate(pending: Pending<S>[]): Promise<void> {
+    const { game, batch, A, P } = this;
+    const E = game.encoder.size;
+    batch.count = pending.length;
+    batch.states.length = 0;
+    for (let i = 0; i < pending.length; i++) {
+      const world = pending[i].world;
+      batch.states.push(world);
+      batch.perspectives[i] = game.currentPlayer(world);
+      game.masker.fillMask(world, batch.masks, i * A);
+      if (this.evaluator.needsInputs) game.encoder.encode(world, batch.perspectives[i], batch.inputs, i * E);
+    }
+    await this.evaluator.evaluate(batch);
+    this.stats.evaluations += pending.length;
+    this.stats.evaluatorCalls++;
+    for (let i = 0; i < pending.length; i++) {
+      const { path, leaf } = pending[i];
+      if (leaf.priors === null) leaf.priors = softmaxOverMask(batch.policyLogits, batch.masks, i * A, A);
+      this.backup(path, batch.values, i * P, true);
+    }
+  }
+
+  private backup(path: IsNode[], values: ArrayLike<number>, offset: number, virtualVisitTaken: boolean): void {
+    for (const n of path) {
+      if (!virtualVisitTaken) n.visits++;
+      for (let j = 0; j < this.P; j++) n.valueSum[j] += values[offset + j];
+    }
+    this.stats.simulations++;
+  }
+
+  visitCounts(slot: number, out: Float32Array): Float32Array {
+    out.fill(0, 0, this.A);
+    const s = this.slots[slot];
+    if (s) for (const [a, child] of s.root.children) out[a] = child.visits;
+    return out;
+  }
+
+  rootValue(slot: number, out: Float32Array = new Float32Array(this.P)): Float32Array {
+    out.fill(0, 0, this.P);
+    const s = this.slots[slot];
+    if (!s) return out;
+    if (this.game.isTerminal(s.rootState)) {
+      out.set(this.game.returns(s.rootState).subarray(0, this.P));
+      return out;
+    }
+    if (s.root.visits > 0) for (let j = 0; j < this.P; j++) out[j] = s.root.valueSum[j] / s.root.visits;
+    return out;
+  }
+
+  private checkSlot(slot: number): void {
+    if (!(Number.isInteger(slot) && slot >= 0 && slot < this.numTrees)) throw new RangeError(`InformationSetMcts: slot ${slot} is not in 0..${this.numTrees - 1}`);
+  }
+}
+
+function softmaxOverMask(logits: Float32Array, masks: Uint8Array, offset: number, A: number): Float32Array {
+  const out = new Float32Array(A);
+  let max = -Infinity;
+  for (let a = 0; a < A; a++) if (masks[offset + a] && logits[offset + a] > max) max = logits[offset + a];
+  let sum = 0;
+  for (let a = 0; a < A; a++) {
+    if (!masks[offset + a]) continue;
+    out[a] = Math.exp(logits[offset + a] - max);
+    sum += out[a];
+  }
+  if (sum > 0) for (let a = 0; a < A; a++) out[a] /= sum;
+  return out;
+}

@@ -3,7 +3,7 @@ import { ticTacToePlugin } from '@az/game-tictactoe';
 import { UniformEvaluator, BatchedMcts, defaultPlaySimulations } from '@az/mcts';
 import { createSearchEngine } from '@az/imperfect-info';
 import type { GamePlugin } from '@az/core';
-import { resolveTrainOptions } from './options.js';
+import { resolveTrainOptions, selfPlaySettings } from './options.js';
 import { searchConfigFrom } from './search-settings.js';
 
 describe('resolveTrainOptions: determinizations and the game’s training config', () => {
@@ -14,6 +14,22 @@ describe('resolveTrainOptions: determinizations and the game’s training config
     expect(resolveTrainOptions({ game: 'tictactoe' }, withHints({ determinizations: 5 })).determinizations).toBe(5);
     expect(resolveTrainOptions({ game: 'tictactoe', determinizations: 2 }, withHints({ determinizations: 5 })).determinizations).toBe(2);
     expect(() => resolveTrainOptions({ game: 'tictactoe', determinizations: 0 }, withHints({}))).toThrow(/determinizations/);
+  });
+
+  it('turns the learning techniques on from the user or the game’s hints, off by default, and checks their ranges', () => {
+    const off = resolveTrainOptions({ game: 'tictactoe' }, withHints({ simulations: 64 }));
+    expect([off.selfPlaySolve, off.rootValueWeight, off.fullSearchShare, off.evalCacheSize]).toEqual([false, 0, 1, 0]);
+    expect(off.reducedSimulations).toBe(8);
+    expect(searchConfigFrom(off, 1, false).solve).toBe(false);
+    expect(selfPlaySettings(off).playoutCap).toBeUndefined();
+    const on = resolveTrainOptions({ game: 'tictactoe', rootValueWeight: 0.5, fullSearchShare: 0.25, reducedSimulations: 16, evalCacheSize: 1000 }, withHints({ simulations: 64, selfPlaySolve: true }));
+    expect(searchConfigFrom(on, 1, false).solve).toBe(true);
+    expect(selfPlaySettings(on)).toMatchObject({ rootValueWeight: 0.5, playoutCap: { fullShare: 0.25, fullSimulations: 64, reducedSimulations: 16 } });
+    expect(on.evalCacheSize).toBe(1000);
+    expect(() => resolveTrainOptions({ game: 'tictactoe', rootValueWeight: 1.5 }, withHints({}))).toThrow(/rootValueWeight/);
+    expect(() => resolveTrainOptions({ game: 'tictactoe', fullSearchShare: 0 }, withHints({}))).toThrow(/fullSearchShare/);
+    expect(() => resolveTrainOptions({ game: 'tictactoe', fullSearchShare: 0.5, reducedSimulations: 100, simulations: 64 }, withHints({}))).toThrow(/reducedSimulations/);
+    expect(() => resolveTrainOptions({ game: 'tictactoe', evalCacheSize: -1 }, withHints({}))).toThrow(/evalCacheSize/);
   });
 
   it('merges the user’s game settings over the game’s training settings', () => {

@@ -39,11 +39,15 @@ export interface ReplayIndex {
  */
 export async function saveReplay(runDir: string, buffer: ReplayBuffer, previous: ReplayIndex | null): Promise<ReplayIndex> {
   const dir = join(resolve(runDir), REPLAY_DIR);
-  await fs.mkdir(dir, { recursive: true });
+  // The buffer as it is now, before any await: games may land in it while the segment is written
+  // (multi-process runs take in workers' games between awaits); those belong to the next save.
+  const totalAdded = buffer.totalAdded;
+  const oldestIndex = buffer.oldestIndex;
   let segments = previous ? [...previous.segments] : [];
-  const from = Math.max(previous?.totalAdded ?? 0, buffer.oldestIndex);
-  if (from < buffer.totalAdded) {
-    const bytes = encodeSegment(buffer.exportRange(from), buffer.shape);
+  const from = Math.max(previous?.totalAdded ?? 0, oldestIndex);
+  const bytes = from < totalAdded ? encodeSegment(buffer.exportRange(from), buffer.shape) : null;
+  await fs.mkdir(dir, { recursive: true });
+  if (bytes) {
     const file = `seg-${String(from).padStart(12, '0')}-${randomBytes(3).toString('hex')}.bin.gz`;
     const tmp = join(dir, `.${file}.tmp`);
     faultPoint('replay:write');
@@ -51,11 +55,11 @@ export async function saveReplay(runDir: string, buffer: ReplayBuffer, previous:
     faultPoint('replay:rename');
     await fs.rename(tmp, join(dir, file));
     await syncDirectory(dir);
-    segments.push({ file, first: from, count: buffer.totalAdded - from, bytes: bytes.byteLength, sha256: sha256(bytes) });
+    segments.push({ file, first: from, count: totalAdded - from, bytes: bytes.byteLength, sha256: sha256(bytes) });
   }
   // Segments whose positions the ring has overwritten entirely are no longer part of the buffer.
-  segments = segments.filter((s) => s.first + s.count > buffer.oldestIndex);
-  return { format: 'az-replay-index', version: 1, capacity: buffer.capacity, shape: buffer.shape, totalAdded: buffer.totalAdded, segments };
+  segments = segments.filter((s) => s.first + s.count > oldestIndex);
+  return { format: 'az-replay-index', version: 1, capacity: buffer.capacity, shape: buffer.shape, totalAdded, segments };
 }
 
 /** Parses a checkpoint's replay.json (already verified against the manifest); errors name the file. */

@@ -246,6 +246,28 @@ describe('ReplayBuffer', () => {
     expect(seen.size).toBeGreaterThan(1);
   });
 
+  it('describes the buffer as it was when the save began, even when games land during the save', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'az-replay-'));
+    try {
+      const { records } = await playGames(4, 7);
+      const buffer = new ReplayBuffer(1000, shape);
+      buffer.addGame(records[0]);
+      const before = buffer.totalAdded;
+      // A game arrives while the segment is being written (as worker games do between awaits).
+      const saving = saveReplay(dir, buffer, null);
+      buffer.addGame(records[1]);
+      const index = await saving;
+      expect(index.totalAdded).toBe(before);
+      expect(index.segments.reduce((n, s) => n + s.count, 0)).toBe(before);
+      expect(loadReplay(dir, index, 1000, shape).totalAdded).toBe(before);
+      // The late game is in the next save.
+      const next = await saveReplay(dir, buffer, index);
+      expect(loadReplay(dir, next, 1000, shape).totalAdded).toBe(buffer.totalAdded);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('saves as compressed segments of what is new, loads exactly, and names a damaged segment', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'az-replay-'));
     try {

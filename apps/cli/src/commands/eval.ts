@@ -169,7 +169,11 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
     console.log(JSON.stringify(report, null, 2));
     return 0;
   }
-  const worlds = report.determinizations ? ` x ${report.determinizations} sampled worlds` : '';
+  const worlds = report.determinizations
+    ? flags.search === 'information-set'
+      ? ` (${report.determinizations} x ${simulations} in one information-set tree, a world per simulation)`
+      : ` x ${report.determinizations} sampled worlds`
+    : '';
   console.log(`${games} games of ${game.traits.id} (${game.numPlayers} seats, rotating), ${simulations} simulations${worlds} per search move`);
   for (const [label, r] of [['A', report.a], ['B', report.b]] as const) {
     const seats = label === 'B' && game.numPlayers > 2 ? ` (over ${game.numPlayers - 1} seats a game)` : '';

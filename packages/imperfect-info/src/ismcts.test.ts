@@ -49,6 +49,15 @@ describe('InformationSetMcts', () => {
     expect(engine.stats.simulations).toBe(24);
   });
 
+  it('gives each slot its own budget when search is given one (playout caps)', async () => {
+    const game = makeShowdown();
+    const engine = new InformationSetMcts(game, new RecordingEvaluator(), 3, { simulations: 8, leavesPerTree: 4, seed: 1 });
+    for (let s = 0; s < 3; s++) engine.setRoot(s, showdownState(4, 1));
+    await engine.search(Int32Array.of(1, 6, 11));
+    expect(game.determinizer?.calls).toBe(18); // one world per simulation
+    expect(engine.stats.simulations).toBe(18);
+  });
+
   it('is what createSearchEngine builds for method information-set, with D x S simulations', async () => {
     const game = makeShowdown();
     const evaluator = new RecordingEvaluator();

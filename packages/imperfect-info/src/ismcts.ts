@@ -120,11 +120,17 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
     this.setRoot(slot, nextState);
   }
 
-  async search(): Promise<void> {
+  /** `simulations[slot]`, when given, is that slot's budget instead of the configured one (playout caps). */
+  async search(simulations?: ArrayLike<number>): Promise<void> {
     const { game } = this;
-    const live = this.slots.filter((s): s is Slot<S> => s !== null && !game.isTerminal(s.rootState));
+    const budget = new Map<Slot<S>, number>();
+    this.slots.forEach((s, i) => {
+      if (s !== null && !game.isTerminal(s.rootState)) budget.set(s, simulations === undefined ? this.simulations : simulations[i]);
+    });
+    const live = [...budget.keys()];
+    const most = Math.max(0, ...budget.values());
     // A fresh root is evaluated by one simulation, not a whole step of them all stopping there.
-    const fresh = live.filter((s) => s.root.priors === null);
+    const fresh = live.filter((s) => s.root.priors === null && (budget.get(s) ?? 0) > 0);
     let done = 0;
     if (fresh.length > 0) {
       const pending: Pending<S>[] = [];
@@ -132,10 +138,12 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
       await this.evaluate(pending);
       done = 1;
     }
-    for (; done < this.simulations; done += this.leavesPerTree) {
+    for (; done < most; done += this.leavesPerTree) {
       const pending: Pending<S>[] = [];
-      const wanted = Math.min(this.leavesPerTree, this.simulations - done);
-      for (const slot of live) for (let k = 0; k < wanted; k++) this.simulate(slot, pending);
+      for (const slot of live) {
+        const wanted = Math.min(this.leavesPerTree, (budget.get(slot) ?? 0) - done);
+        for (let k = 0; k < wanted; k++) this.simulate(slot, pending);
+      }
       if (pending.length > 0) await this.evaluate(pending);
     }
   }

@@ -13,6 +13,7 @@ export {
   isCheck,
   materialBalance,
   legalMoveOf,
+  legalActionsOf,
   type LegalMove,
   type Outcome,
   type Termination,

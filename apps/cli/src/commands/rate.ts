@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
-import { BACKEND_CHOICES, resolveGame, type Agent, type BackendChoice } from '@az/core';
+import { resolveGame, type Agent } from '@az/core';
+import { BACKEND_CHOICES, type BackendChoice } from '@az/nn';
 import { defaultPlaySimulations, fitElo, type PairResult } from '@az/trainer-multigpu';
 import { closeAgent, gameFor, isUciSpec, loadModel, makeAgent, type LoadedModel } from '../agents.js';
 import { helpText, parseFlags, UsageError } from '../args.js';

@@ -1,5 +1,6 @@
 import { createInterface } from 'node:readline';
-import { BACKEND_CHOICES, resolveGame, type BackendChoice, type Game } from '@az/core';
+import { resolveGame, type Game } from '@az/core';
+import { BACKEND_CHOICES, type BackendChoice } from '@az/nn';
 import { runUciServer, uciOfAction, valueToCentipawns, type UciBudget, type UciInfo, type UciSearcher } from '@az/chess-uci';
 import type { ChessState } from '@az/game-chess';
 import { BatchedMcts, playSearchConfig, selectActionFromVisits, type Evaluator } from '@az/mcts';

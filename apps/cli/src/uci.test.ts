@@ -142,4 +142,26 @@ describe('az rate', () => {
     expect(az(['rate', '--game', 'tictactoe', 'random', 'minimax', '--anchor', 'nobody=0']).stderr).toContain("the anchor 'nobody' is not among the players");
     expect(az(['rate', '--game', 'tictactoe', 'random', 'nosuchdir']).stderr).toContain("'nosuchdir' is not a player");
   });
+
+  it('rates checkpoints while training (--rate-every), and az rate takes the rated checkpoints of a run', () => {
+    const train = az(['train', '--game', 'tictactoe', '--out', 'ttt', '--iterations', '2', '--games-per-iter', '8', '--parallel-games', '8', '--sims', '8', '--train-steps', '2', '--batch-size', '16', '--eval-games', '0', '--rate-every', '1', '--rate-games', '4', '--rate-sims', '8', '--quiet']);
+    expect(train.code, train.stderr).toBe(0);
+    expect(train.stdout).toMatch(/iter 2: .*Elo -?\d+ \[-?\d+, -?\d+\] \(random = 0\)/);
+    const metrics = readFileSync(join(work, 'ttt', 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { rating?: { elo: number; low: number; high: number; games: number } });
+    expect(metrics).toHaveLength(2);
+    for (const m of metrics) {
+      expect(m.rating?.low).toBeLessThanOrEqual(m.rating?.elo ?? NaN);
+      expect(m.rating?.high).toBeGreaterThanOrEqual(m.rating?.elo ?? NaN);
+    }
+    // Iteration 1 played random and minimax; iteration 2 also played iteration 1.
+    expect(metrics[0].rating?.games).toBe(8);
+    expect(metrics[1].rating?.games).toBe(12);
+    const ratings = JSON.parse(readFileSync(join(work, 'ttt', 'ratings.json'), 'utf8')) as { ratings: { name: string }[] };
+    expect(ratings.ratings.map((p) => p.name).sort()).toEqual(['iter-0001', 'iter-0002', 'minimax', 'random']);
+    expect(existsSync(join(work, 'ttt', 'rated', 'iter-0002', 'manifest.json'))).toBe(true);
+    const rate = az(['rate', '--game', 'tictactoe', 'ttt', 'random', '--games', '4', '--sims', '8', '--json', '--out', 'ttt-rate.json']);
+    expect(rate.code, rate.stderr).toBe(0);
+    const names = (JSON.parse(rate.stdout) as { ratings: { name: string }[] }).ratings.map((p) => p.name).sort();
+    expect(names).toEqual(['random', join('ttt', 'rated', 'iter-0001'), join('ttt', 'rated', 'iter-0002')]);
+  });
 });

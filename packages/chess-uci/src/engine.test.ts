@@ -109,7 +109,8 @@ const stockfish = realComponent('stockfish', { executables: ['stockfish', '/usr/
 
 describe.skipIf(stockfish.path === undefined)('Stockfish as an agent', () => {
   it('handshakes, takes options and limits, and finds a mate in one', async () => {
-    const agent = new UciAgent(parseUciAgentSpec(`${stockfish.path},Skill Level=0,Threads=1,depth=3`));
+    // A bare name is found on PATH or, failing that, in /usr/games (Debian's place for it).
+    const agent = new UciAgent(parseUciAgentSpec('stockfish,Skill Level=0,Threads=1,depth=3'));
     await agent.start();
     expect(agent.engineName).toMatch(/Stockfish/);
     // White mates with Ra8#.

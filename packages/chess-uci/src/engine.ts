@@ -7,6 +7,8 @@
  * awaited, and any still alive when this process exits are killed.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import { createInterface } from 'node:readline';
 
 /** What went wrong: could not start, does not speak UCI, died, or did not answer in time. */
@@ -63,6 +65,25 @@ export function liveEngineCount(): number {
   return live.size;
 }
 
+/**
+ * The program to run for a bare name: the first match on PATH, else /usr/games (where Debian installs
+ * engines such as stockfish, often not on a user's PATH); names with a slash are used as given.
+ */
+export function resolveProgram(name: string): string {
+  if (name.includes('/')) return name;
+  const dirs = [...(process.env.PATH ?? '').split(delimiter).filter(Boolean), '/usr/games'];
+  for (const dir of dirs) {
+    const candidate = join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return name;
+}
+
 /** Splits a command line into words: whitespace separates, single or double quotes group. */
 export function splitCommandLine(text: string): string[] {
   const words: string[] = [];
@@ -117,7 +138,7 @@ export class UciEngine {
     if (!file) throw new UciEngineError('start', 'empty engine command');
     this.name = command;
     installExitHook();
-    this.child = spawn(file, args, { cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    this.child = spawn(resolveProgram(file), args, { cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
     live.add(this.child);
     this.exitPromise = new Promise((resolve) => {
       const done = (description: string): void => {

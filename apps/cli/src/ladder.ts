@@ -96,9 +96,9 @@ export function formatRatings(fit: EloFit): string {
 }
 
 /**
- * Expands a positional of `az rate`: a directory holding several checkpoints (subdirectories with a
- * manifest.json, directly or under `checkpoints/` or `rated/`: a run's per-iteration checkpoints)
- * becomes each of them, in name order; anything else stays as given.
+ * Expands a positional of `az rate`: a run directory becomes its checkpoints, in name order (those in
+ * `rated/` when it was trained with --rate-every, else those kept in `checkpoints/`), and so does any
+ * directory whose subdirectories are checkpoints; anything else stays as given.
  */
 export function expandPlayers(specs: readonly string[]): string[] {
   const out: string[] = [];
@@ -107,10 +107,11 @@ export function expandPlayers(specs: readonly string[]): string[] {
       out.push(spec);
       continue;
     }
-    const nested = ['checkpoints', 'rated'].map((d) => join(spec, d)).filter((d) => existsSync(d) && statSync(d).isDirectory());
-    const dirs = [spec, ...nested].flatMap((d) =>
+    // A run's rated snapshots (--rate-every) are the evenly spaced series; else its kept checkpoints.
+    const nested = ['rated', 'checkpoints'].map((d) => join(spec, d)).find((d) => existsSync(d) && statSync(d).isDirectory());
+    const dirs = [nested ?? spec].flatMap((d) =>
       readdirSync(d)
-        .filter((e) => e !== 'checkpoint' && existsSync(join(d, e, 'manifest.json')))
+        .filter((e) => existsSync(join(d, e, 'manifest.json')))
         .sort()
         .map((e) => join(d, e)),
     );

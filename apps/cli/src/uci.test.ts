@@ -131,6 +131,13 @@ describe('az rate', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/1\s+minimax\s+\d+\s+\[\d+, \d+\]/);
     expect(r.stdout).toMatch(/2\s+random\s+0\s+\(anchor\)/);
+    // A new player rated against the pool of an earlier run, whose games are included, not replayed.
+    const more = az(['rate', '--game', 'tictactoe', 'mcts', 'random', '--games', '4', '--sims', '8', '--include', 'ttt.json', '--out', 'ttt-more.json']);
+    expect(more.code, more.stderr).toBe(0);
+    expect(more.stdout).toMatch(/random vs minimax: \+0 =\d+ -\d+ \(included\)/);
+    const pool = JSON.parse(readFileSync(join(work, 'ttt-more.json'), 'utf8')) as { ratings: { name: string }[]; pairs: unknown[] };
+    expect(pool.ratings.map((p) => p.name).sort()).toEqual(['mcts', 'minimax', 'random']);
+    expect(pool.pairs).toHaveLength(2);
     const sprt = az(['rate', '--game', 'tictactoe', 'minimax', 'random', '--games', '400', '--sprt', '0,50', '--json', '--out', 'sprt.json']);
     expect(sprt.code, sprt.stderr).toBe(0);
     const report = JSON.parse(sprt.stdout) as { sprt: { decision: string }; pairs: { wins: number; draws: number; losses: number }[] };

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { resolveGame, type Agent } from '@az/core';
 import { BACKEND_CHOICES, type BackendChoice } from '@az/nn';
 import { defaultPlaySimulations, fitElo, type PairResult } from '@az/trainer-multigpu';
@@ -20,6 +20,7 @@ export const rateSpec = {
     gauntlet: { type: 'int', min: 1, description: 'only the first K players play everyone (the others play only them); default: every pair plays' },
     anchor: { type: 'string', description: "fix one player's rating, NAME=ELO (default: random=0 when random plays, else the first player at 0)", placeholder: 'NAME=ELO' },
     sprt: { type: 'string', description: 'two players only: stop early once a sequential test decides between Elo difference elo0 and elo1 (alpha = beta = 0.05)', placeholder: 'ELO0,ELO1' },
+    include: { type: 'string', description: "add the pair records of an earlier ratings.json to the fit (not replayed): e.g. rate a new model against an anchor pool rated before", placeholder: 'FILE' },
     'prior-draws': { type: 'number', min: 0, default: 1, description: 'virtual draws added to every pair that played, so that a perfect score has a finite rating' },
     sims: { type: 'int', min: 1, description: "search simulations per move for models and mcts (default: the game's play setting)" },
     config: { type: 'string', description: 'game settings, key=value[,key=value...]', placeholder: 'K=V,...' },
@@ -35,6 +36,7 @@ export const rateSpec = {
     'az rate --game tictactoe runs/ttt/rated random minimax --gauntlet 5',
     "az rate --game chess runs/chess random greedy 'uci:stockfish,depth=1' 'uci:stockfish,Skill Level=0,movetime=50' --gauntlet 1 --games 20",
     'az rate --game chess runs/a runs/b --sprt 0,50 --games 400',
+    'az rate --game chess runs/chess random --include anchors.json --games 10',
   ],
 } as const;
 
@@ -44,6 +46,23 @@ function parseAnchor(text: string): { name: string; elo: number } {
   const elo = Number(text.slice(at + 1));
   if (at <= 0 || !Number.isFinite(elo)) throw new UsageError(`az rate: --anchor must be NAME=ELO, e.g. random=0 (got '${text}')`);
   return { name: text.slice(0, at), elo };
+}
+
+/** The pair records of an earlier `az rate` (its ratings.json). */
+function readIncludedPairs(file: string): PairResult[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new UsageError(`az rate: --include ${file}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const pairs = (parsed as { pairs?: unknown }).pairs;
+  const ok = (p: unknown): p is PairResult => {
+    const r = p as Partial<PairResult>;
+    return typeof r.a === 'string' && typeof r.b === 'string' && [r.wins, r.draws, r.losses].every((n) => Number.isInteger(n) && (n as number) >= 0);
+  };
+  if (!Array.isArray(pairs) || !pairs.every(ok)) throw new UsageError(`az rate: --include ${file} is not a ratings.json of az rate (no valid 'pairs')`);
+  return pairs;
 }
 
 function parseSprt(text: string): [number, number] {
@@ -64,8 +83,10 @@ export async function rateCommand(argv: readonly string[]): Promise<number> {
   if (new Set(specs).size !== specs.length) throw new UsageError('az rate: a player is named twice');
   const sprtBounds = flags.sprt ? parseSprt(flags.sprt) : undefined;
   if (sprtBounds && specs.length !== 2) throw new UsageError(`az rate: --sprt is a head-to-head test; name exactly two players (got ${specs.length})`);
-  const anchor = flags.anchor ? parseAnchor(flags.anchor) : specs.includes('random') ? { name: 'random', elo: 0 } : { name: specs[0], elo: 0 };
-  if (!specs.includes(anchor.name)) throw new UsageError(`az rate: the anchor '${anchor.name}' is not among the players (${specs.join(', ')})`);
+  const included = flags.include ? readIncludedPairs(flags.include) : [];
+  const known = new Set([...specs, ...included.flatMap((p) => [p.a, p.b])]);
+  const anchor = flags.anchor ? parseAnchor(flags.anchor) : known.has('random') ? { name: 'random', elo: 0 } : { name: specs[0], elo: 0 };
+  if (!known.has(anchor.name)) throw new UsageError(`az rate: the anchor '${anchor.name}' is not among the players (${specs.join(', ')})`);
 
   const plugin = resolveGame(flags.game);
   const rawConfig = gameConfigFromFlags(plugin, flags.config, {}, 'rate');
@@ -104,7 +125,8 @@ export async function rateCommand(argv: readonly string[]): Promise<number> {
       onProgress: (n) => bar?.update(n),
     });
     bar?.finish();
-    const played = ladder.pairs.filter((p) => p.wins + p.draws + p.losses > 0);
+    const allPairs = [...included, ...ladder.pairs];
+    const played = allPairs.filter((p) => p.wins + p.draws + p.losses > 0);
     if (played.length === 0) throw new Error(`no games were completed${ladder.stopped ? `: ${ladder.stopped}` : ''}`);
     const fit = fitElo(played, { anchor: anchor.name, anchorElo: anchor.elo, priorDraws: flags['prior-draws'] ?? 1 });
     const report = {
@@ -115,7 +137,8 @@ export async function rateCommand(argv: readonly string[]): Promise<number> {
       anchor: { name: anchor.name, elo: anchor.elo },
       priorDraws: fit.priorDraws,
       ratings: fit.players.map((p, k) => ({ ...p, losNext: k + 1 < fit.players.length ? fit.los[k][k + 1] : null })),
-      pairs: ladder.pairs as PairResult[],
+      pairs: allPairs,
+      ...(flags.include ? { included: flags.include } : {}),
       aborted: ladder.aborted,
       ...(ladder.stopped ? { stopped: ladder.stopped } : {}),
       ...(ladder.sprt ? { sprt: { elo0: sprtBounds?.[0], elo1: sprtBounds?.[1], ...ladder.sprt } } : {}),
@@ -126,7 +149,7 @@ export async function rateCommand(argv: readonly string[]): Promise<number> {
       return ladder.stopped ? 1 : 0;
     }
     console.log(`${game.traits.id}: ${ladder.pairs.length} pairings, up to ${games} games each, ${simulations} simulations per search move; Elo by maximum likelihood (draws half), ${anchor.name} fixed at ${anchor.elo}, ${fit.priorDraws} virtual draw(s) per pair`);
-    for (const p of ladder.pairs) console.log(`  ${p.a} vs ${p.b}: +${p.wins} =${p.draws} -${p.losses}`);
+    for (const p of allPairs) console.log(`  ${p.a} vs ${p.b}: +${p.wins} =${p.draws} -${p.losses}${included.includes(p) ? ' (included)' : ''}`);
     if (ladder.aborted) console.log(`${ladder.aborted} game(s) abandoned (not counted): an agent failed to move in them`);
     if (ladder.sprt) console.log(`SPRT H0: ${sprtBounds?.[0]} vs H1: ${sprtBounds?.[1]} Elo: LLR ${ladder.sprt.llr.toFixed(2)} in [${ladder.sprt.lower.toFixed(2)}, ${ladder.sprt.upper.toFixed(2)}]: ${ladder.sprt.decision === 'continue' ? 'no decision within --games' : `accepted ${ladder.sprt.decision}`}`);
     console.log(formatRatings(fit));

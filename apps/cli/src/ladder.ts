@@ -4,8 +4,7 @@
  */
 import { readdirSync, existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Agent, Game } from '@az/core';
-import { playArena, sprt, type ArenaGameRecord, type EloFit, type PairResult, type SprtResult } from '@az/trainer-multigpu';
+import { playArena, sprt, type Agent, type ArenaGameRecord, type EloFit, type Game, type PairResult, type SprtResult } from '@az/core';
 
 export interface LadderPlayer {
   readonly name: string;

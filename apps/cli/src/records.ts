@@ -4,9 +4,8 @@
  * so a match that stops early keeps what was played.
  */
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
-import { Rng, resolveGameConfig, type Game, type GamePlugin, type ResolvedConfig } from '@az/core';
+import { Rng, resolveGameConfig, type ArenaGameRecord, type Game, type GamePlugin, type ResolvedConfig } from '@az/core';
 import { formatPgn, outcomeOf, type ChessState } from '@az/game-chess';
-import type { ArenaGameRecord } from '@az/trainer-multigpu';
 import { UsageError } from './args.js';
 
 /** One line of a `--games-out` file. */

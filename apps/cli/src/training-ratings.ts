@@ -7,9 +7,8 @@
  */
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Agent, Game, GamePlugin } from '@az/core';
+import { fitElo, type Agent, type Game, type GamePlugin, type PairResult } from '@az/core';
 import type { BackendChoice } from '@az/nn';
-import { fitElo, type PairResult } from '@az/trainer-multigpu';
 import { closeAgent, gameFor, loadModel, makeAgent, type LoadedModel } from './agents.js';
 import { playLadder, type LadderPlayer } from './ladder.js';
 

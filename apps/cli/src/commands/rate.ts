@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { resolveGame, type Agent } from '@az/core';
+import { fitElo, resolveGame, type Agent, type PairResult } from '@az/core';
 import { BACKEND_CHOICES, type BackendChoice } from '@az/nn';
-import { defaultPlaySimulations, fitElo, type PairResult } from '@az/trainer-multigpu';
+import { defaultPlaySimulations } from '@az/mcts';
 import { closeAgent, gameFor, isUciSpec, loadModel, makeAgent, type LoadedModel } from '../agents.js';
 import { helpText, parseFlags, UsageError } from '../args.js';
 import { expandPlayers, formatRatings, playLadder, schedule, type LadderPlayer } from '../ladder.js';

@@ -15,7 +15,7 @@ import {
   type TrainSummary,
 } from '@az/trainer-multigpu';
 import { helpText, parseFlags, UsageError, type ParsedFlags } from '../args.js';
-import { defaultPlaySimulations } from '@az/trainer-multigpu';
+import { defaultPlaySimulations } from '@az/mcts';
 import { TrainingRater } from '../training-ratings.js';
 import { lastDiscovery } from '../plugins.js';
 import { ProgressBar, formatSeconds } from '../progress.js';

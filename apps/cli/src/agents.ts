@@ -23,6 +23,7 @@ import {
 } from '@az/nn';
 import { createSearchEngine, type SearchMethod } from '@az/imperfect-info';
 import { MctsAgent, NetworkEvaluator, RolloutEvaluator, playSearchConfig, type Evaluator, type SearchEngine } from '@az/mcts';
+import { UciAgent, UciEngineError, parseUciAgentSpec } from '@az/chess-uci';
 import { UsageError } from './args.js';
 
 export interface AgentSettings {
@@ -123,9 +124,37 @@ export function searchEngineFor<S>(game: Game<S>, evaluator: Evaluator<S>, setti
   );
 }
 
-/** Names of the agents a game accepts besides model paths. */
+/** Names of the agents a game accepts besides model paths (and, for chess, `uci:<command>[,...]`). */
 export function agentNames(plugin: GamePlugin): string[] {
   return ['random', 'mcts', ...Object.keys(plugin.bots ?? {})];
+}
+
+/** Whether `spec` names an external UCI engine (`uci:stockfish,depth=1`). */
+export function isUciSpec(spec: string): boolean {
+  return spec.startsWith('uci:');
+}
+
+/** Ends what agents hold outside this process (UCI engines); safe to call for any agent. */
+export async function closeAgent(agent: Agent<unknown>): Promise<void> {
+  if (agent instanceof UciAgent) await agent.close();
+}
+
+/** Starts a UCI engine agent for chess; a command that does not start or speak UCI is a clear error. */
+async function uciAgent(spec: string, plugin: GamePlugin): Promise<Agent<unknown>> {
+  if (plugin.traits.id !== 'chess') throw new UsageError(`agent '${spec}': UCI engines play chess only, not ${plugin.traits.id}`);
+  let agent: UciAgent;
+  try {
+    agent = new UciAgent(parseUciAgentSpec(spec.slice('uci:'.length)));
+  } catch (err) {
+    throw new UsageError(err instanceof Error ? err.message : String(err));
+  }
+  try {
+    await agent.start();
+  } catch (err) {
+    if (err instanceof UciEngineError) throw new Error(`agent '${spec}': ${err.message}`);
+    throw err;
+  }
+  return agent as unknown as Agent<unknown>;
 }
 
 /** Agent settings with the game's hints filled in where the caller left them open. */
@@ -141,6 +170,7 @@ export function withGameDefaults(plugin: GamePlugin, agentSettings: AgentSetting
 export async function makeAgent(spec: string, plugin: GamePlugin, game: Game<unknown>, agentSettings: AgentSettings, models: Map<string, LoadedModel>): Promise<Agent<unknown>> {
   const settings = withGameDefaults(plugin, agentSettings);
   if (spec === 'random') return new RandomAgent(game, settings.seed);
+  if (isUciSpec(spec)) return uciAgent(spec, plugin);
   // No network: uniform priors and one random playout per leaf (determinized for hidden-information games).
   if (spec === 'mcts') return searchAgent('mcts', game, new RolloutEvaluator(game, settings.seed), settings);
   const bot = plugin.bots?.[spec];
@@ -156,5 +186,6 @@ export async function makeAgent(spec: string, plugin: GamePlugin, game: Game<unk
     }
     return searchAgent(`model ${spec}`, game, model.evaluator, settings);
   }
-  throw new UsageError(`unknown agent '${spec}': use ${agentNames(plugin).join(', ')}, or the path of a trained model (no such file or directory)`);
+  const uci = plugin.traits.id === 'chess' ? ', uci:<engine command>[,depth=N|nodes=N|movetime=MS][,UCI option=value...]' : '';
+  throw new UsageError(`unknown agent '${spec}': use ${agentNames(plugin).join(', ')}${uci}, or the path of a trained model (no such file or directory)`);
 }

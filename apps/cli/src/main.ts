@@ -17,6 +17,8 @@ const commands: Record<string, { load: () => Promise<Command>; summary: string }
   assess: { load: async () => (await import('./commands/assess.js')).assessCommand, summary: "the game's own verdict on a model (solved positions, an exact oracle)" },
   serve: { load: async () => (await import('./commands/serve.js')).serveCommand, summary: 'play in the browser and watch training live (az serve --run runs/tictactoe)' },
   report: { load: async () => (await import('./commands/report.js')).reportCommand, summary: 'write a self-contained HTML report of a training run' },
+  rate: { load: async () => (await import('./commands/rate.js')).rateCommand, summary: 'Elo ratings from a round robin or gauntlet (models, bots, UCI engines)' },
+  uci: { load: async () => (await import('./commands/uci.js')).uciCommand, summary: 'a trained chess model as a UCI engine (az uci --model runs/chess)' },
   games: { load: async () => (await import('./commands/games.js')).gamesCommand, summary: 'list the installed games' },
   'new-game': { load: async () => (await import('./commands/new-game.js')).newGameCommand, summary: 'scaffold a game plugin package (az new-game <name>)' },
 };

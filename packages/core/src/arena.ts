@@ -2,6 +2,7 @@ import type { Agent, Game } from './game.js';
 import { Rng } from './rng.js';
 
 export interface ArenaResult {
+  /** Games finished and scored (aborted games are not among them). */
   readonly games: number;
   /** Per agent (in lineup order): sum of returns over its seats' games. */
   readonly totalReturn: Float64Array;
@@ -9,49 +10,120 @@ export interface ArenaResult {
   readonly wins: Int32Array;
   readonly draws: Int32Array;
   readonly losses: Int32Array;
+  /** Games abandoned because an agent could not move in them (an engine crashed, hung or played an illegal move). */
+  readonly aborted: number;
+  /** Set when the match stopped before all games were played (an agent failed for good): why. */
+  readonly stopped?: string;
+}
+
+/** One game as played: enough to replay it exactly (`gameSeed` drives the deal and every chance event). */
+export interface ArenaGameRecord {
+  /** Index of the game in the match (0-based). */
+  readonly index: number;
+  /** Seed of the game's own random generator: `new Rng(gameSeed)` gives `initialState` and every `applyAction` its chance. */
+  readonly gameSeed: string;
+  /** Lineup index of the agent in each seat. */
+  readonly seatAgent: Int32Array;
+  /** The actions, in order of play. */
+  readonly actions: readonly number[];
+  /** Why the game was abandoned, when it was. */
+  readonly aborted?: string;
+}
+
+/**
+ * An agent that can fail on one position without failing all: an Error in a position's place abandons
+ * that game (counted in `ArenaResult.aborted`) and the match goes on. An agent that throws from `act` or
+ * `actSettled` stops the match; the games finished so far are the result.
+ */
+export interface SettlingAgent<S> extends Agent<S> {
+  actSettled(states: readonly S[]): Promise<(number | Error)[]>;
+}
+
+function isSettling<S>(agent: Agent<S>): agent is SettlingAgent<S> {
+  return typeof (agent as Partial<SettlingAgent<S>>).actSettled === 'function';
 }
 
 export interface ArenaOptions {
   readonly seed?: number;
   /** Called with each finished game and which agent sat in each seat. */
-  readonly onGameEnd?: (finalState: unknown, seatAgent: Int32Array) => void;
+  readonly onGameEnd?: (finalState: unknown, seatAgent: Int32Array, record: ArenaGameRecord) => void;
+  /** Called with each abandoned game. */
+  readonly onGameAborted?: (record: ArenaGameRecord) => void;
   readonly onProgress?: (finished: number) => void;
+  /** The lineup of game g starts rotated by `g + rotationOffset` seats (to continue a match in chunks). */
+  readonly rotationOffset?: number;
+}
+
+/** The seed of game `g` of a match seeded `seed`. */
+export function arenaGameSeed(seed: number, g: number): string {
+  return `arena:${seed}:${g}`;
 }
 
 /**
  * Plays `numGames` games between `agents` (agent i starts in seat i; the lineup rotates by one seat
  * each game so every agent plays every seat equally). All games run at once: each step, every
- * agent answers for all the games in which it is to move with one batched `act` call.
+ * agent answers for all the games in which it is to move with one batched `act` call. Each game has its
+ * own random generator (`arenaGameSeed`), so a recorded game replays exactly from its actions.
  */
 export async function playArena<S>(game: Game<S>, agents: readonly Agent<S>[], numGames: number, options: ArenaOptions = {}): Promise<ArenaResult> {
   const P = game.numPlayers;
   if (agents.length !== P) throw new Error(`arena: ${game.traits.id} with ${P} seats needs ${P} agents, got ${agents.length}`);
-  const rng = new Rng(options.seed ?? 0);
+  const seed = options.seed ?? 0;
+  const offset = options.rotationOffset ?? 0;
   const states: S[] = [];
+  const rngs: Rng[] = [];
   const seatAgent: Int32Array[] = [];
+  const actions: number[][] = [];
   for (let g = 0; g < numGames; g++) {
-    states.push(game.initialState(rng));
+    rngs.push(new Rng(arenaGameSeed(seed, g)));
+    states.push(game.initialState(rngs[g]));
     const lineup = new Int32Array(P);
-    for (let seat = 0; seat < P; seat++) lineup[seat] = (seat + g) % P;
+    for (let seat = 0; seat < P; seat++) lineup[seat] = (seat + g + offset) % P;
     seatAgent.push(lineup);
+    actions.push([]);
   }
+  const record = (g: number, aborted?: string): ArenaGameRecord => ({ index: g, gameSeed: arenaGameSeed(seed, g), seatAgent: seatAgent[g], actions: actions[g], ...(aborted ? { aborted } : {}) });
   const totalReturn = new Float64Array(P);
   const wins = new Int32Array(P);
   const draws = new Int32Array(P);
   const losses = new Int32Array(P);
   let live = states.map((_, g) => g);
+  const abortedGames = new Map<number, string>();
   let finished = 0;
+  let scored = 0;
+  let stopped: string | undefined;
   let steps = 0;
-  while (live.length > 0) {
+  while (live.length > 0 && stopped === undefined) {
     if (++steps > game.maxGameLength + 1) throw new Error(`arena: games of ${game.traits.id} ran past the declared maximum length ${game.maxGameLength}`);
-    for (let agentIndex = 0; agentIndex < P; agentIndex++) {
-      const mine = live.filter((g) => !game.isTerminal(states[g]) && seatAgent[g][game.currentPlayer(states[g])] === agentIndex);
+    for (let agentIndex = 0; agentIndex < P && stopped === undefined; agentIndex++) {
+      const mine = live.filter((g) => !abortedGames.has(g) && !game.isTerminal(states[g]) && seatAgent[g][game.currentPlayer(states[g])] === agentIndex);
       if (mine.length === 0) continue;
-      const actions = await agents[agentIndex].act(mine.map((g) => states[g]));
-      mine.forEach((g, i) => game.applyAction(states[g], actions[i], rng));
+      const agent = agents[agentIndex];
+      let chosen: (number | Error)[];
+      try {
+        chosen = isSettling(agent) ? await agent.actSettled(mine.map((g) => states[g])) : Array.from(await agent.act(mine.map((g) => states[g])));
+      } catch (err) {
+        stopped = `${agent.name} failed: ${err instanceof Error ? err.message : String(err)}`;
+        break;
+      }
+      mine.forEach((g, i) => {
+        const a = chosen[i];
+        if (a instanceof Error) {
+          abortedGames.set(g, `${agent.name}: ${a.message}`);
+          return;
+        }
+        game.applyAction(states[g], a, rngs[g]);
+        actions[g].push(a);
+      });
     }
     const still: number[] = [];
     for (const g of live) {
+      const abortReason = abortedGames.get(g);
+      if (abortReason !== undefined) {
+        options.onGameAborted?.(record(g, abortReason));
+        options.onProgress?.(++finished);
+        continue;
+      }
       if (!game.isTerminal(states[g])) {
         still.push(g);
         continue;
@@ -68,10 +140,11 @@ export async function playArena<S>(game: Game<S>, agents: readonly Agent<S>[], n
         else if (atBest > 1) draws[a]++;
         else wins[a]++;
       }
-      options.onGameEnd?.(states[g], seatAgent[g]);
+      scored++;
+      options.onGameEnd?.(states[g], seatAgent[g], record(g));
       options.onProgress?.(++finished);
     }
     live = still;
   }
-  return { games: numGames, totalReturn, wins, draws, losses };
+  return { games: scored, totalReturn, wins, draws, losses, aborted: abortedGames.size, ...(stopped !== undefined ? { stopped } : {}) };
 }

@@ -1,7 +1,25 @@
 // The public surface of @az/core: contracts every game and tool builds on.
 export { Rng, hashString } from './rng.js';
 export { RandomAgent, randomLegalAction, randomPlayoutReturns } from './agents.js';
-export { playArena, type ArenaResult, type ArenaOptions } from './arena.js';
+export { playArena, arenaGameSeed, type ArenaResult, type ArenaOptions, type ArenaGameRecord, type SettlingAgent } from './arena.js';
+export {
+  fitElo,
+  sprt,
+  wilsonInterval,
+  expectedScore,
+  eloFromScore,
+  losFromRecord,
+  normalCdf,
+  studentT975,
+  Z95,
+  type PairResult,
+  type RatedPlayer,
+  type EloFit,
+  type EloFitOptions,
+  type Interval,
+  type SprtResult,
+  type SprtDecision,
+} from './rating.js';
 export {
   ConfigError,
   validateConfig,

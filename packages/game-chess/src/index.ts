@@ -13,6 +13,7 @@ export {
   isCheck,
   materialBalance,
   legalMoveOf,
+  legalActionsOf,
   type LegalMove,
   type Outcome,
   type Termination,
@@ -31,3 +32,4 @@ export {
 } from './action-encoding.js';
 export { ChessEncoder, encoderChannels, encoderVersion, PLANES_PER_POSITION, CONSTANT_PLANES } from './encoding.js';
 export { describeOutcome } from './notation.js';
+export { formatPgn, type PgnGame } from './pgn.js';

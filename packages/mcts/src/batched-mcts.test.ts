@@ -31,6 +31,22 @@ class RecordingEvaluator<S> implements Evaluator<S> {
 }
 
 describe('BatchedMcts with a uniform evaluator', () => {
+  it('gives the principal variation: the most visited child at each level, starting with the move it would play', async () => {
+    const search = new BatchedMcts(ttt, new UniformEvaluator<TttState>(), 1, { simulations: 400, dirichletEpsilon: 0, seed: 2 });
+    search.setRoot(0, tttFromString('XX.OO....', 1));
+    await search.search();
+    const pv = search.principalVariation(0);
+    // O to move wins at once at 5: the line is that move, and nothing follows a finished game.
+    expect(pv).toEqual([5]);
+    const open = new BatchedMcts(ttt, new UniformEvaluator<TttState>(), 1, { simulations: 400, dirichletEpsilon: 0, seed: 3 });
+    open.setRoot(0, tttFromString('.........', 0));
+    await open.search();
+    const line = open.principalVariation(0, 3);
+    expect(line).toHaveLength(3);
+    expect(line[0]).toBe(argmax(open.visitCounts(0, new Float32Array(9))));
+    expect(new Set(line).size).toBe(3);
+  });
+
   it('finds a win in one', async () => {
     // X X . / O O . / . . .  X to move: cell 2 wins (and O would win at 5 otherwise).
     const search = new BatchedMcts(ttt, new UniformEvaluator<TttState>(), 1, { simulations: 200, dirichletEpsilon: 0, seed: 1 });

@@ -339,6 +339,24 @@ export class BatchedMcts<S> implements SearchEngine<S> {
     return this.visits[this.rootOf[tree]];
   }
 
+  /**
+   * The principal variation: from the root, the most visited child at each level, while it has visits
+   * (at most `maxLength` actions).
+   */
+  principalVariation(tree: number, maxLength = 64): number[] {
+    const line: number[] = [];
+    let n = this.rootOf[tree];
+    while (line.length < maxLength && this.childCount[n] > 0) {
+      const first = this.firstChild[n];
+      let best = -1;
+      for (let k = 0; k < this.childCount[n]; k++) if (this.visits[first + k] > 0 && (best < 0 || this.visits[first + k] > this.visits[best])) best = first + k;
+      if (best < 0) break;
+      line.push(this.actionOf[best]);
+      n = best;
+    }
+    return line;
+  }
+
   /** Nodes in use in tree `tree`. */
   treeSize(tree: number): number {
     return this.nextFree[tree];

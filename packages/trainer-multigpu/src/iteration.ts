@@ -212,12 +212,15 @@ export async function finishIteration(run: RunSession, start: IterationStart): P
     eval: evalResults,
     ...(start.workers ? { workers: start.workers() } : {}),
   };
-  recordIteration(run, metrics);
-  return metrics;
+  return recordIteration(run, metrics);
 }
 
-/** Appends one line to metrics.jsonl and tells the front end. */
-export function recordIteration(run: RunSession, metrics: IterationMetrics): void {
-  appendFileSync(run.paths.metrics, JSON.stringify(metrics) + '\n');
-  run.events.iteration?.(metrics);
+/** Rates the checkpoint just written (when the front end asks to), appends one line to metrics.jsonl and tells the front end. */
+export async function recordIteration(run: RunSession, metrics: IterationMetrics): Promise<IterationMetrics> {
+  const checkpoint = run.latestCheckpoint();
+  const rating = run.events.rate && checkpoint && !run.stopped() ? await run.events.rate(metrics.iteration, checkpoint) : undefined;
+  const line: IterationMetrics = rating ? { ...metrics, rating } : metrics;
+  appendFileSync(run.paths.metrics, JSON.stringify(line) + '\n');
+  run.events.iteration?.(line);
+  return line;
 }

@@ -13,6 +13,11 @@ export interface TrainerEvents {
   log?(message: string): void;
   /** Multi-process runs: a self-play worker started, exited, restarted... */
   worker?(event: WorkerEvent): void;
+  /**
+   * After each iteration's checkpoint is written, before its metrics line: whatever this returns is
+   * recorded as the line's `rating` (e.g. the new checkpoint's Elo, see `az train --rate-every`).
+   */
+  rate?(iteration: number, checkpointDir: string): Promise<Readonly<Record<string, unknown>> | undefined>;
 }
 
 export interface ArenaSummary {
@@ -56,6 +61,8 @@ export interface IterationMetrics {
   readonly eval: Readonly<Record<string, ArenaSummary>>;
   /** Multi-process runs only: where this iteration's games came from and what happened to the workers. */
   readonly workers?: WorkerIterationMetrics;
+  /** What the `rate` event returned for this iteration's checkpoint (an Elo estimate), when it ran. */
+  readonly rating?: Readonly<Record<string, unknown>>;
 }
 
 /** Per device (e.g. 'gpu:1', 'cpu:0'), for one iteration of a multi-process run. */

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RandomAgent, Rng, playArena } from '@az/core';
+import { RandomAgent, Rng, playArena, type ArenaGameRecord, type SettlingAgent } from '@az/core';
 import { BatchedMcts, UniformEvaluator } from '@az/mcts';
 import { MinimaxAgent, ticTacToePlugin, type TicTacToeState } from '@az/game-tictactoe';
 import { decodeGameRecord, encodeGameRecord, type GameRecord } from './game-record.js';
@@ -384,5 +384,46 @@ describe('playArena', () => {
   it('minimax against itself always draws', async () => {
     const result = await playArena(game, [new MinimaxAgent(1), new MinimaxAgent(2)], 20, { seed: 4 });
     expect(Array.from(result.draws)).toEqual([20, 20]);
+  });
+
+  it('records every game so that it replays exactly from its seed and actions', async () => {
+    const records: ArenaGameRecord[] = [];
+    const finals: TicTacToeState[] = [];
+    await playArena(game, [new RandomAgent(game, 5), new RandomAgent(game, 6)], 12, { seed: 9, onGameEnd: (s, _seats, r) => (records.push(r), finals.push(s as TicTacToeState)) });
+    expect(records).toHaveLength(12);
+    records.forEach((r, i) => {
+      const rng = new Rng(r.gameSeed);
+      const state = game.initialState(rng);
+      for (const a of r.actions) game.applyAction(state, a, rng);
+      expect(game.isTerminal(state)).toBe(true);
+      expect(game.hash(state)).toBe(game.hash(finals[i]));
+    });
+  });
+
+  it('abandons only the games an agent fails in, and stops with partial results when it fails for good', async () => {
+    const random = new RandomAgent(game, 1);
+    let calls = 0;
+    // Fails in every third position it is asked about.
+    const flaky: SettlingAgent<TicTacToeState> = {
+      name: 'flaky',
+      act: (states) => random.act(states),
+      actSettled: async (states) => Array.from(await random.act(states), (a) => (++calls % 3 === 0 ? new Error('engine crashed') : a)),
+    };
+    const aborted: ArenaGameRecord[] = [];
+    const result = await playArena(game, [flaky, new RandomAgent(game, 2)], 30, { seed: 1, onGameAborted: (r) => aborted.push(r) });
+    expect(result.aborted).toBeGreaterThan(0);
+    expect(result.games + result.aborted).toBe(30);
+    expect(result.wins[0] + result.draws[0] + result.losses[0]).toBe(result.games);
+    expect(aborted.every((r) => r.aborted === 'flaky: engine crashed')).toBe(true);
+    expect(result.stopped).toBeUndefined();
+
+    let moves = 0;
+    const dying = { name: 'dying', act: async (states: readonly TicTacToeState[]) => {
+      if (++moves > 2) throw new Error('cannot restart the engine');
+      return random.act(states);
+    } };
+    const partial = await playArena(game, [dying, new RandomAgent(game, 2)], 10, { seed: 1 });
+    expect(partial.stopped).toMatch(/dying failed: cannot restart the engine/);
+    expect(partial.games).toBeLessThan(10);
   });
 });

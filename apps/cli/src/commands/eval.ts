@@ -1,8 +1,9 @@
-import { playArena, resolveGame, type Agent, type Game, type LeafValues } from '@az/core';
+import { Z95, eloFromScore, playArena, resolveGame, studentT975, wilsonInterval, type Agent, type Game, type LeafValues } from '@az/core';
 import { BACKEND_CHOICES, type BackendChoice } from '@az/nn';
 import { DEFAULT_DETERMINIZATIONS, type SearchMethod } from '@az/imperfect-info';
 import { defaultPlaySimulations } from '@az/mcts';
-import { gameFor, makeAgent, type LoadedModel, loadModel } from '../agents.js';
+import { closeAgent, gameFor, isUciSpec, makeAgent, type LoadedModel, loadModel } from '../agents.js';
+import { GameRecorder } from '../records.js';
 import { helpText, parseFlags, UsageError } from '../args.js';
 import { ProgressBar } from '../progress.js';
 import { gameConfigFromFlags } from './play.js';
@@ -13,7 +14,7 @@ export const evalSpec = {
   usage: 'az eval --game ID --a AGENT --b AGENT [options]',
   flags: {
     game: { type: 'string', description: 'game (see az games)', placeholder: 'ID' },
-    a: { type: 'string', description: 'agent A: random, mcts, a game bot, or a model directory', placeholder: 'AGENT' },
+    a: { type: 'string', description: 'agent A: random, mcts, a game bot, a model directory, or (chess) uci:<engine command>[,depth=N|nodes=N|movetime=MS][,UCI option=value...]', placeholder: 'AGENT' },
     b: { type: 'string', description: 'agent B (fills every seat A does not hold)', placeholder: 'AGENT' },
     games: { type: 'int', min: 1, default: 100, description: 'games to play (seats rotate every game)' },
     sims: { type: 'int', min: 1, description: "search simulations per move for search agents (default: the game's play setting, else its training setting, at least 100)" },
@@ -32,27 +33,59 @@ export const evalSpec = {
     config: { type: 'string', description: 'game settings, key=value[,key=value...]', placeholder: 'K=V,...' },
     seed: { type: 'int', min: 0, default: 0, description: 'random seed' },
     json: { type: 'boolean', description: 'print the result as JSON' },
+    pgn: { type: 'string', description: 'chess: write every game as PGN to FILE (tags, result, termination)', placeholder: 'FILE' },
+    'games-out': { type: 'string', description: 'write every game as a JSON line to FILE (replay with az play --replay FILE)', placeholder: 'FILE' },
     backend: { type: 'enum', values: BACKEND_CHOICES, default: 'auto', description: 'network engine for models: auto (onnxruntime if it loads, else tfjs), onnx, onnx-cuda (CUDA 12), or tfjs on cpu, wasm, node, gpu' },
     threads: { type: 'int', min: 1, description: 'onnxruntime threads per network call (default: the cores available)' },
   },
-  examples: ['az eval --game tictactoe --a runs/tictactoe --b minimax', 'az eval --game blob --a heuristic --b random --games 1000'],
+  examples: [
+    'az eval --game tictactoe --a runs/tictactoe --b minimax',
+    'az eval --game blob --a heuristic --b random --games 1000',
+    'az eval --game chess --a runs/chess --b "uci:stockfish,Skill Level=0,movetime=50" --games 20 --pgn games.pgn',
+  ],
 } as const;
 
 interface MetricSummary {
   mean: number;
+  /** Half-width of the 95% interval (the larger side when it is asymmetric). */
   ci95: number;
+  /** The 95% interval: Wilson's for 0/1 metrics (shares of games), Student's t otherwise; [mean, mean] never at small n. */
+  low: number;
+  high: number;
   n: number;
 }
 
 function formatSummary(s: MetricSummary): string {
-  return `${s.mean.toFixed(3)} ± ${s.ci95.toFixed(3)} (95% CI, n=${s.n})`;
+  return `${s.mean.toFixed(3)} [${s.low.toFixed(3)}, ${s.high.toFixed(3)}] (95% CI, n=${s.n})`;
 }
 
-function summarize(values: number[]): MetricSummary {
+/**
+ * Mean and a 95% interval that stays honest at small n: Wilson for 0/1 values (the share of games that
+ * ended some way) unless `shares` is false, Student's t otherwise.
+ */
+export function summarize(values: number[], shares = true): MetricSummary {
   const n = values.length;
   const mean = values.reduce((s, v) => s + v, 0) / Math.max(1, n);
-  const variance = n > 1 ? values.reduce((s, v) => s + (v - mean) ** 2, 0) / (n - 1) : 0;
-  return { mean, ci95: 1.96 * Math.sqrt(variance / Math.max(1, n)), n };
+  if (shares && n > 0 && values.every((v) => v === 0 || v === 1)) {
+    const { low, high } = wilsonInterval(mean * n, n);
+    return { mean, ci95: Math.max(mean - low, high - mean), low, high, n };
+  }
+  if (n < 2) return { mean, ci95: Infinity, low: -Infinity, high: Infinity, n };
+  const variance = values.reduce((s, v) => s + (v - mean) ** 2, 0) / (n - 1);
+  const ci95 = studentT975(n - 1) * Math.sqrt(variance / n);
+  return { mean, ci95, low: mean - ci95, high: mean + ci95, n };
+}
+
+/** A's score (wins + draws/2) with its Wilson interval and the Elo difference it implies. */
+function scoreSummary(wins: number, draws: number, losses: number): { score: number; low: number; high: number; elo: number; eloLow: number; eloHigh: number } {
+  const n = wins + draws + losses;
+  const score = n ? (wins + draws / 2) / n : 0.5;
+  const { low, high } = wilsonInterval(wins + draws / 2, n, Z95);
+  return { score, low, high, elo: eloFromScore(score), eloLow: eloFromScore(low), eloHigh: eloFromScore(high) };
+}
+
+function formatElo(x: number): string {
+  return Number.isFinite(x) ? `${x >= 0 ? '+' : ''}${Math.round(x)}` : x > 0 ? '+inf' : '-inf';
 }
 
 export async function evalCommand(argv: readonly string[]): Promise<number> {
@@ -70,7 +103,7 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
   // A model fixes the game config it was trained with; the first model found decides it.
   let firstModel: LoadedModel | undefined;
   for (const spec of [flags.a, flags.b]) {
-    if (!plugin.bots?.[spec] && spec !== 'random' && spec !== 'mcts') {
+    if (!plugin.bots?.[spec] && spec !== 'random' && spec !== 'mcts' && !isUciSpec(spec)) {
       const m = models.get(spec) ?? (await loadModelIfPath(plugin, spec, network));
       if (m) {
         models.set(spec, m);
@@ -82,120 +115,152 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
   const simulations = flags.sims ?? defaultPlaySimulations(plugin);
   const seed = flags.seed ?? 0;
   const determinizations = flags.determinizations;
+  const recorder = new GameRecorder({ gamesOut: flags['games-out'], pgn: flags.pgn }, plugin);
   const leafValues = flags['leaf-values'] as LeafValues | undefined;
   const searchMethod = flags.search as SearchMethod | undefined;
   const agentA = await makeAgent(flags.a, plugin, game, { simulations, seed, determinizations, leafValues, searchMethod, network }, models);
-  const agentB = await makeAgent(flags.b, plugin, game, { simulations, seed: seed + 1, determinizations, leafValues, searchMethod, network }, models);
-  // Lineup index 0 is A; every other seat is B (the arena rotates seats game by game).
-  const P = game.numPlayers;
-  const lineup: Agent<unknown>[] = Array.from({ length: P }, (_, i) => (i === 0 ? agentA : agentB));
-  // Outcome metrics per agent, per agent and seat (seat order matters in many games: who deals, who
-  // leads), and per game the paired difference A minus the mean of B's seats, whose spread is much
-  // smaller than either agent's because both played the same deal.
-  const perAgentMetrics: Map<string, number[]>[] = [new Map(), new Map()];
-  const perSeatMetrics: Map<string, number[]>[][] = [0, 1].map(() => Array.from({ length: P }, () => new Map<string, number[]>()));
-  const differences = new Map<string, number[]>();
-  const push = (map: Map<string, number[]>, k: string, v: number): void => {
-    const list = map.get(k) ?? [];
-    list.push(v);
-    map.set(k, list);
-  };
-  const games = flags.games ?? 100;
-  const bar = flags.json ? null : new ProgressBar('eval', games, 'games');
-  const result = await playArena(game, lineup, games, {
-    seed,
-    onProgress: (n) => bar?.update(n),
-    onGameEnd: (finalState, seatAgent) => {
-      if (!plugin.outcomeMetrics) return;
-      const aSum = new Map<string, number>();
-      const bSum = new Map<string, number>();
+  let agentB: Agent<unknown>;
+  try {
+    agentB = await makeAgent(flags.b, plugin, game, { simulations, seed: seed + 1, determinizations, leafValues, searchMethod, network }, models);
+  } catch (err) {
+    await closeAgent(agentA);
+    throw err;
+  }
+  try {
+    return await runEval();
+  } finally {
+    await closeAgent(agentA);
+    await closeAgent(agentB);
+    for (const m of models.values()) m.dispose();
+  }
+
+  async function runEval(): Promise<number> {
+    // Lineup index 0 is A; every other seat is B (the arena rotates seats game by game).
+    const P = game.numPlayers;
+    const lineup: Agent<unknown>[] = Array.from({ length: P }, (_, i) => (i === 0 ? agentA : agentB));
+    // Outcome metrics per agent, per agent and seat (seat order matters in many games: who deals, who
+    // leads), and per game the paired difference A minus the mean of B's seats, whose spread is much
+    // smaller than either agent's because both played the same deal.
+    const perAgentMetrics: Map<string, number[]>[] = [new Map(), new Map()];
+    const perSeatMetrics: Map<string, number[]>[][] = [0, 1].map(() => Array.from({ length: P }, () => new Map<string, number[]>()));
+    const differences = new Map<string, number[]>();
+    const push = (map: Map<string, number[]>, k: string, v: number): void => {
+      const list = map.get(k) ?? [];
+      list.push(v);
+      map.set(k, list);
+    };
+    const games = flags.games ?? 100;
+    const bar = flags.json ? null : new ProgressBar('eval', games, 'games');
+    const names = lineup.map((a) => a.name);
+    const result = await playArena(game, lineup, games, {
+      seed,
+      onProgress: (n) => bar?.update(n),
+      onGameAborted: (record) => recorder.record(game, names, record),
+      onGameEnd: (finalState, seatAgent, record) => {
+        recorder.record(game, names, record);
+        if (!plugin.outcomeMetrics) return;
+        const aSum = new Map<string, number>();
+        const bSum = new Map<string, number>();
+        for (let seat = 0; seat < P; seat++) {
+          const who = seatAgent[seat] === 0 ? 0 : 1;
+          for (const [k, v] of Object.entries(plugin.outcomeMetrics(game, finalState, seat))) {
+            push(perAgentMetrics[who], k, v);
+            push(perSeatMetrics[who][seat], k, v);
+            const sums = who === 0 ? aSum : bSum;
+            sums.set(k, (sums.get(k) ?? 0) + v);
+          }
+        }
+        if (P > 1) for (const [k, a] of aSum) push(differences, k, a - (bSum.get(k) ?? 0) / (P - 1));
+      },
+    });
+    bar?.finish();
+    const summarizeAll = (m: Map<string, number[]>, shares = true): Record<string, MetricSummary> => Object.fromEntries([...m].map(([k, v]) => [k, summarize(v, shares)]));
+    const perSeat = (who: 0 | 1): { seat: number; metrics: Record<string, MetricSummary> }[] =>
+      perSeatMetrics[who].map((m, seat) => ({ seat, metrics: summarizeAll(m) })).filter((r) => Object.keys(r.metrics).length > 0);
+    // B's numbers pool every seat B held.
+    let bWins = 0;
+    let bDraws = 0;
+    let bLosses = 0;
+    let bReturn = 0;
+    for (let i = 1; i < game.numPlayers; i++) {
+      bWins += result.wins[i];
+      bDraws += result.draws[i];
+      bLosses += result.losses[i];
+      bReturn += result.totalReturn[i];
+    }
+    const played = result.games;
+    const score = scoreSummary(result.wins[0], result.draws[0], result.losses[0]);
+    const report = {
+      game: game.traits.id,
+      config: game.config,
+      games: played,
+      requestedGames: games,
+      aborted: result.aborted,
+      ...(result.stopped ? { stopped: result.stopped } : {}),
+      /** A's score (wins + draws / 2 per game) with its Wilson 95% interval, and the Elo difference it implies. */
+      score,
+      simulations,
+      determinizations: game.traits.information === 'imperfect' ? (determinizations ?? plugin.training?.determinizations ?? DEFAULT_DETERMINIZATIONS) : undefined,
+      a: {
+        agent: agentA.name,
+        wins: result.wins[0],
+        draws: result.draws[0],
+        losses: result.losses[0],
+        meanReturn: result.totalReturn[0] / Math.max(1, played),
+        metrics: summarizeAll(perAgentMetrics[0]),
+        perSeat: perSeat(0),
+      },
+      b: {
+        agent: agentB.name,
+        seatsPerGame: game.numPlayers - 1,
+        wins: bWins,
+        draws: bDraws,
+        losses: bLosses,
+        meanReturn: bReturn / Math.max(1, played * (game.numPlayers - 1)),
+        metrics: summarizeAll(perAgentMetrics[1]),
+        perSeat: perSeat(1),
+      },
+      /** Per game: A's metric minus the mean of B's seats (paired on the same deal). */
+      difference: summarizeAll(differences, false),
+    };
+    const status = result.stopped ? 1 : 0;
+    if (flags.json) {
+      console.log(JSON.stringify(report, null, 2));
+      return status;
+    }
+    const worlds = report.determinizations
+      ? flags.search === 'information-set'
+        ? ` (${report.determinizations} x ${simulations} in one information-set tree, a world per simulation)`
+        : ` x ${report.determinizations} sampled worlds`
+      : '';
+    console.log(`${played} games of ${game.traits.id} (${game.numPlayers} seats, rotating), ${simulations} simulations${worlds} per search move`);
+    if (result.aborted > 0) console.log(`${result.aborted} game(s) abandoned (not counted): an agent failed to move in them`);
+    if (result.stopped) console.log(`match stopped after ${played} of ${games} games: ${result.stopped}`);
+    for (const [label, r] of [['A', report.a], ['B', report.b]] as const) {
+      const seats = label === 'B' && game.numPlayers > 2 ? ` (over ${game.numPlayers - 1} seats a game)` : '';
+      console.log(`${label} ${r.agent}: ${r.wins} wins, ${r.draws} draws, ${r.losses} losses${seats}; mean return ${r.meanReturn.toFixed(3)}`);
+      for (const [k, s] of Object.entries(r.metrics)) console.log(`    ${k}: ${formatSummary(s)}`);
+    }
+    if (report.a.perSeat.length > 0) {
+      console.log('per seat (n = games in which the agent held that seat):');
       for (let seat = 0; seat < P; seat++) {
-        const who = seatAgent[seat] === 0 ? 0 : 1;
-        for (const [k, v] of Object.entries(plugin.outcomeMetrics(game, finalState, seat))) {
-          push(perAgentMetrics[who], k, v);
-          push(perSeatMetrics[who][seat], k, v);
-          const sums = who === 0 ? aSum : bSum;
-          sums.set(k, (sums.get(k) ?? 0) + v);
+        for (const [label, r] of [['A', report.a], ['B', report.b]] as const) {
+          const row = r.perSeat.find((x) => x.seat === seat);
+          if (!row) continue;
+          const cells = Object.entries(row.metrics).map(([k, s]) => `${k} ${s.mean.toFixed(3)} [${s.low.toFixed(3)}, ${s.high.toFixed(3)}]`);
+          console.log(`    seat ${seat} ${label}: ${cells.join(', ')} (n=${Object.values(row.metrics)[0]?.n ?? 0})`);
         }
       }
-      if (P > 1) for (const [k, a] of aSum) push(differences, k, a - (bSum.get(k) ?? 0) / (P - 1));
-    },
-  });
-  bar?.finish();
-  const summarizeAll = (m: Map<string, number[]>): Record<string, MetricSummary> => Object.fromEntries([...m].map(([k, v]) => [k, summarize(v)]));
-  const perSeat = (who: 0 | 1): { seat: number; metrics: Record<string, MetricSummary> }[] =>
-    perSeatMetrics[who].map((m, seat) => ({ seat, metrics: summarizeAll(m) })).filter((r) => Object.keys(r.metrics).length > 0);
-  // B's numbers pool every seat B held.
-  let bWins = 0;
-  let bDraws = 0;
-  let bLosses = 0;
-  let bReturn = 0;
-  for (let i = 1; i < game.numPlayers; i++) {
-    bWins += result.wins[i];
-    bDraws += result.draws[i];
-    bLosses += result.losses[i];
-    bReturn += result.totalReturn[i];
-  }
-  const report = {
-    game: game.traits.id,
-    config: game.config,
-    games,
-    simulations,
-    determinizations: game.traits.information === 'imperfect' ? (determinizations ?? plugin.training?.determinizations ?? DEFAULT_DETERMINIZATIONS) : undefined,
-    a: {
-      agent: agentA.name,
-      wins: result.wins[0],
-      draws: result.draws[0],
-      losses: result.losses[0],
-      meanReturn: result.totalReturn[0] / games,
-      metrics: summarizeAll(perAgentMetrics[0]),
-      perSeat: perSeat(0),
-    },
-    b: {
-      agent: agentB.name,
-      seatsPerGame: game.numPlayers - 1,
-      wins: bWins,
-      draws: bDraws,
-      losses: bLosses,
-      meanReturn: bReturn / (games * (game.numPlayers - 1)),
-      metrics: summarizeAll(perAgentMetrics[1]),
-      perSeat: perSeat(1),
-    },
-    /** Per game: A's metric minus the mean of B's seats (paired on the same deal). */
-    difference: summarizeAll(differences),
-  };
-  for (const m of models.values()) m.dispose();
-  if (flags.json) {
-    console.log(JSON.stringify(report, null, 2));
-    return 0;
-  }
-  const worlds = report.determinizations
-    ? flags.search === 'information-set'
-      ? ` (${report.determinizations} x ${simulations} in one information-set tree, a world per simulation)`
-      : ` x ${report.determinizations} sampled worlds`
-    : '';
-  console.log(`${games} games of ${game.traits.id} (${game.numPlayers} seats, rotating), ${simulations} simulations${worlds} per search move`);
-  for (const [label, r] of [['A', report.a], ['B', report.b]] as const) {
-    const seats = label === 'B' && game.numPlayers > 2 ? ` (over ${game.numPlayers - 1} seats a game)` : '';
-    console.log(`${label} ${r.agent}: ${r.wins} wins, ${r.draws} draws, ${r.losses} losses${seats}; mean return ${r.meanReturn.toFixed(3)}`);
-    for (const [k, s] of Object.entries(r.metrics)) console.log(`    ${k}: ${formatSummary(s)}`);
-  }
-  if (report.a.perSeat.length > 0) {
-    console.log('per seat (n = games in which the agent held that seat):');
-    for (let seat = 0; seat < P; seat++) {
-      for (const [label, r] of [['A', report.a], ['B', report.b]] as const) {
-        const row = r.perSeat.find((x) => x.seat === seat);
-        if (!row) continue;
-        const cells = Object.entries(row.metrics).map(([k, s]) => `${k} ${s.mean.toFixed(3)} ± ${s.ci95.toFixed(3)}`);
-        console.log(`    seat ${seat} ${label}: ${cells.join(', ')} (n=${Object.values(row.metrics)[0]?.n ?? 0})`);
-      }
     }
+    if (game.numPlayers === 2 && played > 0) {
+      console.log(`A's score ${score.score.toFixed(3)} [${score.low.toFixed(3)}, ${score.high.toFixed(3)}] (Wilson 95%, n=${played}): Elo difference ${formatElo(score.elo)} [${formatElo(score.eloLow)}, ${formatElo(score.eloHigh)}]`);
+    }
+    if (Object.keys(report.difference).length > 0) {
+      console.log('A minus B (per game, A against the mean of B\'s seats in the same game):');
+      for (const [k, s] of Object.entries(report.difference)) console.log(`    ${k}: ${s.mean >= 0 ? '+' : ''}${formatSummary(s)}`);
+    }
+    return status;
   }
-  if (Object.keys(report.difference).length > 0) {
-    console.log('A minus B (per game, A against the mean of B\'s seats in the same game):');
-    for (const [k, s] of Object.entries(report.difference)) console.log(`    ${k}: ${s.mean >= 0 ? '+' : ''}${formatSummary(s)}`);
-  }
-  return 0;
 }
 
 async function loadModelIfPath(plugin: Parameters<typeof loadModel>[0], spec: string, network: Parameters<typeof loadModel>[2]): Promise<LoadedModel | undefined> {

@@ -4,11 +4,12 @@ import { BACKEND_CHOICES, type BackendChoice } from '@az/nn';
 import { defaultPlaySimulations } from '@az/mcts';
 import { agentNames, gameFor, loadModel, makeAgent, type LoadedModel } from '../agents.js';
 import { helpText, parseFlags, UsageError } from '../args.js';
+import { gameOfRecord, readGameRecords, type GameRecordLine } from '../records.js';
 
 export const playSpec = {
   name: 'play',
   summary: 'Play a game in the terminal against trained agents (or search/bots when there is no model).',
-  usage: 'az play --game ID [--model DIR] [--seat N] [options]',
+  usage: 'az play --game ID [--model DIR] [--seat N] [options]  |  az play --replay FILE [--index N]',
   flags: {
     game: { type: 'string', description: 'game to play (see az games)', placeholder: 'ID' },
     model: { type: 'string', description: 'trained model (run or checkpoint directory) for the other seats', placeholder: 'DIR' },
@@ -22,8 +23,10 @@ export const playSpec = {
     seed: { type: 'int', min: 0, default: 0, description: 'random seed for deals and agents' },
     backend: { type: 'enum', values: BACKEND_CHOICES, default: 'auto', description: 'network engine for models: auto (onnxruntime if it loads, else tfjs), onnx, onnx-cuda (CUDA 12), or tfjs on cpu, wasm, node, gpu' },
     threads: { type: 'int', min: 1, description: 'onnxruntime threads per network call (default: the cores available)' },
+    replay: { type: 'string', description: 'replay recorded games (az eval --games-out FILE): every move, the final position and the result', placeholder: 'FILE' },
+    index: { type: 'int', min: 0, description: 'with --replay: only the game with this index (default: every game in the file)' },
   },
-  examples: ['az play --game tictactoe', 'az play --game tictactoe --model runs/tictactoe --seat 1', 'az play --game blob --players 4', 'az play --game chess --color black --model runs/chess'],
+  examples: ['az play --game tictactoe', 'az play --game tictactoe --model runs/tictactoe --seat 1', 'az play --game blob --players 4', 'az play --game chess --color black --model runs/chess', 'az play --replay games.jsonl --index 3'],
 } as const;
 
 /** Settings that are sugar for a game config field; refused for games without that field. */
@@ -168,6 +171,8 @@ export async function playCommand(argv: readonly string[]): Promise<number> {
     console.log(helpText(playSpec));
     return 0;
   }
+  if (flags.replay) return replayGames(flags.replay, flags.index, flags.game);
+  if (flags.index !== undefined) throw new UsageError('az play: --index goes with --replay FILE');
   if (!flags.game) throw new UsageError('az play: --game is required (see az games)');
   const plugin = resolveGame(flags.game);
   const rawConfig = gameConfigFromFlags(plugin, flags.config, { players: flags.players, fen: flags.fen }, 'play');
@@ -203,4 +208,47 @@ export async function playCommand(argv: readonly string[]): Promise<number> {
     reader.close();
     for (const m of models.values()) m.dispose();
   }
+}
+
+/**
+ * Replays recorded games move by move from their seeds and actions, and checks that the replay ends as
+ * recorded (the same returns); a record that does not replay is an error naming the game.
+ */
+function replayGames(file: string, index: number | undefined, gameId: string | undefined): number {
+  const records = readGameRecords(file).filter((r) => index === undefined || r.index === index);
+  if (records.length === 0) throw new UsageError(`az play: ${file} has no game${index === undefined ? 's' : ` with index ${index}`}`);
+  for (const r of records) {
+    if (gameId && r.game !== gameId) throw new UsageError(`az play: game ${r.index} in ${file} is ${r.game}, not ${gameId}`);
+    replayOne(r);
+  }
+  return 0;
+}
+
+function replayOne(r: GameRecordLine): void {
+  const plugin = resolveGame(r.game);
+  const game = gameOfRecord(plugin, r);
+  const rng = new Rng(r.gameSeed);
+  const state = game.initialState(rng);
+  console.log(`game ${r.index}${r.match ? ` of ${r.match}` : ''}: ${r.players.map((p, seat) => `seat ${seat} ${p}`).join(', ')}`);
+  const moves: string[] = [];
+  for (const [ply, action] of r.actions.entries()) {
+    if (game.isTerminal(state)) throw new Error(`game ${r.index}: the game ended before move ${ply + 1} of ${r.actions.length}; the record does not replay`);
+    const mask = new Uint8Array(game.masker.actionSize);
+    game.masker.fillMask(state, mask, 0);
+    if (!mask[action]) throw new Error(`game ${r.index}: move ${ply + 1} (action ${action}) is not legal in the replayed position; the record does not replay`);
+    moves.push(`${game.currentPlayer(state)}:${game.formatAction(state, action)}`);
+    game.applyAction(state, action, rng);
+  }
+  console.log(`moves (seat:move): ${moves.join(' ')}`);
+  console.log(game.render(state));
+  if (r.aborted) {
+    console.log(`abandoned: ${r.aborted}`);
+    return;
+  }
+  if (!game.isTerminal(state)) throw new Error(`game ${r.index}: the recorded moves do not finish the game; the record does not replay`);
+  const returns = Array.from(game.returns(state));
+  if (r.returns && returns.some((v, i) => Math.abs(v - (r.returns?.[i] ?? NaN)) > 1e-6)) {
+    throw new Error(`game ${r.index}: replayed returns ${returns.join(', ')} differ from the recorded ${r.returns.join(', ')}`);
+  }
+  console.log(`result: returns by seat ${returns.map((v) => v.toFixed(2)).join(', ')}${r.termination ? ` (${r.termination})` : ''}`);
 }

@@ -1,4 +1,4 @@
-import { parseConfigAssignments, resolveGame, type LeafValues, type NetworkSpec } from '@az/core';
+import { parseConfigAssignments, resolveGame, resolveGameConfig, type LeafValues, type NetworkSpec } from '@az/core';
 import { BACKEND_CHOICES, splitBackendChoice, type BackendChoice } from '@az/nn';
 import {
   DeviceSpecError,
@@ -15,6 +15,8 @@ import {
   type TrainSummary,
 } from '@az/trainer-multigpu';
 import { helpText, parseFlags, UsageError, type ParsedFlags } from '../args.js';
+import { defaultPlaySimulations } from '@az/mcts';
+import { TrainingRater } from '../training-ratings.js';
 import { lastDiscovery } from '../plugins.js';
 import { ProgressBar, formatSeconds } from '../progress.js';
 import { startServer, type RunningServer } from '../serve/server.js';
@@ -80,6 +82,11 @@ export const trainSpec = {
     'workers-per-device': { type: 'int', min: 1, description: 'self-play processes per device (with --gpus/--devices; default 1): more when game logic, not the network, is the bottleneck' },
     'max-game-age': { type: 'int', min: 0, description: 'with --gpus/--devices: drop games played by weights more than this many versions old (default 2)' },
     'heartbeat-timeout': { type: 'number', min: 1, description: 'with --gpus/--devices: seconds of silence after which a self-play process is killed and restarted (default 60)' },
+    'rate-every': { type: 'int', min: 1, description: 'every K iterations, rate the new checkpoint (Elo against random, the game\'s bots and earlier rated checkpoints; two-player games): kept in <out>/rated/, Elo in metrics.jsonl and <out>/ratings.json', placeholder: 'K' },
+    'rate-games': { type: 'int', min: 2, default: 20, description: 'with --rate-every: games per pairing' },
+    'rate-sims': { type: 'int', min: 1, description: "with --rate-every: simulations per move of the rated checkpoints (default: the game's play setting)" },
+    'rate-previous': { type: 'int', min: 0, default: 2, description: 'with --rate-every: how many of the most recent rated checkpoints each new one plays' },
+    'rate-anchor': { type: 'string', description: 'with --rate-every: one more fixed opponent, e.g. uci:stockfish,depth=1 for chess', placeholder: 'AGENT' },
     quiet: { type: 'boolean', short: 'q', description: 'no progress bars, only the iteration lines and the summary' },
     dashboard: { type: 'boolean', description: 'serve the live training dashboard (az serve --run) while training, and print its URL' },
     'dashboard-port': { type: 'int', min: 0, max: 65535, default: 8080, description: 'port for --dashboard (0: any free port)' },
@@ -90,6 +97,7 @@ export const trainSpec = {
     'az train --game tictactoe --resume runs/tictactoe --iterations 20',
     'az train --game chess --gpus 0,1,2,3 --games-per-iter 800 --out runs/chess',
     'az train --game tictactoe --devices cpu:2',
+    'az train --game tictactoe --rate-every 1 --out runs/ttt',
   ],
 } as const;
 
@@ -181,6 +189,24 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
 
+  const rateCompanions = (['rate-sims', 'rate-anchor'] as const).filter((f) => flags[f] !== undefined);
+  if (flags['rate-every'] === undefined && rateCompanions.length) throw new UsageError(`az train: --${rateCompanions[0]} only applies with --rate-every`);
+  let rater: TrainingRater | null = null;
+  if (flags['rate-every'] !== undefined) {
+    const seats = plugin.create(resolveGameConfig(plugin, {})).numPlayers;
+    if (seats !== 2) throw new UsageError(`az train: --rate-every rates two-player games; ${plugin.traits.id} has ${seats} seats`);
+    rater = new TrainingRater(plugin, flags.resume ?? flags.out ?? `runs/${plugin.traits.id}`, {
+      every: flags['rate-every'],
+      games: flags['rate-games'] ?? 20,
+      simulations: flags['rate-sims'] ?? defaultPlaySimulations(plugin),
+      previous: flags['rate-previous'] ?? 2,
+      seed: flags.seed ?? 0,
+      backend: (flags.backend ?? 'auto') as BackendChoice,
+      threads: flags.threads,
+      anchors: flags['rate-anchor'] ? [flags['rate-anchor']] : [],
+    });
+  }
+
   let bar: ProgressBar | null = null;
   const units: Record<TrainPhase, string> = { 'self-play': 'games', train: 'steps', eval: 'games', assess: 'positions' };
   const quiet = flags.quiet === true;
@@ -195,6 +221,7 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
         else if (!quiet) bar = new ProgressBar(`iter ${iteration} ${phase.padEnd(9)}`, total, units[phase]);
       },
       progress: (done) => bar?.update(done),
+      ...(rater ? { rate: (iteration: number, dir: string) => (rater as TrainingRater).rate(iteration, dir) } : {}),
       iteration: (m) => {
         bar?.finish();
         bar = null;
@@ -214,6 +241,7 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
       await dashboard?.close();
+      await rater?.close();
     });
   writeRunSummary(summary.runDir, summary);
   (bar as ProgressBar | null)?.finish();
@@ -257,8 +285,14 @@ function iterationLine(m: IterationMetrics): string {
   return (
     `iter ${m.iteration}: ${m.selfPlay.games} games ${m.selfPlay.gamesPerSecond.toFixed(1)}/s, ${Math.round(m.selfPlay.evalsPerSecond)} evals/s, batch ${m.selfPlay.averageBatch.toFixed(0)}; ` +
     workers +
-    `loss policy ${m.train.policyLoss.toFixed(3)} value ${m.train.valueLoss.toFixed(3)}; ${evals ? `${evals} (W/D/L); ` : ''}${formatSeconds(m.seconds.total)}`
+    `loss policy ${m.train.policyLoss.toFixed(3)} value ${m.train.valueLoss.toFixed(3)}; ${evals ? `${evals} (W/D/L); ` : ''}${eloText(m)}${formatSeconds(m.seconds.total)}`
   );
+}
+
+function eloText(m: IterationMetrics): string {
+  const r = m.rating as { elo?: number | null; low?: number | null; high?: number | null } | undefined;
+  if (!r || r.elo === null || r.elo === undefined) return '';
+  return `Elo ${r.elo} [${r.low}, ${r.high}] (random = 0); `;
 }
 
 type TrainFlags = ParsedFlags<typeof trainSpec.flags>;

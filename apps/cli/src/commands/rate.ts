@@ -1,0 +1,166 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { fitElo, resolveGame, type Agent, type PairResult } from '@az/core';
+import { BACKEND_CHOICES, type BackendChoice } from '@az/nn';
+import { defaultPlaySimulations } from '@az/mcts';
+import { closeAgent, gameFor, isUciSpec, loadModel, makeAgent, type LoadedModel } from '../agents.js';
+import { helpText, parseFlags, UsageError } from '../args.js';
+import { expandPlayers, formatRatings, playLadder, schedule, type LadderPlayer } from '../ladder.js';
+import { ProgressBar } from '../progress.js';
+import { GameRecorder } from '../records.js';
+import { gameConfigFromFlags } from './play.js';
+
+export const rateSpec = {
+  name: 'rate',
+  summary: 'Elo ratings: play a round robin (or a gauntlet) among models and fixed agents, fit Elo by maximum likelihood.',
+  usage: 'az rate --game ID PLAYER PLAYER... [options]',
+  positionals: 1000,
+  flags: {
+    game: { type: 'string', description: 'game (see az games); two-player games only', placeholder: 'ID' },
+    games: { type: 'int', min: 1, default: 20, description: 'games per pair (seats alternate)' },
+    gauntlet: { type: 'int', min: 1, description: 'only the first K players play everyone (the others play only them); default: every pair plays' },
+    anchor: { type: 'string', description: "fix one player's rating, NAME=ELO (default: random=0 when random plays, else the first player at 0)", placeholder: 'NAME=ELO' },
+    sprt: { type: 'string', description: 'two players only: stop early once a sequential test decides between Elo difference elo0 and elo1 (alpha = beta = 0.05)', placeholder: 'ELO0,ELO1' },
+    include: { type: 'string', description: "add the pair records of an earlier ratings.json to the fit (not replayed): e.g. rate a new model against an anchor pool rated before", placeholder: 'FILE' },
+    'prior-draws': { type: 'number', min: 0, default: 1, description: 'virtual draws added to every pair that played, so that a perfect score has a finite rating' },
+    sims: { type: 'int', min: 1, description: "search simulations per move for models and mcts (default: the game's play setting)" },
+    config: { type: 'string', description: 'game settings, key=value[,key=value...]', placeholder: 'K=V,...' },
+    seed: { type: 'int', min: 0, default: 0, description: 'random seed' },
+    out: { type: 'string', default: 'ratings.json', description: 'where to write the ratings and every pair\'s record', placeholder: 'FILE' },
+    pgn: { type: 'string', description: 'chess: write every game as PGN to FILE', placeholder: 'FILE' },
+    'games-out': { type: 'string', description: 'write every game as a JSON line to FILE (az play --replay FILE)', placeholder: 'FILE' },
+    json: { type: 'boolean', description: 'print the ratings as JSON' },
+    backend: { type: 'enum', values: BACKEND_CHOICES, default: 'auto', description: 'network engine for models: auto, onnx, onnx-cuda, or tfjs on cpu, wasm, node, gpu' },
+    threads: { type: 'int', min: 1, description: 'onnxruntime threads per network call (default: the cores available)' },
+  },
+  examples: [
+    'az rate --game tictactoe runs/ttt/rated random minimax --gauntlet 5',
+    "az rate --game chess runs/chess random greedy 'uci:stockfish,depth=1' 'uci:stockfish,Skill Level=0,movetime=50' --gauntlet 1 --games 20",
+    'az rate --game chess runs/a runs/b --sprt 0,50 --games 400',
+    'az rate --game chess runs/chess random --include anchors.json --games 10',
+  ],
+} as const;
+
+/** Parses `NAME=ELO` (the name may contain '='; the number is after the last one). */
+function parseAnchor(text: string): { name: string; elo: number } {
+  const at = text.lastIndexOf('=');
+  const elo = Number(text.slice(at + 1));
+  if (at <= 0 || !Number.isFinite(elo)) throw new UsageError(`az rate: --anchor must be NAME=ELO, e.g. random=0 (got '${text}')`);
+  return { name: text.slice(0, at), elo };
+}
+
+/** The pair records of an earlier `az rate` (its ratings.json). */
+function readIncludedPairs(file: string): PairResult[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new UsageError(`az rate: --include ${file}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const pairs = (parsed as { pairs?: unknown }).pairs;
+  const ok = (p: unknown): p is PairResult => {
+    const r = p as Partial<PairResult>;
+    return typeof r.a === 'string' && typeof r.b === 'string' && [r.wins, r.draws, r.losses].every((n) => Number.isInteger(n) && (n as number) >= 0);
+  };
+  if (!Array.isArray(pairs) || !pairs.every(ok)) throw new UsageError(`az rate: --include ${file} is not a ratings.json of az rate (no valid 'pairs')`);
+  return pairs;
+}
+
+function parseSprt(text: string): [number, number] {
+  const parts = text.split(',').map((t) => Number(t.trim()));
+  if (parts.length !== 2 || parts.some((x) => !Number.isFinite(x)) || parts[0] >= parts[1]) throw new UsageError(`az rate: --sprt must be elo0,elo1 with elo0 < elo1, e.g. 0,50 (got '${text}')`);
+  return [parts[0], parts[1]];
+}
+
+export async function rateCommand(argv: readonly string[]): Promise<number> {
+  const { flags, positionals } = parseFlags(rateSpec, argv);
+  if (flags.help) {
+    console.log(helpText(rateSpec));
+    return 0;
+  }
+  if (!flags.game) throw new UsageError('az rate: --game is required (see az games)');
+  const specs = expandPlayers(positionals);
+  if (specs.length < 2) throw new UsageError('az rate: name at least two players (model directories, run directories, random, a game bot, mcts, or uci:... for chess)');
+  if (new Set(specs).size !== specs.length) throw new UsageError('az rate: a player is named twice');
+  const sprtBounds = flags.sprt ? parseSprt(flags.sprt) : undefined;
+  if (sprtBounds && specs.length !== 2) throw new UsageError(`az rate: --sprt is a head-to-head test; name exactly two players (got ${specs.length})`);
+  const included = flags.include ? readIncludedPairs(flags.include) : [];
+  const known = new Set([...specs, ...included.flatMap((p) => [p.a, p.b])]);
+  const anchor = flags.anchor ? parseAnchor(flags.anchor) : known.has('random') ? { name: 'random', elo: 0 } : { name: specs[0], elo: 0 };
+  if (!known.has(anchor.name)) throw new UsageError(`az rate: the anchor '${anchor.name}' is not among the players (${specs.join(', ')})`);
+
+  const plugin = resolveGame(flags.game);
+  const rawConfig = gameConfigFromFlags(plugin, flags.config, {}, 'rate');
+  const network = { backend: (flags.backend ?? 'auto') as BackendChoice, threads: flags.threads };
+  const models = new Map<string, LoadedModel>();
+  const agents: Agent<unknown>[] = [];
+  try {
+    let firstModel: LoadedModel | undefined;
+    for (const spec of specs) {
+      if (isUciSpec(spec) || spec === 'random' || spec === 'mcts' || plugin.bots?.[spec]) continue;
+      const m = await loadModel(plugin, spec, network).catch((err: unknown) => {
+        throw new UsageError(`az rate: '${spec}' is not a player: not random, mcts, a ${plugin.traits.id} bot or uci:..., and not a model (${err instanceof Error ? err.message : String(err)})`);
+      });
+      models.set(spec, m);
+      firstModel ??= m;
+    }
+    const game = gameFor(plugin, rawConfig, firstModel);
+    if (game.numPlayers !== 2) throw new UsageError(`az rate: Elo ratings need a two-player game; ${game.traits.id} is played by ${game.numPlayers}`);
+    const simulations = flags.sims ?? defaultPlaySimulations(plugin);
+    const seed = flags.seed ?? 0;
+    const players: LadderPlayer[] = [];
+    for (const [i, spec] of specs.entries()) {
+      const agent = await makeAgent(spec, plugin, game, { simulations, seed: seed + i, network }, models);
+      agents.push(agent);
+      players.push({ name: spec, agent });
+    }
+    const recorder = new GameRecorder({ gamesOut: flags['games-out'], pgn: flags.pgn }, plugin);
+    const pairs = schedule(players.length, flags.gauntlet ?? players.length);
+    const games = flags.games ?? 20;
+    const bar = flags.json ? null : new ProgressBar('rate', pairs.length * games, 'games');
+    const ladder = await playLadder(game, players, pairs, {
+      games,
+      seed,
+      sprt: sprtBounds,
+      onGame: (g, names, record, match) => recorder.record(g, names, record, match),
+      onProgress: (n) => bar?.update(n),
+    });
+    bar?.finish();
+    const allPairs = [...included, ...ladder.pairs];
+    const played = allPairs.filter((p) => p.wins + p.draws + p.losses > 0);
+    if (played.length === 0) throw new Error(`no games were completed${ladder.stopped ? `: ${ladder.stopped}` : ''}`);
+    const fit = fitElo(played, { anchor: anchor.name, anchorElo: anchor.elo, priorDraws: flags['prior-draws'] ?? 1 });
+    const report = {
+      game: game.traits.id,
+      config: game.config,
+      simulations,
+      gamesPerPair: games,
+      anchor: { name: anchor.name, elo: anchor.elo },
+      priorDraws: fit.priorDraws,
+      ratings: fit.players.map((p, k) => ({ ...p, losNext: k + 1 < fit.players.length ? fit.los[k][k + 1] : null })),
+      pairs: allPairs,
+      ...(flags.include ? { included: flags.include } : {}),
+      aborted: ladder.aborted,
+      ...(ladder.stopped ? { stopped: ladder.stopped } : {}),
+      ...(ladder.sprt ? { sprt: { elo0: sprtBounds?.[0], elo1: sprtBounds?.[1], ...ladder.sprt } } : {}),
+    };
+    if (flags.out) writeFileSync(flags.out, JSON.stringify(report, null, 2) + '\n');
+    if (flags.json) {
+      console.log(JSON.stringify(report, null, 2));
+      return ladder.stopped ? 1 : 0;
+    }
+    console.log(`${game.traits.id}: ${ladder.pairs.length} pairings, up to ${games} games each, ${simulations} simulations per search move; Elo by maximum likelihood (draws half), ${anchor.name} fixed at ${anchor.elo}, ${fit.priorDraws} virtual draw(s) per pair`);
+    for (const p of allPairs) console.log(`  ${p.a} vs ${p.b}: +${p.wins} =${p.draws} -${p.losses}${included.includes(p) ? ' (included)' : ''}`);
+    if (ladder.aborted) console.log(`${ladder.aborted} game(s) abandoned (not counted): an agent failed to move in them`);
+    if (ladder.sprt) console.log(`SPRT H0: ${sprtBounds?.[0]} vs H1: ${sprtBounds?.[1]} Elo: LLR ${ladder.sprt.llr.toFixed(2)} in [${ladder.sprt.lower.toFixed(2)}, ${ladder.sprt.upper.toFixed(2)}]: ${ladder.sprt.decision === 'continue' ? 'no decision within --games' : `accepted ${ladder.sprt.decision}`}`);
+    console.log(formatRatings(fit));
+    if (flags.out) console.log(`written to ${flags.out}`);
+    if (ladder.stopped) {
+      console.log(`stopped early: ${ladder.stopped}`);
+      return 1;
+    }
+    return 0;
+  } finally {
+    for (const a of agents) await closeAgent(a);
+    for (const m of models.values()) m.dispose();
+  }
+}

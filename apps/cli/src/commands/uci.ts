@@ -1,0 +1,175 @@
+import { createInterface } from 'node:readline';
+import { resolveGame, type Game } from '@az/core';
+import { BACKEND_CHOICES, type BackendChoice } from '@az/nn';
+import { runUciServer, uciOfAction, valueToCentipawns, type UciBudget, type UciInfo, type UciSearcher } from '@az/chess-uci';
+import type { ChessState } from '@az/game-chess';
+import { BatchedMcts, defaultPlaySimulations, playSearchConfig, selectActionFromVisits, type Evaluator } from '@az/mcts';
+import { Rng } from '@az/core';
+import { gameFor, loadModel, type LoadedModel } from '../agents.js';
+import { helpText, parseFlags, UsageError } from '../args.js';
+
+export const uciSpec = {
+  name: 'uci',
+  summary: 'A trained chess model as a UCI engine on stdin/stdout (for cutechess-cli, chess GUIs, az eval --a uci:...).',
+  usage: 'az uci --model DIR [--sims N] [--threads N]',
+  flags: {
+    model: { type: 'string', description: 'trained chess model (run or checkpoint directory)', placeholder: 'DIR' },
+    sims: { type: 'int', min: 1, description: "simulations per move when 'go' gives no limit (default: chess's play setting, 800); UCI option Simulations" },
+    threads: { type: 'int', min: 1, description: 'onnxruntime threads per network call (default: the cores available); UCI option Threads' },
+    backend: { type: 'enum', values: BACKEND_CHOICES, default: 'auto', description: 'network engine: auto (onnxruntime if it loads, else tfjs), onnx, onnx-cuda, or tfjs on cpu, wasm, node, gpu' },
+    seed: { type: 'int', min: 0, default: 0, description: 'random seed of the search' },
+  },
+  examples: ['az uci --model runs/chess', "az eval --game chess --a 'uci:az uci --model runs/chess,movetime=1000' --b 'uci:stockfish,depth=1'"],
+} as const;
+
+/** Simulations per search step between checks of the clock and of `stop`. */
+const STEP_SIMULATIONS = 32;
+/** At most this often an `info` line during a search (ms). */
+const INFO_INTERVAL_MS = 1000;
+
+/** MCTS with the model's network, searched in small steps so that time limits and `stop` are honoured. */
+class ModelSearcher implements UciSearcher {
+  readonly author = 'az (AlphaZero in TypeScript)';
+  readonly name: string;
+  private simulations: number;
+  private threads: number | undefined;
+  private engine: BatchedMcts<ChessState> | null = null;
+  private readonly counts: Float32Array;
+  private readonly rng: Rng;
+
+  constructor(
+    private model: LoadedModel,
+    private readonly game: Game<ChessState>,
+    private readonly reload: (threads: number | undefined) => Promise<LoadedModel>,
+    settings: { simulations: number; threads?: number; seed: number; valueScale: number },
+  ) {
+    this.name = `az ${model.dir} (iteration ${model.manifest.iteration})`;
+    this.simulations = settings.simulations;
+    this.threads = settings.threads;
+    this.seed = settings.seed;
+    this.valueScale = settings.valueScale;
+    this.counts = new Float32Array(game.masker.actionSize);
+    this.rng = new Rng(settings.seed);
+  }
+
+  private readonly seed: number;
+  private readonly valueScale: number;
+  private threadsChanged = false;
+
+  get options(): UciSearcher['options'] {
+    return [
+      { name: 'Simulations', type: 'spin', default: this.simulations, min: 1, max: 10_000_000 },
+      { name: 'Threads', type: 'spin', default: this.threads ?? 0, min: 0, max: 256 },
+    ];
+  }
+
+  setOption(name: string, value: string): string | null {
+    const n = Number(value);
+    const key = name.toLowerCase();
+    if (key !== 'simulations' && key !== 'threads') return `unknown option '${name}' (options: Simulations, Threads)`;
+    if (!Number.isInteger(n) || n < (key === 'threads' ? 0 : 1)) return `option ${name} must be an integer of at least ${key === 'threads' ? 0 : 1} (got '${value}')`;
+    if (key === 'simulations') this.simulations = n;
+    else {
+      this.threads = n === 0 ? undefined : n;
+      this.threadsChanged = true;
+    }
+    return null;
+  }
+
+  dispose(): void {
+    this.model.dispose();
+  }
+
+  newGame(): void {
+    // Searches start from a fresh tree every move; nothing to forget.
+  }
+
+  private async ensureEngine(): Promise<BatchedMcts<ChessState>> {
+    if (this.threadsChanged) {
+      this.threadsChanged = false;
+      this.model.dispose();
+      this.model = await this.reload(this.threads);
+      this.engine = null;
+    }
+    // The tree grows with the search; an infinite search stops growing it once full (and keeps searching).
+    this.engine ??= new BatchedMcts(this.game, this.model.evaluator as unknown as Evaluator<ChessState>, 1, {
+      ...playSearchConfig,
+      simulations: STEP_SIMULATIONS,
+      nodeCapacity: 200_000,
+      seed: this.seed,
+      networkValueScale: this.valueScale,
+    });
+    return this.engine;
+  }
+
+  async search(state: ChessState, budget: UciBudget, stopped: () => boolean, onInfo: (info: UciInfo) => void): Promise<string> {
+    const engine = await this.ensureEngine();
+    const started = performance.now();
+    const nodes = budget.infinite ? Infinity : (budget.nodes ?? (budget.timeMs === undefined ? this.simulations : Infinity));
+    const deadline = budget.timeMs === undefined || budget.infinite ? Infinity : started + budget.timeMs;
+    const seat = this.game.currentPlayer(state);
+    engine.setRoot(0, state);
+    let lastInfo = started;
+    const info = (): UciInfo => {
+      const elapsed = performance.now() - started;
+      const visits = engine.rootVisits(0);
+      const value = engine.rootValue(0)[seat];
+      const pv: string[] = [];
+      const line = this.game.clone(state);
+      for (const a of engine.principalVariation(0, 20)) {
+        const uci = uciOfAction(line, a);
+        if (uci === null) break;
+        pv.push(uci);
+        this.game.applyAction(line, a, this.rng);
+        if (this.game.isTerminal(line)) break;
+      }
+      return { depth: Math.max(1, pv.length), nodes: visits, nps: (visits * 1000) / Math.max(1, elapsed), scoreCp: valueToCentipawns(value), pv, timeMs: elapsed };
+    };
+    // At least one step, so there is always a searched move to play.
+    for (;;) {
+      await engine.search();
+      const now = performance.now();
+      if (stopped() || engine.rootVisits(0) >= nodes || now >= deadline) break;
+      if (now - lastInfo >= INFO_INTERVAL_MS) {
+        onInfo(info());
+        lastInfo = now;
+      }
+      // Let `stop` and `isready` in between steps.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    onInfo(info());
+    engine.visitCounts(0, this.counts);
+    const action = selectActionFromVisits(this.counts, 0, this.rng);
+    return uciOfAction(state, action) ?? '0000';
+  }
+}
+
+export async function uciCommand(argv: readonly string[]): Promise<number> {
+  const { flags } = parseFlags(uciSpec, argv);
+  if (flags.help) {
+    console.log(helpText(uciSpec));
+    return 0;
+  }
+  if (!flags.model) throw new UsageError('az uci: --model DIR is required (a trained chess model)');
+  const plugin = resolveGame('chess');
+  const backend = (flags.backend ?? 'auto') as BackendChoice;
+  const load = (threads: number | undefined): Promise<LoadedModel> => loadModel(plugin, flags.model as string, { backend, threads, log: (m) => process.stderr.write(`${m}\n`) });
+  const model = await load(flags.threads);
+  const game = gameFor(plugin, {}, model) as unknown as Game<ChessState>;
+  const searcher = new ModelSearcher(model, game, load, {
+    simulations: flags.sims ?? defaultPlaySimulations(plugin),
+    threads: flags.threads,
+    seed: flags.seed ?? 0,
+    valueScale: plugin.training?.playValueScale ?? 1,
+  });
+  const rl = createInterface({ input: process.stdin, terminal: false });
+  try {
+    await runUciServer(rl, searcher, { game, write: (line) => process.stdout.write(`${line}\n`) });
+  } finally {
+    rl.close();
+    // stdin would keep the process alive after 'quit'.
+    process.stdin.destroy();
+    searcher.dispose();
+  }
+  return 0;
+}

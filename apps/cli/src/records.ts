@@ -1,0 +1,124 @@
+/**
+ * Game records of `az eval` and `az rate`: one JSON line per game (`--games-out`), replayable by
+ * `az play --replay`, and PGN for chess (`--pgn`). Both files are appended game by game as the games end,
+ * so a match that stops early keeps what was played.
+ */
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { Rng, resolveGameConfig, type ArenaGameRecord, type Game, type GamePlugin, type ResolvedConfig } from '@az/core';
+import { formatPgn, outcomeOf, type ChessState } from '@az/game-chess';
+import { UsageError } from './args.js';
+
+/** One line of a `--games-out` file. */
+export interface GameRecordLine {
+  readonly game: string;
+  readonly config: ResolvedConfig;
+  /** Index of the game in its match. */
+  readonly index: number;
+  /** Seed of the game's random generator (`new Rng(gameSeed)` drives the deal and every chance event). */
+  readonly gameSeed: string;
+  /** The agent in each seat. */
+  readonly players: readonly string[];
+  readonly actions: readonly number[];
+  /** The moves as the game writes them (SAN for chess). */
+  readonly moves: readonly string[];
+  /** Final returns by seat (absent for an abandoned game). */
+  readonly returns?: readonly number[];
+  /** How the game ended, when the game says (chess: checkmate, stalemate, ...). */
+  readonly termination?: string;
+  /** Why the game was abandoned. */
+  readonly aborted?: string;
+  readonly match?: string;
+}
+
+export interface RecordSinks {
+  readonly gamesOut?: string;
+  readonly pgn?: string;
+}
+
+/** Writes records of finished and abandoned games to the files asked for (created empty at the start). */
+export class GameRecorder {
+  constructor(
+    private readonly sinks: RecordSinks,
+    private readonly plugin: GamePlugin,
+  ) {
+    if (sinks.pgn && plugin.traits.id !== 'chess') throw new UsageError(`--pgn is for chess; use --games-out for ${plugin.traits.id}`);
+    for (const file of [sinks.gamesOut, sinks.pgn]) if (file) writeFileSync(file, '');
+  }
+
+  get active(): boolean {
+    return this.sinks.gamesOut !== undefined || this.sinks.pgn !== undefined;
+  }
+
+  /** Records one game of a match between `lineup` (names in lineup order). */
+  record(game: Game<unknown>, lineup: readonly string[], r: ArenaGameRecord, match?: string): void {
+    if (!this.active) return;
+    const rng = new Rng(r.gameSeed);
+    const start = game.initialState(rng);
+    const state = game.clone(start);
+    const moves: string[] = [];
+    for (const a of r.actions) {
+      moves.push(game.formatAction(state, a));
+      game.applyAction(state, a, rng);
+    }
+    const players = Array.from(r.seatAgent, (i) => lineup[i]);
+    const finished = !r.aborted && game.isTerminal(state);
+    const outcome = game.traits.id === 'chess' ? outcomeOf(state as ChessState) : null;
+    if (this.sinks.gamesOut) {
+      const line: GameRecordLine = {
+        game: game.traits.id,
+        config: game.config,
+        index: r.index,
+        gameSeed: r.gameSeed,
+        players,
+        actions: r.actions,
+        moves,
+        ...(finished ? { returns: Array.from(game.returns(state)) } : {}),
+        ...(outcome ? { termination: outcome.termination } : {}),
+        ...(r.aborted ? { aborted: r.aborted } : {}),
+        ...(match ? { match } : {}),
+      };
+      appendFileSync(this.sinks.gamesOut, JSON.stringify(line) + '\n');
+    }
+    if (this.sinks.pgn) {
+      const text = formatPgn({
+        tags: { Event: match ?? 'az eval', Site: 'az', Date: new Date().toISOString().slice(0, 10).replace(/-/g, '.'), Round: String(r.index + 1), White: players[0], Black: players[1] },
+        start: start as ChessState,
+        actions: r.actions,
+        ...(r.aborted ? { result: '*' as const, termination: `abandoned: ${r.aborted}` } : {}),
+      });
+      appendFileSync(this.sinks.pgn, text);
+    }
+  }
+}
+
+/** Reads a `--games-out` file; errors name the line. */
+export function readGameRecords(file: string): GameRecordLine[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`cannot read ${file}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  return text
+    .split('\n')
+    .map((l, i) => [l, i + 1] as const)
+    .filter(([l]) => l.trim() !== '')
+    .map(([l, n]) => {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(l);
+      } catch {
+        throw new UsageError(`${file}:${n}: not JSON`);
+      }
+      const r = parsed as Partial<GameRecordLine>;
+      if (typeof r.game !== 'string' || typeof r.gameSeed !== 'string' || !Array.isArray(r.actions) || typeof r.config !== 'object') {
+        throw new UsageError(`${file}:${n}: not an az game record (needs game, config, gameSeed, actions)`);
+      }
+      return r as GameRecordLine;
+    });
+}
+
+/** The game a record was played under. */
+export function gameOfRecord(plugin: GamePlugin, r: GameRecordLine): Game<unknown> {
+  return plugin.create(resolveGameConfig(plugin, r.config));
+}

@@ -17,13 +17,12 @@ import {
   checkRunName,
   parseRedisUrl,
 } from '@az/trainer-multigpu';
-import { basename, resolve } from 'node:path';
 import { helpText, parseFlags, UsageError, type ParsedFlags } from '../args.js';
 import { lastDiscovery } from '../plugins.js';
 import { ProgressBar, formatSeconds } from '../progress.js';
 import { startServer, type RunningServer } from '../serve/server.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { workerCountWarning } from '../worker-count.js';
 
 export const trainSpec = {

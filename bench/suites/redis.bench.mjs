@@ -66,7 +66,7 @@ async function window(transport, g, keep) {
   transport.onGame((incoming) => {
     games++;
     positions += new DataView(incoming.bytes.buffer, incoming.bytes.byteOffset, 8).getInt32(4, true);
-    if (kept.length < keep) kept.push(incoming.bytes.slice());
+    if (kept.length < keep) kept.push(new Uint8Array(incoming.bytes));
   });
   return {
     kept,

@@ -377,7 +377,9 @@ export class RedisTransport implements SelfPlayTransport {
     const incarnation = int(FIELD.incarnation);
     const seq = int(FIELD.seq);
     const version = int(FIELD.version);
-    const bytes = fields.get(FIELD.bytes);
+    // A copy: reply buffers may be views into the client parser's shared pool, reused by later replies.
+    const raw = fields.get(FIELD.bytes);
+    const bytes = raw ? Buffer.from(new Uint8Array(raw).buffer) : undefined;
     const source = worker && worker.length <= 200 ? worker : 'unknown';
     if (!worker || worker.length > 200 || !device || device.length > 64 || incarnation < 0 || seq < 0 || version < 0 || !bytes) {
       return this.dropped('invalid', source, `entry ${id}: missing or malformed fields`);
@@ -393,10 +395,15 @@ export class RedisTransport implements SelfPlayTransport {
     if (seq > last + 1) this.emit({ kind: 'gap', workerId: remote.id, device: `${remote.machine}/${remote.device}`, expected: last + 1, got: seq });
     this.accepted.set(key, seq);
     remote.gamesReceived++;
-    // Typed-array views of the record need 4-byte alignment; Redis reply buffers sit at any offset.
-    const aligned = bytes.byteOffset % 4 === 0 ? bytes : new Uint8Array(bytes);
-    const game: IncomingGame = { workerId: remote.id, device: `${remote.machine}/${remote.device}`, incarnation, seq, weightsVersion: version, bytes: aligned };
-    for (const listener of this.gameListeners) listener(game);
+    const game: IncomingGame = { workerId: remote.id, device: `${remote.machine}/${remote.device}`, incarnation, seq, weightsVersion: version, bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
+    for (const listener of this.gameListeners) {
+      try {
+        listener(game);
+      } catch (err) {
+        // A listener's failure must not end the read loop (every later game would then be lost to this learner).
+        this.dropped('invalid', source, `entry ${id}: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
   }
 
   /** The header of a game record, checked against the run's shapes: a forged or truncated record never reaches the buffer. */

@@ -1,7 +1,7 @@
 // `az train --transport` and `az worker` as separate processes on a real redis-server (append-only
 // file on): Redis restarted under load, the learner SIGKILLed and resumed, and every game a worker sent
 // counted: in the final checkpoint exactly once, or still waiting in the stream.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -59,6 +59,21 @@ class Az {
     if (this.child.pid && this.child.exitCode === null && this.child.signalCode === null) this.child.kill(sig);
   }
 }
+
+describe('az worker / --transport usage', () => {
+  const az = (args: string[]): { code: number | null; stderr: string } => {
+    const r = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', timeout: 120_000 });
+    return { code: r.status, stderr: r.stderr };
+  };
+  it('names the flag or the part of the URL that is wrong, exit 2, before connecting anywhere', () => {
+    expect(az(['worker', '--run', 'r', '--devices', 'cpu:1'])).toMatchObject({ code: 2, stderr: expect.stringContaining('--connect is required') });
+    expect(az(['worker', '--connect', 'redis://h/0', '--run', 'r'])).toMatchObject({ code: 2, stderr: expect.stringContaining('give --gpus LIST or --devices cpu:N') });
+    expect(az(['worker', '--connect', 'http://h:1/0', '--run', 'r', '--devices', 'cpu:1'])).toMatchObject({ code: 2, stderr: expect.stringContaining('scheme must be redis:// or rediss://') });
+    expect(az(['worker', '--connect', 'redis://h/0', '--run', 'a b', '--devices', 'cpu:1'])).toMatchObject({ code: 2, stderr: expect.stringContaining("run name 'a b'") });
+    expect(az(['train', '--game', 'tictactoe', '--transport', 'redis://h/x'])).toMatchObject({ code: 2, stderr: expect.stringContaining('database after the host must be a number') });
+    expect(az(['train', '--game', 'tictactoe', '--run-id', 'r'])).toMatchObject({ code: 2, stderr: expect.stringContaining('--run-id only applies with --transport') });
+  });
+});
 
 describe.skipIf(redis.path === undefined)('az train --transport redis:// with az worker (real redis-server)', () => {
   const work = mkdtempSync(join(tmpdir(), 'az-distributed-'));

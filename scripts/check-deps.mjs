@@ -29,12 +29,14 @@ export const LAYERS = {
   '@az/game-tictactoe': { runtime: ['@az/core'], test: ['@az/mcts'] },
   '@az/game-chess': { runtime: ['@az/core'], test: ['@az/mcts', '@az/bench'] },
   '@az/game-blob': { runtime: ['@az/core', '@az/mcts', '@az/imperfect-info'], test: [] },
+  // Chess tooling above the chess rules (UCI engines as agents, the model as an engine): the games' layer.
+  '@az/chess-uci': { runtime: ['@az/core', '@az/game-chess'], test: [] },
   '@az/trainer-multigpu': {
     runtime: ['@az/core', '@az/nn', '@az/mcts', '@az/imperfect-info'],
     test: ['@az/game-tictactoe', '@az/game-chess', '@az/game-blob'],
   },
   '@az/cli': {
-    runtime: ['@az/core', '@az/nn', '@az/mcts', '@az/imperfect-info', '@az/game-tictactoe', '@az/game-chess', '@az/game-blob', '@az/trainer-multigpu'],
+    runtime: ['@az/core', '@az/nn', '@az/mcts', '@az/imperfect-info', '@az/game-tictactoe', '@az/game-chess', '@az/game-blob', '@az/chess-uci', '@az/trainer-multigpu'],
     test: ['az-game-connect4'],
   },
   'az-game-connect4': { runtime: ['@az/core'], test: [] },

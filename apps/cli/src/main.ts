@@ -13,6 +13,7 @@ type Command = (argv: readonly string[]) => Promise<number>;
 const commands: Record<string, { load: () => Promise<Command>; summary: string }> = {
   train: { load: async () => (await import('./commands/train.js')).trainCommand, summary: 'train an agent by self-play (az train --game tictactoe)' },
   play: { load: async () => (await import('./commands/play.js')).playCommand, summary: 'play in the terminal against a model or a bot' },
+  worker: { load: async () => (await import('./commands/worker.js')).workerCommand, summary: 'self-play for a run on another machine, through Redis (az worker --connect URL --run NAME)' },
   eval: { load: async () => (await import('./commands/eval.js')).evalCommand, summary: 'arena between two agents (models, bots, random, mcts)' },
   assess: { load: async () => (await import('./commands/assess.js')).assessCommand, summary: "the game's own verdict on a model (solved positions, an exact oracle)" },
   serve: { load: async () => (await import('./commands/serve.js')).serveCommand, summary: 'play in the browser and watch training live (az serve --run runs/tictactoe)' },

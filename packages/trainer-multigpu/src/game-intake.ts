@@ -33,6 +33,10 @@ export interface MultiProcessSummary {
   readonly staleGamesDropped: number;
   /** Games whose bytes did not decode or held non-finite values (never expected; counted so none vanish silently). */
   readonly corruptGames: number;
+  /** Records from the Redis stream dropped by validation (fields, game, a weights version never published, record header). */
+  readonly invalidRecords: number;
+  /** Games received twice (a resend, or a restarted learner re-reading what its checkpoint holds) and taken in once. */
+  readonly duplicateGames: number;
   readonly restarts: number;
   readonly crashes: number;
   readonly hangs: number;
@@ -71,6 +75,8 @@ export interface GameIntakeOptions {
   /** The trainer's state: games are judged against its weights version, and counted into gamesPlayed. */
   readonly state: { readonly weightsVersion: number; gamesPlayed: number };
   readonly devices: readonly Device[];
+  /** Count devices not in `devices` from their first game or event (remote workers over Redis). */
+  readonly labelsOnArrival?: boolean;
   readonly workersPerDevice: number;
   readonly gamesPerIteration: number;
   readonly maxGameAge: number;
@@ -84,7 +90,7 @@ export interface GameIntakeOptions {
 
 export class GameIntake {
   private readonly perDevice = new Map<string, DeviceCounters>();
-  private readonly totals = { received: 0, accepted: 0, positions: 0, stale: 0, corrupt: 0, restarts: 0, crashes: 0, hangs: 0, gaps: 0, ageSum: 0 };
+  private readonly totals = { received: 0, accepted: 0, positions: 0, stale: 0, corrupt: 0, invalid: 0, duplicates: 0, restarts: 0, crashes: 0, hangs: 0, gaps: 0, ageSum: 0 };
   private readonly waiters = new Set<() => void>();
   /** How the accepted games ended, taken (and reset) with each iteration's metrics. */
   readonly outcomes: OutcomeTally;
@@ -103,7 +109,7 @@ export class GameIntake {
   /** A game from a worker. Never throws (it runs inside an IPC event): problems are counted and logged. */
   accept(incoming: IncomingGame): void {
     const { state, replay, maxGameAge, gamesPerIteration } = this.o;
-    const device = this.perDevice.get(incoming.device);
+    const device = this.deviceCounters(incoming.device);
     const totals = this.totals;
     totals.received++;
     if (device) device.received++;
@@ -159,9 +165,15 @@ export class GameIntake {
       }
       case 'restarting': {
         this.totals.restarts++;
-        const device = this.perDevice.get(e.device);
+        const device = this.deviceCounters(e.device);
         if (device) device.restarts++;
         log(`worker ${e.workerId} (${e.device}): restarting${e.delayMs ? ` in ${(e.delayMs / 1000).toFixed(1)}s` : ''} (restart ${e.incarnation})`);
+        return;
+      }
+      case 'dropped': {
+        const n = e.reason === 'duplicate' ? ++this.totals.duplicates : ++this.totals.invalid;
+        // The first few in full, then every hundredth: a rogue sender must not flood the log.
+        if (n <= 5 || n % 100 === 0) log(`dropped ${e.reason === 'invalid' ? 'an invalid record' : 'a duplicate game'} from ${e.source}: ${e.detail} (${n} so far)`);
         return;
       }
       case 'gap':
@@ -173,6 +185,12 @@ export class GameIntake {
         this.notify();
         return;
     }
+  }
+
+  private deviceCounters(label: string): DeviceCounters | undefined {
+    let c = this.perDevice.get(label);
+    if (!c && this.o.labelsOnArrival) this.perDevice.set(label, (c = { workers: 1, received: 0, accepted: 0, positions: 0, stale: 0, restarts: 0, newestVersion: -1 }));
+    return c;
   }
 
   /** Wakes every waiter (a game, an abort, a fatal error). */
@@ -214,6 +232,8 @@ export class GameIntake {
       positionsAccepted: t.positions,
       staleGamesDropped: t.stale,
       corruptGames: t.corrupt,
+      invalidRecords: t.invalid,
+      duplicateGames: t.duplicates,
       restarts: t.restarts,
       crashes: t.crashes,
       hangs: t.hangs,

@@ -34,3 +34,7 @@ export type {
   PluginModuleRef,
 } from './transport.js';
 export { LocalIpcTransport, type LocalIpcTransportOptions } from './ipc-transport.js';
+// Self-play on other machines, over Redis Streams (see docs/distributed.md).
+export { RedisTransport, readRedisCheckpointState, type RedisTransportOptions, type RedisRunOptions, type RedisCheckpointState } from './redis-transport.js';
+export { RedisWorkerAgent, IncompatibleRunError, type RedisWorkerAgentOptions, type LocalPlugin } from './redis-worker-agent.js';
+export { parseRedisUrl, checkRunName, RedisUrlError, type RedisEndpoint } from './redis-common.js';

@@ -17,6 +17,7 @@ import { BackendUnavailableError, initBackend, serializeWeights, type BackendNam
 import { checkDevices, DeviceSpecError, type Device } from './devices.js';
 import { GameIntake, intakeDelta, type IntakeSnapshot, type MultiProcessSummary } from './game-intake.js';
 import { LocalIpcTransport } from './ipc-transport.js';
+import { RedisTransport, readRedisCheckpointState, type RedisRunOptions } from './redis-transport.js';
 import { finishIteration } from './iteration.js';
 import type { IterationMetrics, TrainerEvents, TrainSummary, WorkerIterationMetrics } from './metrics.js';
 import type { TrainOptionsInput } from './options.js';
@@ -40,6 +41,11 @@ export interface MultiProcessOptions {
   readonly plugin: PluginModuleRef;
   /** Node flags for the worker processes (default: this process's, minus --inspect). */
   readonly workerExecArgv?: readonly string[];
+  /**
+   * Serve the run over Redis (RedisTransport): workers on other machines join with `az worker`; the
+   * devices above, if any, play through the same Redis stream. Without it, the local IPC transport.
+   */
+  readonly redis?: RedisRunOptions;
   /** Replaces the local IPC transport (another transport, or a test double). */
   readonly transport?: SelfPlayTransport;
 }
@@ -56,7 +62,8 @@ export interface MultiProcessTrainSummary extends TrainSummary {
 
 /** Rejects multi-process settings that cannot work, naming the flag; nothing has started yet. */
 export function checkMultiProcessOptions(multi: MultiProcessOptions, backend: BackendName | undefined): void {
-  checkDevices(multi.devices, multi.workersPerDevice ?? MULTIPROCESS_DEFAULTS.workersPerDevice);
+  // Over Redis the learner may have no self-play devices of its own: remote workers play.
+  if (!(multi.redis && multi.devices.length === 0)) checkDevices(multi.devices, multi.workersPerDevice ?? MULTIPROCESS_DEFAULTS.workersPerDevice);
   const maxAge = multi.maxGameAge ?? MULTIPROCESS_DEFAULTS.maxGameAge;
   if (!Number.isInteger(maxAge) || maxAge < 0) throw new DeviceSpecError('--max-game-age', `--max-game-age must be a non-negative integer (got ${maxAge})`);
   const hb = multi.heartbeatTimeoutMs ?? MULTIPROCESS_DEFAULTS.heartbeatTimeoutMs;
@@ -78,7 +85,7 @@ export async function runMultiProcessTraining(
 ): Promise<MultiProcessTrainSummary> {
   checkMultiProcessOptions(multi, input.backend);
   const devices = multi.devices;
-  const gpu = devices[0].kind === 'gpu';
+  const gpu = devices[0]?.kind === 'gpu';
   let trainerInput = input;
   if (gpu) {
     // Training runs on the first listed GPU. CUDA reads CUDA_VISIBLE_DEVICES when libtensorflow loads, so it
@@ -128,7 +135,7 @@ class MultiProcessLoop {
   ) {
     const { options, state, game } = session;
     const devices = multi.devices;
-    const gpu = devices[0].kind === 'gpu';
+    const gpu = devices[0]?.kind === 'gpu';
     this.workersPerDevice = multi.workersPerDevice ?? MULTIPROCESS_DEFAULTS.workersPerDevice;
     this.maxGameAge = multi.maxGameAge ?? MULTIPROCESS_DEFAULTS.maxGameAge;
     const heartbeatTimeoutMs = multi.heartbeatTimeoutMs ?? MULTIPROCESS_DEFAULTS.heartbeatTimeoutMs;
@@ -137,7 +144,8 @@ class MultiProcessLoop {
     for (const device of devices) for (let w = 0; w < this.workersPerDevice; w++) this.slots.push({ id: this.slots.length, device });
     const log = session.log;
     const inFlight = this.slots.length * options.parallelGames;
-    log(
+    if (multi.redis) log(`self-play over Redis: remote workers${this.slots.length ? ` and ${this.slots.length} local` : ' only'}; training on ${gpu ? devices[0].label : session.backend.name}`);
+    else log(
       `self-play: ${this.slots.length} worker process${this.slots.length > 1 ? 'es' : ''} (${devices.map((d) => d.label).join(', ')}${this.workersPerDevice > 1 ? `, ${this.workersPerDevice} per device` : ''}), ${options.parallelGames} games each; training on ${gpu ? devices[0].label : session.backend.name}`,
     );
     if (inFlight > options.gamesPerIteration * Math.max(1, this.maxGameAge)) {
@@ -147,6 +155,19 @@ class MultiProcessLoop {
     }
     this.transport =
       multi.transport ??
+      (multi.redis
+        ? new RedisTransport({
+            ...multi.redis,
+            heartbeatTimeoutMs,
+            localDevices: devices,
+            workersPerDevice: this.workersPerDevice,
+            backendFor: () => workerBackend,
+            seed: options.seed + state.iteration * 31,
+            workerExecArgv: multi.workerExecArgv,
+            resume: session.options.resume ? readRedisCheckpointState(session.options.resume, multi.redis.run) : undefined,
+            log,
+          })
+        : undefined) ??
       new LocalIpcTransport({
         slots: this.slots,
         backendFor: () => workerBackend,
@@ -160,7 +181,9 @@ class MultiProcessLoop {
     this.intake = new GameIntake({
       replay: session.replay,
       state,
-      devices,
+      // Over Redis, devices are labelled by machine ('host/cpu:0') as their games arrive.
+      devices: multi.redis ? [] : devices,
+      labelsOnArrival: multi.redis !== undefined,
       workersPerDevice: this.workersPerDevice,
       gamesPerIteration: options.gamesPerIteration,
       maxGameAge: this.maxGameAge,
@@ -194,19 +217,27 @@ class MultiProcessLoop {
       if (run.stopped()) interrupted = true;
       // Stop the workers and take in every game they finished before the final checkpoint.
       if (this.transportStarted) {
-        run.log(`stopping ${this.slots.length} self-play worker${this.slots.length > 1 ? 's' : ''}...`);
+        if (this.multi.redis) run.log('stopping: local self-play workers, then the remaining games in the stream...');
+        else run.log(`stopping ${this.slots.length} self-play worker${this.slots.length > 1 ? 's' : ''}...`);
         await transport.stop();
       }
       signal?.removeEventListener('abort', onAbort);
       // Interrupted: closeRun writes the checkpoint. Finished: the last iteration's checkpoint lacks the games
       // that arrived since, so write it again.
-      if (!interrupted && this.transportStarted) await run.saveAll(this.checkpointExtra());
+      if (!interrupted && this.transportStarted) {
+        await run.saveAll(this.checkpointExtra());
+        await transport.checkpointed?.();
+      }
       const summary = await closeRun(run, interrupted, lastMetrics, () => this.checkpointExtra());
+      if (interrupted) await transport.checkpointed?.();
+      await transport.close?.();
       return { ...summary, workers: intake.summarize(state.weightsVersion) };
     } catch (err) {
       signal?.removeEventListener('abort', onAbort);
       if (transport instanceof LocalIpcTransport) transport.kill();
       else await transport.stop().catch(() => undefined);
+      const used: SelfPlayTransport = transport;
+      await used.close?.().catch(() => undefined);
       disposeRun(run);
       throw err;
     }
@@ -252,7 +283,7 @@ class MultiProcessLoop {
     this.windowStart = performance.now();
     intake.gamesThisWindow = 0;
     const t1 = performance.now();
-    return finishIteration(run, {
+    const metrics = await finishIteration(run, {
       iteration,
       startedAt: t0,
       selfPlayEndedAt: t1,
@@ -281,6 +312,9 @@ class MultiProcessLoop {
         totalStaleGamesDropped: intake.totalStale,
       }),
     });
+    // The checkpoint holding this iteration's games is on disk: a transport that acknowledges games (Redis) may now.
+    await transport.checkpointed?.();
+    return metrics;
   }
 
   private weightsMessage(): PublishedWeights {
@@ -288,7 +322,8 @@ class MultiProcessLoop {
     return { version: this.session.state.weightsVersion, data: new Uint8Array(w.data) };
   }
 
+  /** A transport that acknowledges games (Redis) adds what the checkpoint holds, and holds further games until `checkpointed`. */
   private checkpointExtra(): Readonly<Record<string, unknown>> {
-    return { multiProcess: { devices: this.multi.devices.map((d) => d.label), workersPerDevice: this.workersPerDevice, maxGameAge: this.maxGameAge } };
+    return { multiProcess: { devices: this.multi.devices.map((d) => d.label), workersPerDevice: this.workersPerDevice, maxGameAge: this.maxGameAge }, ...this.transport.checkpointState?.() };
   }
 }

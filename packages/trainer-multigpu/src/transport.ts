@@ -81,6 +81,8 @@ export type WorkerEvent =
   | { readonly kind: 'restarting'; readonly workerId: number; readonly device: string; readonly incarnation: number; readonly delayMs: number }
   /** A game that arrived with a sequence number other than the next expected one. */
   | { readonly kind: 'gap'; readonly workerId: number; readonly device: string; readonly expected: number; readonly got: number }
+  /** A record from another machine that was not taken in: invalid (counted, never trusted) or a duplicate of one already taken in. */
+  | { readonly kind: 'dropped'; readonly reason: 'invalid' | 'duplicate'; readonly source: string; readonly detail: string }
   /** The run cannot continue (a worker cannot start at all, e.g. the game module fails to load). */
   | { readonly kind: 'fatal'; readonly message: string };
 
@@ -134,6 +136,16 @@ export interface SelfPlayTransport {
   workers(): readonly WorkerStatus[];
   /** Stops every worker (they finish their current move; unfinished games are dropped); resolves when all have exited and their last games were delivered. */
   stop(): Promise<void>;
+  /**
+   * Optional, for transports that acknowledge games to a durable source (Redis): called as a checkpoint's
+   * extra is assembled. Returns what the checkpoint must carry, and holds further games back until
+   * `checkpointed`, so the checkpoint's replay buffer holds exactly the games it describes.
+   */
+  checkpointState?(): Readonly<Record<string, unknown>>;
+  /** Optional: the checkpoint holding every game delivered so far is on disk (acknowledge them). */
+  checkpointed?(): Promise<void>;
+  /** Optional: release connections once the run is over (after the final `checkpointed`). */
+  close?(): Promise<void>;
 }
 
 // ---- The local IPC protocol (trainer <-> child process). Sent with `serialization: 'advanced'`, so the

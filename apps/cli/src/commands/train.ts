@@ -13,6 +13,9 @@ import {
   type TrainOptionsInput,
   type TrainPhase,
   type TrainSummary,
+  RedisUrlError,
+  checkRunName,
+  parseRedisUrl,
 } from '@az/trainer-multigpu';
 import { helpText, parseFlags, UsageError, type ParsedFlags } from '../args.js';
 import { defaultPlaySimulations } from '@az/mcts';
@@ -21,7 +24,7 @@ import { lastDiscovery } from '../plugins.js';
 import { ProgressBar, formatSeconds } from '../progress.js';
 import { startServer, type RunningServer } from '../serve/server.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { workerCountWarning } from '../worker-count.js';
 
 export const trainSpec = {
@@ -87,6 +90,12 @@ export const trainSpec = {
     'rate-sims': { type: 'int', min: 1, description: "with --rate-every: simulations per move of the rated checkpoints (default: the game's play setting)" },
     'rate-previous': { type: 'int', min: 0, default: 2, description: 'with --rate-every: how many of the most recent rated checkpoints each new one plays' },
     'rate-anchor': { type: 'string', description: 'with --rate-every: one more fixed opponent, e.g. uci:stockfish,depth=1 for chess', placeholder: 'AGENT' },
+    transport: {
+      type: 'string',
+      description: 'also accept self-play games from workers on other machines through Redis (az worker --connect URL --run NAME); with --gpus/--devices the local workers play through it too',
+      placeholder: 'redis[s]://[user:pass@]host:port/db',
+    },
+    'run-id': { type: 'string', description: "with --transport: the run's name, which workers join by (default: the run directory's name)", placeholder: 'NAME' },
     quiet: { type: 'boolean', short: 'q', description: 'no progress bars, only the iteration lines and the summary' },
     dashboard: { type: 'boolean', description: 'serve the live training dashboard (az serve --run) while training, and print its URL' },
     'dashboard-port': { type: 'int', min: 0, max: 65535, default: 8080, description: 'port for --dashboard (0: any free port)' },
@@ -98,6 +107,7 @@ export const trainSpec = {
     'az train --game chess --gpus 0,1,2,3 --games-per-iter 800 --out runs/chess',
     'az train --game tictactoe --devices cpu:2',
     'az train --game tictactoe --rate-every 1 --out runs/ttt',
+    'az train --game chess --gpus 0 --transport redis://learner.lan:6379/0 --run-id chess-1',
   ],
 } as const;
 
@@ -252,6 +262,7 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
     const w = (summary as Awaited<ReturnType<typeof runMultiProcessTraining>>).workers;
     const devices = Object.keys(w.devices).length;
     parts.push(`${w.gamesAccepted} games from ${devices} device${devices > 1 ? 's' : ''}, ${w.staleGamesDropped} stale dropped, ${w.restarts} worker restarts`);
+    if (w.invalidRecords || w.duplicateGames) parts.push(`${w.invalidRecords} invalid records and ${w.duplicateGames} duplicate games dropped`);
   }
   if (summary.assessment) parts.push(summary.assessment.summary);
   const last = summary.lastMetrics;
@@ -303,13 +314,14 @@ type TrainFlags = ParsedFlags<typeof trainSpec.flags>;
  */
 function multiProcessOptions(flags: TrainFlags, gameId: string, backend: TrainOptionsInput['backend']): MultiProcessOptions | null {
   const companions = (['workers-per-device', 'max-game-age', 'heartbeat-timeout'] as const).filter((f) => flags[f] !== undefined);
-  if (flags.gpus === undefined && flags.devices === undefined) {
+  if (flags['run-id'] !== undefined && flags.transport === undefined) throw new UsageError('az train: --run-id only applies with --transport');
+  if (flags.gpus === undefined && flags.devices === undefined && flags.transport === undefined) {
     if (companions.length) throw new UsageError(`az train: --${companions[0]} only applies with --gpus or --devices`);
     return null;
   }
   if (flags.gpus !== undefined && flags.devices !== undefined) throw new UsageError('az train: give --gpus or --devices, not both');
   try {
-    const devices = flags.gpus !== undefined ? parseGpuList(flags.gpus) : parseDeviceSpec(flags.devices ?? '');
+    const devices = flags.gpus !== undefined ? parseGpuList(flags.gpus) : flags.devices !== undefined ? parseDeviceSpec(flags.devices) : [];
     // Workers are separate programs: they import the game from the module plugin discovery loaded it from.
     const source = lastDiscovery().loaded.find((l) => l.gameId === gameId);
     if (!source) throw new Error(`game '${gameId}' was not loaded from a plugin package, so self-play worker processes cannot import it; train it without --gpus/--devices`);
@@ -319,6 +331,7 @@ function multiProcessOptions(flags: TrainFlags, gameId: string, backend: TrainOp
       maxGameAge: flags['max-game-age'],
       heartbeatTimeoutMs: flags['heartbeat-timeout'] === undefined ? undefined : flags['heartbeat-timeout'] * 1000,
       plugin: { moduleUrl: source.moduleUrl, exportName: source.exportName },
+      redis: flags.transport === undefined ? undefined : redisRunOptions(flags, gameId, source),
     };
     checkMultiProcessOptions(multi, backend);
     const warning = workerCountWarning(devices.length * (multi.workersPerDevice ?? 1));
@@ -326,6 +339,17 @@ function multiProcessOptions(flags: TrainFlags, gameId: string, backend: TrainOp
     return multi;
   } catch (err) {
     if (err instanceof DeviceSpecError) throw new UsageError(`az train: ${err.message}`);
+    if (err instanceof RedisUrlError) throw new UsageError(`az train: --transport/--run-id: ${err.message}`);
     throw err;
   }
+}
+
+/** --transport and --run-id: where the run's Redis is, what workers call the run, which package they need. */
+function redisRunOptions(flags: TrainFlags, gameId: string, source: { packageName: string; version: string; exportName: string }): NonNullable<MultiProcessOptions['redis']> {
+  const endpoint = parseRedisUrl(flags.transport ?? '');
+  // Default: the run directory's name (runs/chess -> chess), so a resumed run keeps its stream.
+  const dir = flags.resume ?? flags.out;
+  const named = dir ? basename(resolve(dir)) : gameId;
+  const run = checkRunName(flags['run-id'] ?? (named === 'checkpoint' && dir ? basename(resolve(dir, '..')) : named));
+  return { endpoint, run, plugin: { packageName: source.packageName, version: source.version, exportName: source.exportName } };
 }

@@ -1,0 +1,147 @@
+// `az train --transport` and `az worker` as separate processes on a real redis-server (append-only
+// file on): Redis restarted under load, the learner SIGKILLed and resumed, and every game a worker sent
+// counted: in the final checkpoint exactly once, or still waiting in the stream.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, it } from 'vitest';
+import { RedisServerProcess, realComponent } from '@az/core/testkit';
+import { resolveResume } from '@az/trainer-multigpu';
+
+const bin = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'main.js');
+const redis = realComponent('redis-server', { install: 'apt-get install redis-server', suite: 'the az worker / az train --transport tests' });
+const debug = process.env.AZ_TEST_LOG ? (l: string): void => console.error(l) : (): void => undefined;
+
+/** A running `az` process whose output lines can be waited for. */
+class Az {
+  readonly child: ChildProcess;
+  readonly lines: string[] = [];
+  readonly exited: Promise<number | null>;
+  private waiters: { pattern: RegExp; resolve: (line: string) => void }[] = [];
+
+  constructor(
+    readonly name: string,
+    args: string[],
+    cwd: string,
+  ) {
+    this.child = spawn(process.execPath, [bin, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const onData = (chunk: Buffer): void => {
+      for (const line of chunk.toString().split('\n')) {
+        if (line.trim() === '') continue;
+        this.lines.push(line);
+        debug(`${name}: ${line}`);
+        this.waiters = this.waiters.filter((w) => {
+          if (!w.pattern.test(line)) return true;
+          w.resolve(line);
+          return false;
+        });
+      }
+    };
+    this.child.stdout?.on('data', onData);
+    this.child.stderr?.on('data', onData);
+    this.exited = new Promise((resolve) => this.child.once('exit', (code) => resolve(code)));
+  }
+
+  /** Resolves with the first line (already seen or to come) matching `pattern`; rejects if the process exits first. */
+  waitFor(pattern: RegExp): Promise<string> {
+    const seen = this.lines.find((l) => pattern.test(l));
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve, reject) => {
+      this.waiters.push({ pattern, resolve });
+      void this.exited.then((code) => reject(new Error(`${this.name} exited (${code}) before printing ${pattern}:\n${this.lines.slice(-15).join('\n')}`)));
+    });
+  }
+
+  signal(sig: NodeJS.Signals): void {
+    if (this.child.pid && this.child.exitCode === null && this.child.signalCode === null) this.child.kill(sig);
+  }
+}
+
+describe('az worker / --transport usage', () => {
+  const az = (args: string[]): { code: number | null; stderr: string } => {
+    const r = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', timeout: 120_000 });
+    return { code: r.status, stderr: r.stderr };
+  };
+  it('names the flag or the part of the URL that is wrong, exit 2, before connecting anywhere', () => {
+    expect(az(['worker', '--run', 'r', '--devices', 'cpu:1'])).toMatchObject({ code: 2, stderr: expect.stringContaining('--connect is required') });
+    expect(az(['worker', '--connect', 'redis://h/0', '--run', 'r'])).toMatchObject({ code: 2, stderr: expect.stringContaining('give --gpus LIST or --devices cpu:N') });
+    expect(az(['worker', '--connect', 'http://h:1/0', '--run', 'r', '--devices', 'cpu:1'])).toMatchObject({ code: 2, stderr: expect.stringContaining('scheme must be redis:// or rediss://') });
+    expect(az(['worker', '--connect', 'redis://h/0', '--run', 'a b', '--devices', 'cpu:1'])).toMatchObject({ code: 2, stderr: expect.stringContaining("run name 'a b'") });
+    expect(az(['train', '--game', 'tictactoe', '--transport', 'redis://h/x'])).toMatchObject({ code: 2, stderr: expect.stringContaining('database after the host must be a number') });
+    expect(az(['train', '--game', 'tictactoe', '--run-id', 'r'])).toMatchObject({ code: 2, stderr: expect.stringContaining('--run-id only applies with --transport') });
+  });
+});
+
+describe.skipIf(redis.path === undefined)('az train --transport redis:// with az worker (real redis-server)', () => {
+  const work = mkdtempSync(join(tmpdir(), 'az-distributed-'));
+  const running: Az[] = [];
+  let server: RedisServerProcess | undefined;
+  afterAll(async () => {
+    for (const p of running) p.signal('SIGKILL');
+    await server?.dispose();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it(
+    'Redis restarted under load and the learner SIGKILLed and resumed: no game lost, none taken twice',
+    async () => {
+      server = await RedisServerProcess.start({ executable: redis.path ?? '', appendonly: true });
+      const url = server.url();
+      const out = join(work, 'run');
+      const tiny = ['--game', 'tictactoe', '--parallel-games', '4', '--sims', '8', '--leaves', '4', '--train-steps', '2', '--batch-size', '16', '--eval-games', '0', '--max-game-age', '1000', '-q'];
+      const az = (name: string, args: string[]): Az => {
+        const p = new Az(name, args, work);
+        running.push(p);
+        return p;
+      };
+      const worker = az('worker', ['worker', '--connect', url, '--run', 'r1', '--devices', 'cpu:1', '--name', 'w1']);
+      const learner = az('learner', ['train', ...tiny, '--transport', url, '--run-id', 'r1', '--iterations', '1000', '--games-per-iter', '12', '--out', out]);
+      await learner.waitFor(/^iter 2:/);
+      // Redis goes away under load and comes back on the same port with its append-only file.
+      await server.stop();
+      await server.launch();
+      const before = learner.lines.length;
+      await learner.waitFor(/^iter 4:/);
+      expect(learner.lines.length).toBeGreaterThan(before);
+      learner.signal('SIGKILL');
+      await learner.exited;
+      const killedAt = JSON.parse(readFileSync(join(resolveResume(out).checkpointDir, 'manifest.json'), 'utf8')) as { iteration: number };
+
+      // Resume: one more iteration (the backlog or the worker's new games fill it), then a clean stop.
+      const resumed = az('learner-2', ['train', ...tiny, '--resume', out, '--transport', url, '--run-id', 'r1', '--iterations', String(killedAt.iteration + 1), '--games-per-iter', '1']);
+      expect(await resumed.exited).toBe(0);
+      worker.signal('SIGTERM');
+      expect(await worker.exited).toBe(0);
+      const sent = Number(/stopped after sending (\d+) games/.exec(await worker.waitFor(/stopped after sending/))?.[1]);
+
+      const manifest = JSON.parse(readFileSync(join(resolveResume(out).checkpointDir, 'manifest.json'), 'utf8')) as {
+        extra: { gamesPlayed: number; redisTransport: { accepted: Record<string, number> } };
+      };
+      const watermarks = manifest.extra.redisTransport.accepted;
+      // Games still in the stream after the learner's last read (sent after it stopped): not lost, waiting for the next session.
+      const client = new Redis({ host: '127.0.0.1', port: server.port, protocol: 2 });
+      const key = 'az:{r1}:games';
+      const pending = (await client.xpending(key, 'learner')) as [number];
+      const groups = (await client.xinfo('GROUPS', key)) as unknown[][];
+      const lastDelivered = String(groups[0][groups[0].indexOf('last-delivered-id') + 1]);
+      const waiting = (await client.xrange(key, `(${lastDelivered}`, '+')) as [string, string[]][];
+      client.disconnect();
+      const waitingGames = new Set<string>();
+      for (const [, fields] of waiting) {
+        const f = new Map<string, string>();
+        for (let i = 0; i + 1 < fields.length; i += 2) f.set(fields[i], fields[i + 1]);
+        const k = `${f.get('w')}|${f.get('i')}`;
+        if (Number(f.get('s')) > (watermarks[k] ?? -1)) waitingGames.add(`${k}|${f.get('s')}`);
+      }
+      expect(pending[0]).toBe(0);
+      expect(sent).toBeGreaterThan(0);
+      expect(manifest.extra.gamesPlayed + waitingGames.size).toBe(sent);
+      // The resumed learner took in the games its predecessor had read but not checkpointed.
+      expect(resumed.lines.some((l) => /resumed from/.test(l))).toBe(true);
+    },
+    300_000,
+  );
+});

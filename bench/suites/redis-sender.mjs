@@ -1,0 +1,39 @@
+// A simulated worker for redis.bench.mjs (not a benchmark itself): XADDs the recorded games in a file to
+// a run's stream as fast as Redis takes them, in pipelines, with its own worker id and sequence numbers,
+// until told to stop on stdin or `seconds` pass. Prints the number of games sent.
+//
+//   node bench/suites/redis-sender.mjs <redis-url> <run> <records-file> <sender-id> <seconds>
+import { readFileSync } from 'node:fs';
+import { Redis } from 'ioredis';
+
+const [url, run, file, id, seconds] = process.argv.slice(2);
+const data = readFileSync(file);
+// The file: repeated [u32 length][u32 weights version][record bytes].
+const records = [];
+for (let off = 0; off < data.length; ) {
+  const len = data.readUInt32LE(off);
+  const version = data.readUInt32LE(off + 4);
+  records.push({ version, bytes: data.subarray(off + 8, off + 8 + len) });
+  off += 8 + len;
+}
+const gameId = process.env.BENCH_GAME ?? 'tictactoe';
+const redis = new Redis(url, { protocol: 2 });
+const key = `az:{${run}}:games`;
+let stop = false;
+process.stdin.on('data', () => (stop = true));
+setTimeout(() => (stop = true), Number(seconds) * 1000).unref();
+let seq = 0;
+const batch = 64;
+while (!stop) {
+  const p = redis.pipeline();
+  for (let i = 0; i < batch; i++) {
+    const r = records[seq % records.length];
+    p.xadd(key, '*', 'w', `sim-${id}#0.00/0`, 'd', 'cpu:0', 'i', '0', 's', String(seq), 'v', String(r.version), 'g', gameId, 'b', r.bytes);
+    seq++;
+  }
+  await p.exec();
+}
+console.log(`sent ${seq}`);
+redis.disconnect();
+// stdin (the stop signal) would keep the process alive.
+process.exit(0);

@@ -1,0 +1,181 @@
+/**
+ * What the learner (RedisTransport) and the workers (RedisWorkerAgent) share: the connection URL, the
+ * key layout of a run, the setup and weights formats, and how a client reconnects.
+ *
+ * Keys of run R (the `{R}` hash tag keeps one run's keys in one Redis Cluster slot):
+ *   az:{R}:setup            JSON RemoteRunSetup (game by package name and version, config, network, options)
+ *   az:{R}:state            'running' | 'stopped'
+ *   az:{R}:paused           '1' while the learner holds self-play (flow control), else '0'
+ *   az:{R}:weights:current  "<version> <sha256 hex> <bytes>"
+ *   az:{R}:weights:<v>      the float32 bytes of weights version v (one value, not chunked)
+ *   az:{R}:games            stream of finished games, read by consumer group 'learner'
+ *   az:{R}:worker:<id>      heartbeat JSON, with a TTL: an expired key is a lost worker
+ *   az:{R}:serial           counter giving every worker agent a unique number
+ *   az:{R}:events           pub/sub channel: 'weights <v>', 'paused 0|1', 'state <s>', 'epoch <n>'
+ */
+import { createHash } from 'node:crypto';
+import { hostname } from 'node:os';
+import { Redis, type RedisOptions } from 'ioredis';
+import type { NetworkConfig, ResolvedConfig } from '@az/core';
+import type { WeightSpec } from '@az/nn';
+import type { TrainOptions } from './options.js';
+
+/** A redis:// or rediss:// URL taken apart: what ioredis needs, and a printable form without the password. */
+export interface RedisEndpoint {
+  readonly host: string;
+  readonly port: number;
+  readonly db: number;
+  readonly username?: string;
+  readonly password?: string;
+  readonly tls: boolean;
+  /** The URL with the password replaced by '***', for logs. */
+  readonly display: string;
+}
+
+export class RedisUrlError extends Error {}
+
+/** Parses `redis[s]://[user[:password]@]host[:port][/db]`; anything else throws a RedisUrlError naming the problem. */
+export function parseRedisUrl(text: string): RedisEndpoint {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new RedisUrlError(`'${text}' is not a URL; expected redis://[user:password@]host:port/db or rediss://... for TLS`);
+  }
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new RedisUrlError(`'${text}': the scheme must be redis:// or rediss:// (TLS), not ${url.protocol}//`);
+  if (url.hostname === '') throw new RedisUrlError(`'${text}' names no host`);
+  const port = url.port === '' ? 6379 : Number(url.port);
+  const dbText = url.pathname.replace(/^\//, '');
+  const db = dbText === '' ? 0 : Number(dbText);
+  if (!Number.isInteger(db) || db < 0 || !/^\d*$/.test(dbText)) throw new RedisUrlError(`'${text}': the database after the host must be a number (got '${dbText}')`);
+  if (url.search !== '' || url.hash !== '') throw new RedisUrlError(`'${text}': query strings and fragments are not understood`);
+  const username = url.username === '' ? undefined : decodeURIComponent(url.username);
+  const password = url.password === '' ? undefined : decodeURIComponent(url.password);
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  const auth = username !== undefined || password !== undefined ? `${username ?? ''}${password !== undefined ? ':***' : ''}@` : '';
+  return { host, port, db, username, password, tls: url.protocol === 'rediss:', display: `${url.protocol}//${auth}${url.host}/${db}` };
+}
+
+/** Reconnect delays: 100 ms doubling to 5 s, forever (a Redis restart must not end a run). */
+export function reconnectDelayMs(attempt: number): number {
+  return Math.min(5000, 100 * 2 ** Math.min(6, Math.max(0, attempt - 1)));
+}
+
+/** A client that reconnects with backoff forever and queues commands meanwhile. */
+export function connectRedis(endpoint: RedisEndpoint, name: string, onError?: (message: string) => void): Redis {
+  const options: RedisOptions = {
+    host: endpoint.host,
+    port: endpoint.port,
+    db: endpoint.db,
+    username: endpoint.username,
+    password: endpoint.password,
+    connectionName: name,
+    // RESP2: the reply shapes every Redis since 5.0 gives, and what the stream parser expects.
+    protocol: 2,
+    // Commands wait for the connection to come back instead of failing after a few retries.
+    maxRetriesPerRequest: null,
+    retryStrategy: reconnectDelayMs,
+    enableReadyCheck: true,
+    // Reconnect on READONLY (a replica promoted under us) as on a dropped connection.
+    reconnectOnError: (err) => err.message.startsWith('READONLY'),
+    ...(endpoint.tls ? { tls: { servername: endpoint.host } } : {}),
+  };
+  const client = new Redis(options);
+  // Without a listener ioredis prints every failed reconnect; the caller decides what to show.
+  let last = '';
+  client.on('error', (err: Error) => {
+    if (err.message !== last) onError?.(`redis ${endpoint.display}: ${err.message}`);
+    last = err.message;
+  });
+  client.on('ready', () => (last = ''));
+  return client;
+}
+
+export function runKeys(run: string) {
+  const p = `az:{${run}}:`;
+  return {
+    setup: `${p}setup`,
+    state: `${p}state`,
+    paused: `${p}paused`,
+    epoch: `${p}epoch`,
+    weightsCurrent: `${p}weights:current`,
+    weights: (version: number) => `${p}weights:${version}`,
+    games: `${p}games`,
+    worker: (id: string) => `${p}worker:${id}`,
+    workerPattern: `${p}worker:*`,
+    workerPrefix: `${p}worker:`,
+    serial: `${p}serial`,
+    events: `${p}events`,
+  } as const;
+}
+export type RunKeys = ReturnType<typeof runKeys>;
+
+/** Consumer group and consumer of the games stream: one learner per run. */
+export const GAMES_GROUP = 'learner';
+export const GAMES_CONSUMER = 'learner';
+
+/** Run names become key parts: keep them to characters that need no quoting anywhere. */
+export function checkRunName(run: string): string {
+  if (!/^[A-Za-z0-9._-]{1,64}$/.test(run)) throw new RedisUrlError(`run name '${run}' must be 1-64 letters, digits, '.', '_' or '-'`);
+  return run;
+}
+
+/** What a worker on another machine needs: like WorkerSetup, but the game is named by package, not by a file URL. */
+export interface RemoteRunSetup {
+  readonly format: 1;
+  /** Bumped by every learner start: workers restart their processes when it changes. */
+  readonly epoch: number;
+  readonly gameId: string;
+  readonly plugin: { readonly packageName: string; readonly version: string; readonly exportName: string };
+  readonly gameConfig: ResolvedConfig;
+  readonly encoderVersion: string;
+  readonly network: NetworkConfig;
+  readonly weightSpecs: readonly WeightSpec[];
+  readonly options: TrainOptions;
+  /** Heartbeat keys live this long; workers refresh them four times as often. */
+  readonly heartbeatTimeoutMs: number;
+}
+
+/** "<version> <sha256> <bytes>": the small key workers poll and the pub/sub message points at. */
+export function formatCurrentWeights(version: number, data: Uint8Array): string {
+  return `${version} ${sha256(data)} ${data.byteLength}`;
+}
+
+export function parseCurrentWeights(text: string | null): { version: number; sha256: string; bytes: number } | null {
+  if (text === null) return null;
+  const m = /^(\d+) ([0-9a-f]{64}) (\d+)$/.exec(text);
+  return m ? { version: Number(m[1]), sha256: m[2], bytes: Number(m[3]) } : null;
+}
+
+export function sha256(data: Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+/** Bytes of one weights version in `specs` layout (float32). */
+export function weightsByteLength(specs: readonly WeightSpec[]): number {
+  let n = 0;
+  for (const s of specs) n += s.shape.reduce((a, b) => a * b, 1);
+  return n * 4;
+}
+
+/** Heartbeat value of one worker process (JSON, under az:{R}:worker:<id> with a TTL). */
+export interface RemoteHeartbeat {
+  readonly machine: string;
+  readonly device: string;
+  readonly pid: number;
+  readonly incarnation: number;
+  readonly state: 'starting' | 'running' | 'paused' | 'stopped';
+  readonly weightsVersion: number;
+  readonly backend: string;
+  readonly games: number;
+  readonly positions: number;
+  readonly evaluations: number;
+  readonly evaluatorCalls: number;
+}
+
+export function defaultMachineName(): string {
+  return hostname() || 'localhost';
+}
+
+/** Fields of one stream entry (the bytes field last: it is the large one). */
+export const FIELD = { worker: 'w', device: 'd', incarnation: 'i', seq: 's', version: 'v', game: 'g', bytes: 'b' } as const;

@@ -1,0 +1,241 @@
+// The Redis transport against a real redis-server (a private one on a free loopback port): a learner with
+// no devices of its own, a worker agent with one CPU process, ACL authentication, and a rogue client.
+// Uses the built worker (dist/worker.js) and tic-tac-toe's dist: turbo builds before testing.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GameRegistry } from '@az/core';
+import { RedisServerProcess, realComponent } from '@az/core/testkit';
+import { ticTacToePlugin } from '@az/game-tictactoe';
+import { parseDeviceSpec } from './devices.js';
+import { runMultiProcessTraining, type MultiProcessOptions, type MultiProcessTrainSummary } from './multiprocess.js';
+import { parseRedisUrl, runKeys, RedisUrlError } from './redis-common.js';
+import { IncompatibleRunError, RedisWorkerAgent, type LocalPlugin } from './redis-worker-agent.js';
+import type { IterationMetrics } from './metrics.js';
+import type { WorkerEvent } from './transport.js';
+import { encodeGameRecord } from './game-record.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const tictactoeUrl = pathToFileURL(join(here, '..', '..', 'game-tictactoe', 'dist', 'index.js')).href;
+const localPlugin: LocalPlugin = { packageName: '@az/game-tictactoe', version: '0.1.0', exportName: 'ticTacToePlugin', moduleUrl: tictactoeUrl };
+
+describe('parseRedisUrl', () => {
+  it('takes host, port, database, ACL user and TLS from the URL and hides the password when printed', () => {
+    expect(parseRedisUrl('redis://box:6380/2')).toMatchObject({ host: 'box', port: 6380, db: 2, tls: false, username: undefined, password: undefined });
+    const acl = parseRedisUrl('rediss://worker:s%40cret@redis.example.com/1');
+    expect(acl).toMatchObject({ host: 'redis.example.com', port: 6379, db: 1, tls: true, username: 'worker', password: 's@cret' });
+    expect(acl.display).toBe('rediss://worker:***@redis.example.com/1');
+    expect(parseRedisUrl('redis://:pw@h').password).toBe('pw');
+    expect(parseRedisUrl('redis://[::1]:7000').host).toBe('::1');
+  });
+
+  it('names the problem in a bad URL', () => {
+    expect(() => parseRedisUrl('http://h:1/0')).toThrow(/scheme must be redis:\/\/ or rediss:\/\//);
+    expect(() => parseRedisUrl('redis://h/x')).toThrow(/database after the host must be a number/);
+    expect(() => parseRedisUrl('box:6379')).toThrow(RedisUrlError);
+  });
+});
+
+const debug = process.env.AZ_TEST_LOG ? (l: string): void => console.error(l) : (): void => undefined;
+const redis = realComponent('redis-server', { install: 'apt-get install redis-server', suite: 'the Redis transport tests' });
+
+describe.skipIf(redis.path === undefined)('training over Redis (real redis-server, tic-tac-toe)', () => {
+  let server: RedisServerProcess;
+  const work = mkdtempSync(join(tmpdir(), 'az-redis-run-'));
+  // ACL: the default user is off, so every client must authenticate as 'az'.
+  const auth = 'az:training-secret';
+  beforeAll(async () => {
+    server = await RedisServerProcess.start({ executable: redis.path ?? '', users: ['default off', 'az on >training-secret ~az:* &az:* +@all'] });
+  });
+  afterAll(async () => {
+    await server?.dispose();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  const registry = new GameRegistry();
+  registry.register({ ...ticTacToePlugin, assessAgent: undefined });
+  const tiny = { game: 'tictactoe', gamesPerIteration: 12, parallelGames: 4, simulations: 8, leavesPerTree: 4, trainingSteps: 3, batchSize: 16, evalGames: 0, seed: 5 };
+
+  it('refuses a client without the ACL password, accepts the ACL user', async () => {
+    // No ready check: the command itself must meet the refusal.
+    const anonymous = new Redis({ port: server.port, host: '127.0.0.1', enableReadyCheck: false, protocol: 2, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    anonymous.on('error', () => undefined);
+    await expect(anonymous.set(runKeys('x').state, 'running')).rejects.toThrow(/NOAUTH|NOPERM/);
+    await expect(anonymous.call('AUTH', 'az', 'nope')).rejects.toThrow(/WRONGPASS/);
+    expect(await anonymous.call('AUTH', 'az', 'training-secret')).toBe('OK');
+    expect(await anonymous.set(runKeys('x').state, 'running')).toBe('OK');
+    anonymous.disconnect();
+  });
+
+  it('a remote worker agent joins the run, streams games, takes up new weights; a rogue writer is dropped and counted', async () => {
+    const endpoint = parseRedisUrl(server.url(auth));
+    const run = 'e2e';
+    const logs: string[] = [];
+    const agentAbort = new AbortController();
+    const agent = new RedisWorkerAgent({ endpoint, run, devices: parseDeviceSpec('cpu:1'), resolvePlugin: () => localPlugin, machine: 'box2', log: (l) => (logs.push(`agent: ${l}`), debug(`agent: ${l}`)), execArgv: [] });
+    let agentError: unknown = null;
+    const agentDone = agent.run(agentAbort.signal).catch((err: unknown) => (agentError = err));
+    const metrics: IterationMetrics[] = [];
+    const rogue = new Redis({ host: '127.0.0.1', port: server.port, username: 'az', password: 'training-secret' });
+    const multi: MultiProcessOptions = {
+      devices: [],
+      heartbeatTimeoutMs: 4000,
+      workerExecArgv: [],
+      plugin: { moduleUrl: tictactoeUrl, exportName: 'ticTacToePlugin' },
+      redis: { endpoint, run, plugin: localPlugin },
+    };
+    // Garbage in the stream before the learner reads it: wrong fields, another game, a forged version, bytes that are no record.
+    const key = runKeys(run).games;
+    const good = ['w', 'rogue#1/0', 'd', 'cpu:0', 'i', '0', 's', '0', 'v', '0', 'g', 'tictactoe'];
+    await rogue.xadd(key, '*', 'hello', 'world');
+    await rogue.xadd(key, '*', ...good.slice(0, 10), 'g', 'chess', 'b', Buffer.alloc(64));
+    await rogue.xadd(key, '*', ...good.slice(0, 8), 'v', '999', 'g', 'tictactoe', 'b', Buffer.alloc(64));
+    await rogue.xadd(key, '*', ...good, 'b', Buffer.from('not a game record'));
+    await rogue.xadd(key, '*', ...good, 'b', Buffer.alloc(4096));
+    let summary: MultiProcessTrainSummary;
+    try {
+      summary = await runMultiProcessTraining({ ...tiny, out: join(work, 'e2e'), iterations: 3 }, multi, {
+        registry,
+        events: {
+          log: (l) => (logs.push(l), debug(l)),
+          iteration: (m) => metrics.push(m),
+        },
+      });
+    } finally {
+      agentAbort.abort();
+      await agentDone.catch(() => undefined);
+      rogue.disconnect();
+    }
+    expect(agentError).toBeNull();
+    const w = summary.workers;
+    expect(metrics.map((m) => m.iteration)).toEqual([1, 2, 3]);
+    // Every garbage entry was dropped and counted; the learner finished its iterations.
+    expect(w.invalidRecords).toBe(5);
+    expect(w.gamesAccepted).toBeGreaterThanOrEqual(36);
+    expect(w.gamesReceived).toBe(w.gamesAccepted + w.staleGamesDropped + w.corruptGames);
+    expect(w.corruptGames).toBe(0);
+    expect(w.duplicateGames).toBe(0);
+    expect(w.sequenceGaps).toBe(0);
+    const devices = Object.keys(w.devices);
+    expect(devices).toEqual(['box2/cpu:0']);
+    // The worker took up weights published after it started.
+    expect(w.devices['box2/cpu:0'].newestGameVersion).toBeGreaterThan(0);
+    expect(logs.some((l) => /live workers per machine: box2 1/.test(l))).toBe(true);
+    // The acknowledged games were trimmed from the stream: it holds at most what arrived after the last checkpoint.
+    const check = new Redis({ host: '127.0.0.1', port: server.port, username: 'az', password: 'training-secret' });
+    const pending = (await check.xpending(runKeys(run).games, 'learner')) as [number];
+    expect(pending[0]).toBe(0);
+    check.disconnect();
+  });
+
+  it('a SIGKILLed worker process loses only its unfinished games; games from stale weights are dropped and counted', async () => {
+    const endpoint = parseRedisUrl(server.url(auth));
+    const run = 'faults';
+    const agentAbort = new AbortController();
+    const agent = new RedisWorkerAgent({ endpoint, run, devices: parseDeviceSpec('cpu:1'), resolvePlugin: () => localPlugin, machine: 'box3', log: debug, execArgv: [] });
+    let agentError: unknown = null;
+    const agentDone = agent.run(agentAbort.signal).catch((err: unknown) => (agentError = err));
+    const rogue = new Redis({ host: '127.0.0.1', port: server.port, username: 'az', password: 'training-secret' });
+    // A finished game as a worker still on weights v0 would send it, long after the run moved on.
+    const game = registry.create('tictactoe');
+    const inputSize = game.encoder.size;
+    const oldGame = encodeGameRecord({
+      length: 1,
+      inputSize,
+      numSeats: 2,
+      inputs: new Float32Array(inputSize),
+      policyOffsets: Int32Array.from([0, 1]),
+      policyIndex: Int32Array.from([4]),
+      policyProb: Float32Array.from([1]),
+      legalOffsets: Int32Array.from([0, 1]),
+      legalIndex: Int32Array.from([4]),
+      values: new Float32Array(2),
+      returns: new Float32Array(2),
+      weightsVersion: 0,
+    });
+    const controller = new AbortController();
+    const events: WorkerEvent[] = [];
+    let killedPid = 0;
+    let staleSent = false;
+    let staleWritten = false;
+    let staleChecked = false;
+    let summary: MultiProcessTrainSummary;
+    try {
+      summary = await runMultiProcessTraining(
+        { ...tiny, out: join(work, 'faults'), iterations: 500 },
+        { devices: [], heartbeatTimeoutMs: 4000, maxGameAge: 1, workerExecArgv: [], plugin: { moduleUrl: tictactoeUrl, exportName: 'ticTacToePlugin' }, redis: { endpoint, run, plugin: localPlugin } },
+        {
+          registry,
+          signal: controller.signal,
+          events: {
+            log: debug,
+            worker: (e) => {
+              events.push(e);
+              // Kill the worker process (it always has games in progress) once it has delivered games.
+              if (e.kind === 'ready' && e.incarnation === 0 && killedPid === 0 && e.pid > 0) {
+                killedPid = e.pid;
+                process.kill(e.pid, 'SIGKILL');
+              }
+            },
+            iteration: (m) => {
+              const restarted = events.some((e) => e.kind === 'ready' && e.incarnation === 1);
+              if (m.iteration >= 3 && !staleSent) {
+                staleSent = true;
+                void (async () => {
+                  for (let seq = 0; seq < 3; seq++) {
+                    await rogue.xadd(runKeys(run).games, '*', 'w', 'old#1.aa/0', 'd', 'old', 'i', '0', 's', String(seq), 'v', '0', 'g', 'tictactoe', 'b', Buffer.from(oldGame));
+                  }
+                  staleWritten = true;
+                })();
+              }
+              // Stop once the restarted worker played and the stale games were in the stream an iteration ago.
+              if (restarted && staleChecked && m.iteration >= 5) controller.abort();
+              if (staleWritten) staleChecked = true;
+            },
+          },
+        },
+      );
+    } finally {
+      agentAbort.abort();
+      await agentDone;
+      rogue.disconnect();
+    }
+    expect(agentError).toBeNull();
+    const w = summary.workers;
+    expect(killedPid).toBeGreaterThan(0);
+    // The slot's process came back (incarnation 1) and kept playing; every game it had sent was kept.
+    expect(events.some((e) => e.kind === 'restarting')).toBe(true);
+    expect(w.restarts).toBeGreaterThanOrEqual(1);
+    expect(w.sequenceGaps).toBe(0);
+    expect(w.duplicateGames).toBe(0);
+    expect(w.invalidRecords).toBe(0);
+    expect(w.devices['box3/cpu:0'].gamesAccepted).toBeGreaterThan(0);
+    // The stale sender's games were read, judged too old for --max-game-age 1, dropped and counted.
+    expect(w.devices['old/old']).toMatchObject({ gamesReceived: 3, gamesAccepted: 0, staleGamesDropped: 3 });
+    expect(w.gamesReceived).toBe(w.gamesAccepted + w.staleGamesDropped + w.corruptGames);
+  });
+
+  it('a worker with another plugin version or encoder refuses with a message saying which', async () => {
+    const endpoint = parseRedisUrl(server.url(auth));
+    const setupKey = runKeys('e2e').setup;
+    const client = new Redis({ host: '127.0.0.1', port: server.port, username: 'az', password: 'training-secret' });
+    const setup = JSON.parse((await client.get(setupKey)) ?? '{}') as Record<string, unknown>;
+    await client.set(runKeys('e2e').state, 'running');
+    const attempt = async (plugin: LocalPlugin): Promise<unknown> => {
+      const agent = new RedisWorkerAgent({ endpoint, run: 'e2e', devices: parseDeviceSpec('cpu:1'), resolvePlugin: () => plugin, execArgv: [] });
+      return agent.run(new AbortController().signal).then(() => null, (err: unknown) => err);
+    };
+    const older = await attempt({ ...localPlugin, version: '0.0.9' });
+    expect(older).toBeInstanceOf(IncompatibleRunError);
+    expect(String(older)).toContain('this machine has @az/game-tictactoe@0.0.9');
+    await client.set(setupKey, JSON.stringify({ ...setup, encoderVersion: 'ttt-v0' }));
+    const otherEncoder = await attempt(localPlugin);
+    expect(otherEncoder).toBeInstanceOf(IncompatibleRunError);
+    expect(String(otherEncoder)).toMatch(/encodes positions as version '.*' but run 'e2e' uses 'ttt-v0'/);
+    await client.set(runKeys('e2e').state, 'stopped');
+    client.disconnect();
+  });
+});

@@ -1,0 +1,548 @@
+/**
+ * `SelfPlayTransport` over Redis: workers on any number of machines (`az worker`, RedisWorkerAgent)
+ * join a run by its name; the learner reads their games from a stream and publishes weights versions.
+ * The learner's own devices, if any, are served by an in-process RedisWorkerAgent, so every game takes
+ * the same path.
+ *
+ * Exactly-once into the checkpoint: games are acknowledged (XACK) only once a checkpoint holding them is
+ * on disk (`checkpointed`). The checkpoint carries, per (worker, incarnation), the highest sequence
+ * number it holds (`checkpointState`); a restarted learner re-reads its unacknowledged games and drops
+ * those the checkpoint already has. So a learner crash loses nothing and adds nothing twice.
+ *
+ * Every stream entry is validated before it is trusted: a record with missing fields, another game, a
+ * weights version this run never published, or bytes whose header disagrees with the run's shapes is
+ * dropped and reported ('dropped' events), and the learner goes on.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Redis } from 'ioredis';
+import { resolveResume } from './run-dir.js';
+import type { Device } from './devices.js';
+import {
+  FIELD,
+  GAMES_CONSUMER,
+  GAMES_GROUP,
+  connectRedis,
+  formatCurrentWeights,
+  parseCurrentWeights,
+  runKeys,
+  type RedisEndpoint,
+  type RemoteHeartbeat,
+  type RemoteRunSetup,
+  type RunKeys,
+} from './redis-common.js';
+import { RedisWorkerAgent } from './redis-worker-agent.js';
+import type { IncomingGame, PublishedWeights, SelfPlayTransport, WorkerEvent, WorkerPlayStats, WorkerSetup, WorkerStatus } from './transport.js';
+
+/** What a checkpoint carries for this transport: the highest sequence number held per `worker|incarnation`. */
+export interface RedisCheckpointState {
+  readonly run: string;
+  readonly accepted: Readonly<Record<string, number>>;
+}
+
+/** What `az train --transport` gives the multi-process loop. */
+export interface RedisRunOptions {
+  readonly endpoint: RedisEndpoint;
+  /** The run's name: workers join with `az worker --run NAME`. */
+  readonly run: string;
+  /** The game as workers find it in their own install. */
+  readonly plugin: { readonly packageName: string; readonly version: string; readonly exportName: string };
+  /** Weights versions kept in Redis besides the current one (default 2), for workers that read the current key just before it moved. */
+  readonly keepOldWeights?: number;
+  /** Entries read per XREADGROUP (default 64: a batch is delivered whole, so it bounds how far an iteration overshoots). */
+  readonly readBatch?: number;
+}
+
+/** The transport's part of a checkpoint's extra (undefined when the checkpoint was written by another transport or run). */
+export function readRedisCheckpointState(resume: string, run: string): RedisCheckpointState | undefined {
+  const manifest = JSON.parse(readFileSync(join(resolveResume(resume).checkpointDir, 'manifest.json'), 'utf8')) as { extra?: { redisTransport?: RedisCheckpointState } };
+  const state = manifest.extra?.redisTransport;
+  return state && state.run === run && typeof state.accepted === 'object' ? state : undefined;
+}
+
+export interface RedisTransportOptions extends RedisRunOptions {
+  /** A worker whose heartbeat key has been silent this long is reported lost (the key's TTL). */
+  readonly heartbeatTimeoutMs: number;
+  /** The learner's own self-play devices (served through Redis by an in-process agent). */
+  readonly localDevices?: readonly Device[];
+  readonly workersPerDevice?: number;
+  /** Backend of local worker processes on a device. */
+  readonly backendFor?: (device: Device) => string;
+  readonly seed?: number;
+  readonly workerExecArgv?: readonly string[];
+  /** From the checkpoint being resumed: which games it already holds. */
+  readonly resume?: RedisCheckpointState;
+  readonly log?: (line: string) => void;
+}
+
+interface RemoteWorker {
+  readonly id: number;
+  readonly name: string;
+  machine: string;
+  device: string;
+  pid: number;
+  incarnation: number;
+  state: WorkerStatus['state'];
+  restarts: number;
+  gamesReceived: number;
+  weightsVersion: number;
+  stats: WorkerPlayStats;
+  stoppedCleanly: boolean;
+}
+
+/** Words of the game record header (see game-record.ts). */
+const RECORD_MAGIC = 0x415a4753;
+
+export class RedisTransport implements SelfPlayTransport {
+  private readonly keys: RunKeys;
+  private readonly cmd: Redis;
+  private readonly reader: Redis;
+  private readonly gameListeners: ((game: IncomingGame) => void)[] = [];
+  private readonly eventListeners: ((event: WorkerEvent) => void)[] = [];
+  private readonly workersByName = new Map<string, RemoteWorker>();
+  /** Highest sequence number delivered per `worker|incarnation`. */
+  private readonly accepted = new Map<string, number>();
+  /** Stream ids delivered since the last checkpoint: acknowledged when the next one is on disk. */
+  private delivered: string[] = [];
+  /** Stream ids in the checkpoint being written (from `checkpointState`), acknowledged by `checkpointed`. */
+  private toAcknowledge: string[] = [];
+  private setup: RemoteRunSetup | null = null;
+  private expected = { inputSize: 0, numSeats: 0 };
+  /** Highest weights version this run has announced (games claiming a later one are forged). */
+  private maxVersion = 0;
+  private paused = false;
+  private stopping = false;
+  private draining = false;
+  private readLoop: Promise<void> | null = null;
+  private rescan = false;
+  private gate: { promise: Promise<void>; open: () => void } | null = null;
+  private publishChain: Promise<void> = Promise.resolve();
+  private scanTimer: NodeJS.Timeout | null = null;
+  private lastMachineLine = '';
+  private agent: RedisWorkerAgent | null = null;
+  private agentDone: Promise<void> | null = null;
+  private readonly agentAbort = new AbortController();
+  private droppedLogged = 0;
+
+  constructor(private readonly options: RedisTransportOptions) {
+    this.keys = runKeys(options.run);
+    const log = options.log ?? (() => undefined);
+    this.cmd = connectRedis(options.endpoint, `az-learner:${options.run}`, log);
+    this.reader = connectRedis(options.endpoint, `az-learner-reader:${options.run}`, log);
+    // After a reconnect, re-read this consumer's pending entries: a read whose reply was lost is there.
+    this.reader.on('ready', () => (this.rescan = true));
+    for (const [key, seq] of Object.entries(options.resume?.accepted ?? {})) this.accepted.set(key, seq);
+  }
+
+  onGame(listener: (game: IncomingGame) => void): void {
+    this.gameListeners.push(listener);
+  }
+
+  onWorkerEvent(listener: (event: WorkerEvent) => void): void {
+    this.eventListeners.push(listener);
+  }
+
+  async start(setup: WorkerSetup, weights: PublishedWeights): Promise<void> {
+    if (this.setup) throw new Error('RedisTransport.start called twice');
+    const k = this.keys;
+    const epoch = await this.cmd.incr(k.epoch);
+    // Versions announced before a learner restart stay valid: games played with them are real games.
+    const previous = parseCurrentWeights(await this.cmd.get(k.weightsCurrent));
+    this.maxVersion = Math.max(weights.version, previous?.version ?? 0);
+    this.setup = {
+      format: 1,
+      epoch,
+      gameId: setup.gameId,
+      plugin: this.options.plugin,
+      gameConfig: setup.gameConfig,
+      encoderVersion: setup.encoderVersion,
+      network: setup.network,
+      weightSpecs: setup.weightSpecs,
+      options: setup.options,
+      heartbeatTimeoutMs: this.options.heartbeatTimeoutMs,
+    };
+    this.expected = { inputSize: setup.network.inputShape.reduce((a, b) => a * b, 1), numSeats: setup.network.numSeats };
+    try {
+      await this.cmd.xgroup('CREATE', k.games, GAMES_GROUP, '0', 'MKSTREAM');
+    } catch (err) {
+      if (!String(err).includes('BUSYGROUP')) throw err;
+    }
+    await this.writeWeights(weights);
+    await this.cmd.multi().set(k.setup, JSON.stringify(this.setup)).set(k.paused, this.paused ? '1' : '0').set(k.state, 'running').publish(k.events, `epoch ${epoch}`).exec();
+    this.options.log?.(`redis: run '${this.options.run}' on ${this.options.endpoint.display} (epoch ${epoch}); workers join with: az worker --connect ${this.options.endpoint.display} --run ${this.options.run} --devices cpu:N`);
+    this.readLoop = this.readGames();
+    const tick = Math.min(1000, Math.max(50, Math.floor(this.options.heartbeatTimeoutMs / 8)));
+    this.scanTimer = setInterval(() => void this.scanWorkers(), tick);
+    void this.scanWorkers();
+    const local = this.options.localDevices ?? [];
+    if (local.length > 0) {
+      this.agent = new RedisWorkerAgent({
+        endpoint: this.options.endpoint,
+        run: this.options.run,
+        devices: local,
+        workersPerDevice: this.options.workersPerDevice,
+        resolvePlugin: () => ({ ...this.options.plugin, moduleUrl: setup.plugin.moduleUrl }),
+        backendFor: this.options.backendFor,
+        seed: this.options.seed,
+        execArgv: this.options.workerExecArgv,
+        log: this.options.log,
+      });
+      this.agentDone = this.agent.run(this.agentAbort.signal).catch((err: unknown) => {
+        this.emit({ kind: 'fatal', message: `local workers: ${err instanceof Error ? err.message : String(err)}` });
+      });
+      await Promise.race([this.agent.ready, this.agentDone]);
+    }
+  }
+
+  publishWeights(weights: PublishedWeights): void {
+    this.maxVersion = Math.max(this.maxVersion, weights.version);
+    this.publishChain = this.publishChain.then(
+      () => this.writeWeights(weights),
+      () => this.writeWeights(weights),
+    );
+  }
+
+  setPaused(paused: boolean): void {
+    if (paused === this.paused) return;
+    this.paused = paused;
+    if (!this.setup) return;
+    const k = this.keys;
+    this.publishChain = this.publishChain.then(async () => {
+      await this.cmd.multi().set(k.paused, paused ? '1' : '0').publish(k.events, `paused ${paused ? 1 : 0}`).exec();
+    });
+  }
+
+  workers(): readonly WorkerStatus[] {
+    return [...this.workersByName.values()].map((w) => ({
+      id: w.id,
+      device: `${w.machine}/${w.device}`,
+      pid: w.pid,
+      incarnation: w.incarnation,
+      state: w.state,
+      restarts: w.restarts,
+      gamesReceived: w.gamesReceived,
+      weightsVersion: w.weightsVersion,
+      stats: w.stats,
+    }));
+  }
+
+  /**
+   * Stops the local workers (their finished games reach the stream first), tells remote workers the run
+   * stopped, and delivers every game already in the stream. The connections stay open for `checkpointed`.
+   */
+  async stop(): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    this.agentAbort.abort();
+    await this.agentDone;
+    await this.publishChain.catch(() => undefined);
+    if (this.setup) await this.cmd.multi().set(this.keys.state, 'stopped').publish(this.keys.events, 'state stopped').exec();
+    this.draining = true;
+    await this.readLoop;
+    if (this.scanTimer) clearInterval(this.scanTimer);
+    this.scanTimer = null;
+  }
+
+  /** Called while the checkpoint's extra is assembled: holds further deliveries until `checkpointed`. */
+  checkpointState(): Readonly<Record<string, unknown>> {
+    if (!this.gate) {
+      let open = (): void => undefined;
+      const promise = new Promise<void>((resolve) => (open = resolve));
+      this.gate = { promise, open };
+    }
+    // Exactly these entries are in the checkpoint being written: they are the ones to acknowledge.
+    this.toAcknowledge = this.toAcknowledge.concat(this.delivered);
+    this.delivered = [];
+    const state: RedisCheckpointState = { run: this.options.run, accepted: Object.fromEntries(this.accepted) };
+    return { redisTransport: state };
+  }
+
+  /** The checkpoint with every game delivered so far is on disk: acknowledge them and trim the stream. */
+  async checkpointed(): Promise<void> {
+    const ids = this.toAcknowledge;
+    this.toAcknowledge = [];
+    try {
+      const k = this.keys;
+      for (let i = 0; i < ids.length; i += 1000) await this.cmd.xack(k.games, GAMES_GROUP, ...ids.slice(i, i + 1000));
+      await this.trimAcknowledged();
+    } catch (err) {
+      // Unacknowledged games are re-read after a restart and dropped as duplicates: nothing is lost.
+      this.toAcknowledge = ids.concat(this.toAcknowledge);
+      this.options.log?.(`redis: acknowledging ${ids.length} games failed (${err instanceof Error ? err.message : String(err)}); will retry after the next checkpoint`);
+    } finally {
+      const gate = this.gate;
+      this.gate = null;
+      gate?.open();
+    }
+  }
+
+  async close(): Promise<void> {
+    if (!this.stopping) await this.stop();
+    this.gate?.open();
+    await Promise.allSettled([this.cmd.quit(), this.reader.quit()]);
+  }
+
+  /** Counters for tests and the benchmark. */
+  stats(): { readonly pendingAcks: number; readonly workersKnown: number; readonly maxVersion: number } {
+    return { pendingAcks: this.delivered.length, workersKnown: this.workersByName.size, maxVersion: this.maxVersion };
+  }
+
+  private emit(event: WorkerEvent): void {
+    for (const listener of this.eventListeners) listener(event);
+  }
+
+  private async writeWeights(weights: PublishedWeights): Promise<void> {
+    const k = this.keys;
+    const keep = this.options.keepOldWeights ?? 2;
+    const tx = this.cmd
+      .multi()
+      .set(k.weights(weights.version), Buffer.from(weights.data.buffer, weights.data.byteOffset, weights.data.byteLength))
+      .set(k.weightsCurrent, formatCurrentWeights(weights.version, weights.data))
+      .publish(k.events, `weights ${weights.version}`);
+    if (weights.version - keep - 1 >= 0) tx.del(k.weights(weights.version - keep - 1));
+    await tx.exec();
+  }
+
+  /** Deletes stream entries older than every entry still unacknowledged (XTRIM MINID). */
+  private async trimAcknowledged(): Promise<void> {
+    const k = this.keys;
+    const pending = (await this.cmd.xpending(k.games, GAMES_GROUP)) as [number, string | null, string | null, unknown];
+    const groups = (await this.cmd.xinfo('GROUPS', k.games)) as unknown[][];
+    let lastDelivered: string | null = null;
+    for (const g of groups) {
+      const fields = new Map<string, unknown>();
+      for (let i = 0; i + 1 < g.length; i += 2) fields.set(String(g[i]), g[i + 1]);
+      if (fields.get('name') === GAMES_GROUP) lastDelivered = String(fields.get('last-delivered-id'));
+    }
+    if (lastDelivered === null) return;
+    const floor = pending[0] > 0 && pending[1] ? minStreamId(pending[1], lastDelivered) : lastDelivered;
+    await this.cmd.xtrim(k.games, 'MINID', '~', floor);
+  }
+
+  private async readGames(): Promise<void> {
+    const k = this.keys;
+    const count = this.options.readBatch ?? 64;
+    // This consumer's unacknowledged entries first (a restarted learner's), then new ones.
+    let cursor = '0';
+    let failures = 0;
+    for (;;) {
+      if (this.gate) await this.gate.promise;
+      if (this.rescan) {
+        this.rescan = false;
+        cursor = '0';
+      }
+      const blocking = cursor === '>' && !this.draining;
+      let reply: unknown;
+      try {
+        reply = await this.reader.callBuffer('XREADGROUP', 'GROUP', GAMES_GROUP, GAMES_CONSUMER, 'COUNT', count, ...(blocking ? ['BLOCK', 1000] : []), 'STREAMS', k.games, cursor);
+        failures = 0;
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        if (message.includes('NOGROUP')) {
+          // The stream or group vanished (Redis restarted without persistence, or FLUSHALL): make them again.
+          this.options.log?.(`redis: the games stream or its consumer group is gone; recreating it (games not yet read are lost)`);
+          await this.cmd.xgroup('CREATE', k.games, GAMES_GROUP, '0', 'MKSTREAM').catch(() => undefined);
+        } else if (this.draining && this.stopping && /closed|ended/i.test(message)) {
+          return;
+        }
+        failures++;
+        await new Promise((resolve) => setTimeout(resolve, Math.min(5000, 100 * 2 ** Math.min(6, failures))));
+        cursor = '0';
+        continue;
+      }
+      // A read that was in flight when a checkpoint began waits for it: its games belong to the next one.
+      if (this.gate) await this.gate.promise;
+      const entries = parseStreamReply(reply);
+      if (cursor !== '>') {
+        if (entries.length === 0) cursor = '>';
+        else cursor = entries[entries.length - 1].id;
+      } else if (entries.length === 0 && this.draining) {
+        return;
+      }
+      for (const entry of entries) this.handleEntry(entry.id, entry.fields);
+    }
+  }
+
+  private handleEntry(id: string, fields: Map<string, Buffer> | null): void {
+    this.delivered.push(id);
+    // Trimmed while pending: nothing to read (only possible when something else trimmed the stream).
+    if (fields === null) return this.dropped('invalid', 'unknown', `entry ${id} was deleted before it was read`);
+    const text = (name: string): string | undefined => fields.get(name)?.toString('latin1');
+    const int = (name: string): number => {
+      const t = text(name);
+      return t !== undefined && /^\d{1,15}$/.test(t) ? Number(t) : -1;
+    };
+    const worker = text(FIELD.worker);
+    const device = text(FIELD.device);
+    const incarnation = int(FIELD.incarnation);
+    const seq = int(FIELD.seq);
+    const version = int(FIELD.version);
+    // A copy: reply buffers may be views into the client parser's shared pool, reused by later replies.
+    const raw = fields.get(FIELD.bytes);
+    const bytes = raw ? Buffer.from(new Uint8Array(raw).buffer) : undefined;
+    const source = worker && worker.length <= 200 ? worker : 'unknown';
+    if (!worker || worker.length > 200 || !device || device.length > 64 || incarnation < 0 || seq < 0 || version < 0 || !bytes) {
+      return this.dropped('invalid', source, `entry ${id}: missing or malformed fields`);
+    }
+    if (text(FIELD.game) !== this.setup?.gameId) return this.dropped('invalid', source, `entry ${id}: game '${text(FIELD.game)}' is not this run's '${this.setup?.gameId}'`);
+    if (version > this.maxVersion) return this.dropped('invalid', source, `entry ${id}: weights version ${version} was never published (newest ${this.maxVersion})`);
+    const problem = this.checkRecord(bytes, version);
+    if (problem) return this.dropped('invalid', source, `entry ${id}: ${problem}`);
+    const key = `${worker}|${incarnation}`;
+    const last = this.accepted.get(key) ?? -1;
+    if (seq <= last) return this.dropped('duplicate', source, `entry ${id}: game ${seq} of ${key} was already taken in`);
+    const remote = this.remoteWorker(worker, device);
+    if (seq > last + 1) this.emit({ kind: 'gap', workerId: remote.id, device: `${remote.machine}/${remote.device}`, expected: last + 1, got: seq });
+    this.accepted.set(key, seq);
+    remote.gamesReceived++;
+    const game: IncomingGame = { workerId: remote.id, device: `${remote.machine}/${remote.device}`, incarnation, seq, weightsVersion: version, bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
+    for (const listener of this.gameListeners) {
+      try {
+        listener(game);
+      } catch (err) {
+        // A listener's failure must not end the read loop (every later game would then be lost to this learner).
+        this.dropped('invalid', source, `entry ${id}: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+  }
+
+  /** The header of a game record, checked against the run's shapes: a forged or truncated record never reaches the buffer. */
+  private checkRecord(bytes: Buffer, version: number): string | undefined {
+    if (bytes.byteLength < 32 || bytes.byteLength % 4 !== 0) return `a game record of ${bytes.byteLength} bytes is impossible`;
+    const h = (i: number): number => bytes.readInt32LE(i * 4);
+    if (h(0) !== RECORD_MAGIC) return 'not a game record (bad magic number)';
+    const [length, inputSize, numSeats, nnz, recordVersion, legalCount] = [h(1), h(2), h(3), h(4), h(5), h(6)];
+    if (inputSize !== this.expected.inputSize || numSeats !== this.expected.numSeats) return `positions of ${inputSize} inputs and ${numSeats} seats do not fit this run (${this.expected.inputSize}, ${this.expected.numSeats})`;
+    if (recordVersion !== version) return `the record says weights version ${recordVersion} but the entry ${version}`;
+    if (length < 1 || nnz < 0 || legalCount < 0) return 'negative or empty counts in the header';
+    const words = 8 + length * inputSize + (length + 1) + 2 * nnz + length * numSeats + numSeats + (length + 1) + legalCount;
+    if (words * 4 !== bytes.byteLength) return `the header describes ${words * 4} bytes but the record has ${bytes.byteLength}`;
+    return undefined;
+  }
+
+  private dropped(reason: 'invalid' | 'duplicate', source: string, detail: string): void {
+    this.emit({ kind: 'dropped', reason, source, detail });
+  }
+
+  private remoteWorker(name: string, device: string): RemoteWorker {
+    let w = this.workersByName.get(name);
+    if (!w) {
+      w = {
+        id: this.workersByName.size,
+        name,
+        machine: name.split('#')[0] || 'unknown',
+        device,
+        pid: -1,
+        incarnation: 0,
+        state: 'running',
+        restarts: 0,
+        gamesReceived: 0,
+        weightsVersion: -1,
+        stats: { games: 0, positions: 0, evaluations: 0, evaluatorCalls: 0 },
+        stoppedCleanly: false,
+      };
+      this.workersByName.set(name, w);
+    }
+    return w;
+  }
+
+  /** Reads the heartbeat keys: joins, restarts and departures become worker events. */
+  private async scanWorkers(): Promise<void> {
+    const k = this.keys;
+    let names: string[];
+    let values: (string | null)[];
+    try {
+      names = [];
+      let cursor = '0';
+      do {
+        const [next, found] = await this.cmd.scan(cursor, 'MATCH', k.workerPattern, 'COUNT', 1000);
+        cursor = next;
+        names.push(...found);
+      } while (cursor !== '0');
+      values = names.length ? await this.cmd.mget(...names) : [];
+    } catch {
+      return; // Redis is away; the next tick tries again
+    }
+    const seen = new Set<string>();
+    for (let i = 0; i < names.length; i++) {
+      const value = values[i];
+      if (value === null) continue;
+      let beat: RemoteHeartbeat;
+      try {
+        beat = JSON.parse(value) as RemoteHeartbeat;
+      } catch {
+        continue;
+      }
+      const name = names[i].slice(k.workerPrefix.length);
+      seen.add(name);
+      const known = this.workersByName.get(name);
+      const w = known ?? this.remoteWorker(name, beat.device);
+      const wasLive = known !== undefined && (known.state === 'running' || known.state === 'starting') && known.pid > 0;
+      const device = `${beat.machine}/${beat.device}`;
+      w.machine = beat.machine;
+      w.device = beat.device;
+      w.weightsVersion = beat.weightsVersion;
+      w.stats = { games: beat.games, positions: beat.positions, evaluations: beat.evaluations, evaluatorCalls: beat.evaluatorCalls };
+      if (beat.state === 'stopped') {
+        if (w.state !== 'stopped' && w.pid > 0) this.emit({ kind: 'exited', workerId: w.id, device, pid: w.pid, incarnation: w.incarnation, reason: 'stopped', code: 0, signal: null, gamesSent: w.gamesReceived });
+        w.state = 'stopped';
+        w.stoppedCleanly = true;
+        continue;
+      }
+      // A process still loading the game and network is not ready yet (nor lost: its key is there).
+      if (beat.state === 'starting') continue;
+      if (wasLive && beat.incarnation > w.incarnation) {
+        w.restarts++;
+        this.emit({ kind: 'restarting', workerId: w.id, device, incarnation: beat.incarnation, delayMs: 0 });
+      }
+      if (!wasLive || beat.incarnation !== w.incarnation || beat.pid !== w.pid) {
+        w.pid = beat.pid;
+        w.incarnation = beat.incarnation;
+        w.state = 'running';
+        w.stoppedCleanly = false;
+        this.emit({ kind: 'ready', workerId: w.id, device, pid: beat.pid, incarnation: beat.incarnation, backend: beat.backend, weightsVersion: beat.weightsVersion });
+      }
+    }
+    for (const w of this.workersByName.values()) {
+      if (seen.has(w.name) || w.state === 'stopped' || w.pid <= 0) continue;
+      // The heartbeat key expired: the worker (or its machine, or the network to it) is gone.
+      w.state = 'stopped';
+      this.emit({ kind: 'exited', workerId: w.id, device: `${w.machine}/${w.device}`, pid: w.pid, incarnation: w.incarnation, reason: 'hung', code: null, signal: null, gamesSent: w.gamesReceived, detail: 'its heartbeat key expired' });
+    }
+    const perMachine = new Map<string, number>();
+    for (const w of this.workersByName.values()) if (w.state === 'running') perMachine.set(w.machine, (perMachine.get(w.machine) ?? 0) + 1);
+    const line = [...perMachine].map(([m, n]) => `${m} ${n}`).join(', ');
+    if (line !== this.lastMachineLine) {
+      this.lastMachineLine = line;
+      this.options.log?.(`redis: live workers per machine: ${line || 'none'}`);
+    }
+  }
+}
+
+/** A stream reply (RESP2, buffers) as entries with their fields; deleted entries have `fields` null. */
+export function parseStreamReply(reply: unknown): { id: string; fields: Map<string, Buffer> | null }[] {
+  const out: { id: string; fields: Map<string, Buffer> | null }[] = [];
+  if (!Array.isArray(reply)) return out;
+  // RESP2: [[key, entries], ...]; RESP3 (flattened map): [key, entries, ...].
+  const lists = reply.length > 0 && Buffer.isBuffer(reply[0]) ? reply.filter((_, i) => i % 2 === 1) : reply.map((stream) => (stream as unknown[])[1]);
+  for (const items of lists) {
+    if (!Array.isArray(items)) continue;
+    for (const item of items) {
+      const [id, raw] = item as [Buffer, Buffer[] | null];
+      if (!Array.isArray(raw)) {
+        out.push({ id: id.toString(), fields: null });
+        continue;
+      }
+      const fields = new Map<string, Buffer>();
+      for (let i = 0; i + 1 < raw.length; i += 2) fields.set(raw[i].toString('latin1'), raw[i + 1]);
+      out.push({ id: id.toString(), fields });
+    }
+  }
+  return out;
+}
+
+function minStreamId(a: string, b: string): string {
+  const [am, as] = a.split('-').map(BigInt);
+  const [bm, bs] = b.split('-').map(BigInt);
+  return am < bm || (am === bm && as < bs) ? a : b;
+}

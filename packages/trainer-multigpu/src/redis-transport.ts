@@ -1,3 +1,4 @@
+// Over 450 lines: the learner side of the Redis protocol (intake, acknowledgement only after a checkpoint holds a game, weights publication, heartbeats) is one state machine, read together.
 /**
  * `SelfPlayTransport` over Redis: workers on any number of machines (`az worker`, RedisWorkerAgent)
  * join a run by its name; the learner reads their games from a stream and publishes weights versions.

@@ -80,9 +80,13 @@ describe.skipIf(redis.path === undefined)('training over Redis (real redis-serve
     const agentDone = agent.run(agentAbort.signal).catch((err: unknown) => (agentError = err));
     const metrics: IterationMetrics[] = [];
     const rogue = new Redis({ host: '127.0.0.1', port: server.port, username: 'az', password: 'training-secret' });
+    // maxGameAge 1: the third iteration (weights v2) accepts only games played with v1 or newer, so the run
+    // can finish only once the worker has taken up published weights, however far ahead of the learner its
+    // v0 games ran (a fast worker on a loaded machine could otherwise fill all three iterations with v0 games).
     const multi: MultiProcessOptions = {
       devices: [],
       heartbeatTimeoutMs: 4000,
+      maxGameAge: 1,
       workerExecArgv: [],
       plugin: { moduleUrl: tictactoeUrl, exportName: 'ticTacToePlugin' },
       redis: { endpoint, run, plugin: localPlugin },

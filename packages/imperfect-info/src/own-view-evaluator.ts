@@ -1,5 +1,6 @@
 import type { Game, InferenceModel } from '@az/core';
 import type { Evaluator, LeafBatch } from '@az/mcts';
+import { assertNetworkFitsGame, MultiRowBuffers } from './multi-row-network.js';
 
 /**
  * Network evaluation for determinized search in which every seat's value comes from that seat's
@@ -21,19 +22,14 @@ import type { Evaluator, LeafBatch } from '@az/mcts';
 export class OwnViewNetworkEvaluator<S> implements Evaluator<S> {
   /** It encodes leaves itself, from every seat's view. */
   readonly needsInputs = false;
-  private inputs = new Float32Array(0);
-  private logits = new Float32Array(0);
-  private values = new Float32Array(0);
+  private readonly buffers: MultiRowBuffers;
 
   constructor(
     readonly game: Game<S>,
     readonly model: InferenceModel,
   ) {
-    const P = game.numPlayers;
-    if (model.config.numSeats !== P) throw new Error(`network predicts ${model.config.numSeats} seat values but ${game.traits.id} has ${P} seats`);
-    if (model.config.actionSize !== game.masker.actionSize) {
-      throw new Error(`network has ${model.config.actionSize} policy outputs but ${game.traits.id} has ${game.masker.actionSize} actions`);
-    }
+    assertNetworkFitsGame(game, model);
+    this.buffers = new MultiRowBuffers(game.numPlayers, game.encoder.size);
   }
 
   async evaluate(batch: LeafBatch<S>): Promise<void> {
@@ -42,14 +38,8 @@ export class OwnViewNetworkEvaluator<S> implements Evaluator<S> {
     const A = batch.actionSize;
     const E = game.encoder.size;
     const rows = batch.count * P;
-    if (this.inputs.length < rows * E) {
-      // Sized for the largest batch the search can send, so this happens once.
-      const maxRows = Math.max(rows, (batch.policyLogits.length / A) * P);
-      this.inputs = new Float32Array(maxRows * E);
-      this.logits = new Float32Array(maxRows * A);
-      this.values = new Float32Array(maxRows * P);
-    }
-    const { inputs, logits, values } = this;
+    this.buffers.fit(batch);
+    const { inputs, logits, values } = this.buffers;
     for (let i = 0; i < batch.count; i++) {
       const mover = batch.perspectives[i];
       // Row i*P + j is seat (mover + j) % P's view, so row i*P is the mover's.

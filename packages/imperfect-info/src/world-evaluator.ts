@@ -1,5 +1,6 @@
 import type { Game, InferenceModel } from '@az/core';
 import type { Evaluator, LeafBatch } from '@az/mcts';
+import { assertNetworkFitsGame, MultiRowBuffers } from './multi-row-network.js';
 
 /** Where `WorldNetworkEvaluator` takes each leaf's policy prior from. */
 export type WorldPriors = 'own-view' | 'world';
@@ -27,9 +28,7 @@ export type WorldPriors = 'own-view' | 'world';
 export class WorldNetworkEvaluator<S> implements Evaluator<S> {
   /** It encodes leaves itself (world and own view). */
   readonly needsInputs = false;
-  private inputs = new Float32Array(0);
-  private logits = new Float32Array(0);
-  private values = new Float32Array(0);
+  private readonly buffers: MultiRowBuffers;
 
   constructor(
     readonly game: Game<S>,
@@ -41,11 +40,8 @@ export class WorldNetworkEvaluator<S> implements Evaluator<S> {
     if (world.size !== game.encoder.size) {
       throw new Error(`${game.traits.id}: world encoder size ${world.size} differs from the encoder's ${game.encoder.size}; one network must read both`);
     }
-    const P = game.numPlayers;
-    if (model.config.numSeats !== P) throw new Error(`network predicts ${model.config.numSeats} seat values but ${game.traits.id} has ${P} seats`);
-    if (model.config.actionSize !== game.masker.actionSize) {
-      throw new Error(`network has ${model.config.actionSize} policy outputs but ${game.traits.id} has ${game.masker.actionSize} actions`);
-    }
+    assertNetworkFitsGame(game, model);
+    this.buffers = new MultiRowBuffers(priors === 'own-view' ? 2 : 1, game.encoder.size);
   }
 
   async evaluate(batch: LeafBatch<S>): Promise<void> {
@@ -54,16 +50,10 @@ export class WorldNetworkEvaluator<S> implements Evaluator<S> {
     const P = batch.numSeats;
     const A = batch.actionSize;
     const E = game.encoder.size;
-    const R = this.priors === 'own-view' ? 2 : 1;
+    const R = this.buffers.rowsPerLeaf;
     const rows = batch.count * R;
-    if (this.inputs.length < rows * E) {
-      // Sized for the largest batch the search can send, so this happens once.
-      const maxRows = Math.max(rows, (batch.policyLogits.length / A) * R);
-      this.inputs = new Float32Array(maxRows * E);
-      this.logits = new Float32Array(maxRows * A);
-      this.values = new Float32Array(maxRows * P);
-    }
-    const { inputs, logits, values } = this;
+    this.buffers.fit(batch);
+    const { inputs, logits, values } = this.buffers;
     for (let i = 0; i < batch.count; i++) {
       const mover = batch.perspectives[i];
       // Row i*R is the world view; row i*R + 1 (own-view priors) the mover's own view.

@@ -16,7 +16,8 @@
 // Inference engines: tfjs (wasm), what the trainer uses today, and onnxruntime when it loads.
 //
 // Run: npm run bench -- chess-selfplay   (or: node bench/suites/chess-selfplay.bench.mjs after a build)
-// CHESS_BENCH_MOVES (default 12) sets the moves per measurement.
+// CHESS_BENCH_MOVES (default 12) sets the moves per measurement. CHESS_BENCH_NETWORK=none measures only the
+// network-free run and writes no result file (for profiling: node --cpu-prof bench/suites/chess-selfplay.bench.mjs).
 import os from 'node:os';
 import { resolveGameConfig } from '@az/core';
 import { TfjsInferenceModel, buildModel, createInferenceModelFor, initBackend } from '@az/nn';
@@ -26,6 +27,7 @@ import { SelfPlay, createSelfPlayEngine, resolveTrainOptions } from '@az/trainer
 import { timeIt, writeResult } from '@az/bench';
 
 const MOVES = Number(process.env.CHESS_BENCH_MOVES ?? 12);
+const WITHOUT_NETWORK_ONLY = process.env.CHESS_BENCH_NETWORK === 'none';
 const MIDDLEGAME = 'r1bq1rk1/pp2bppp/2n1pn2/2pp4/2PP4/2N1PN2/PP2BPPP/R1BQ1RK1 w - - 0 8';
 const loadStart = os.loadavg();
 const backend = await initBackend('wasm');
@@ -108,8 +110,8 @@ const results = {};
 for (const [label, fen] of [['start', ''], ['middlegame', MIDDLEGAME]]) {
   const game = chessPlugin.create(resolveGameConfig(chessPlugin, { ...options.gameConfig, fen }));
   const model = buildModel(networkConfig(game), { seed: 1 });
-  const engines = { tfjs: new TfjsInferenceModel(model, networkConfig(game), { ownsModel: false }) };
-  try {
+  const engines = WITHOUT_NETWORK_ONLY ? {} : { tfjs: new TfjsInferenceModel(model, networkConfig(game), { ownsModel: false }) };
+  if (!WITHOUT_NETWORK_ONLY) try {
     engines.onnx = await createInferenceModelFor(model, networkConfig(game), { backend: 'onnx' });
   } catch (err) {
     console.warn(`onnxruntime unavailable, measuring tfjs only: ${err.message}`);
@@ -126,6 +128,10 @@ for (const [label, fen] of [['start', ''], ['middlegame', MIDDLEGAME]]) {
   results[label] = row;
 }
 
+if (WITHOUT_NETWORK_ONLY) {
+  console.log(JSON.stringify(results, null, 2));
+  process.exit(0);
+}
 writeResult(
   'chess-selfplay',
   {

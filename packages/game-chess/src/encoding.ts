@@ -24,8 +24,7 @@
  * fast) and play full-length ones.
  */
 import type { Encoder } from '@az/core';
-import type { Color } from 'chess.js';
-import { CASTLE_KINGSIDE, CASTLE_QUEENSIDE, internals } from './internals.js';
+import { BLACK_KINGSIDE, BLACK_QUEENSIDE, WHITE_KINGSIDE, WHITE_QUEENSIDE } from './position.js';
 import { BLACK_PIECE_OFFSET, piecesOf, type ChessState } from './state.js';
 
 export const PLANES_PER_POSITION = 14;
@@ -61,7 +60,7 @@ export class ChessEncoder implements Encoder<ChessState> {
     let record: ChessState['position'] | null = state.position;
     for (let t = 0; t <= this.history && record !== null; t++) {
       // Only the current record may still lack its pieces (earlier ones were captured when their move was played).
-      const pieces = piecesOf(record, state.chess);
+      const pieces = piecesOf(record, state.pos);
       const base = offset + PLANES_PER_POSITION * t;
       for (let square = 0; square < 64; square++) {
         const code = pieces[square];
@@ -76,17 +75,16 @@ export class ChessEncoder implements Encoder<ChessState> {
       record = record.previous;
     }
 
-    const c = internals(state.chess);
-    const own: Color = perspectiveIsWhite ? 'w' : 'b';
-    const opponent: Color = perspectiveIsWhite ? 'b' : 'w';
+    const pos = state.pos;
+    const rights = pos.castling;
     const k = offset + PLANES_PER_POSITION * (this.history + 1);
     if (!perspectiveIsWhite) fillPlane(out, k, channels, 1);
-    if (c._turn === own) fillPlane(out, k + 1, channels, 1);
-    if (c._castling[own] & CASTLE_KINGSIDE) fillPlane(out, k + 2, channels, 1);
-    if (c._castling[own] & CASTLE_QUEENSIDE) fillPlane(out, k + 3, channels, 1);
-    if (c._castling[opponent] & CASTLE_KINGSIDE) fillPlane(out, k + 4, channels, 1);
-    if (c._castling[opponent] & CASTLE_QUEENSIDE) fillPlane(out, k + 5, channels, 1);
-    fillPlane(out, k + 6, channels, Math.min(1, c._halfMoves / 100));
+    if (pos.turn === perspective) fillPlane(out, k + 1, channels, 1);
+    if (rights & (perspectiveIsWhite ? WHITE_KINGSIDE : BLACK_KINGSIDE)) fillPlane(out, k + 2, channels, 1);
+    if (rights & (perspectiveIsWhite ? WHITE_QUEENSIDE : BLACK_QUEENSIDE)) fillPlane(out, k + 3, channels, 1);
+    if (rights & (perspectiveIsWhite ? BLACK_KINGSIDE : WHITE_KINGSIDE)) fillPlane(out, k + 4, channels, 1);
+    if (rights & (perspectiveIsWhite ? BLACK_QUEENSIDE : WHITE_QUEENSIDE)) fillPlane(out, k + 5, channels, 1);
+    fillPlane(out, k + 6, channels, Math.min(1, pos.halfMoves / 100));
   }
 }
 

@@ -151,6 +151,24 @@ export function actionOfPackedMove(move: number, black: number): number {
   return from * PLANES_PER_SQUARE + PLANE_OF_RELATIVE_MOVE[from * 64 + to];
 }
 
+/**
+ * The squares of an action for the side `black` (0 white, 1 black), packed as `position.ts` packs moves
+ * (from and to as 0x88 squares, the underpromotion type in bits 14-16) but without flags; -1 if the
+ * action leaves the board. `completeMove` in position.ts adds the flags from the board.
+ */
+export function packedSquaresOfAction(action: number, black: number): number {
+  const target = RELATIVE_TARGET[action];
+  if (target < 0) return -1;
+  const fromRelative = (action / PLANES_PER_SQUARE) | 0;
+  const plane = action - fromRelative * PLANES_PER_SQUARE;
+  const flip = black ? 56 : 0;
+  const from = fromRelative ^ flip;
+  const to = target ^ flip;
+  // Underpromotion planes: knight 2, bishop 3, rook 4 (position.ts's type codes).
+  const promotion = plane >= FIRST_UNDERPROMOTION_PLANE ? 2 + (((plane - FIRST_UNDERPROMOTION_PLANE) / 3) | 0) : 0;
+  return (((7 - (from >> 3)) << 4) | (from & 7)) | ((((7 - (to >> 3)) << 4) | (to & 7)) << 7) | (promotion << 14);
+}
+
 /** The action of one of chess.js's internal moves. */
 export function actionOfInternalMove(move: InternalMove): number {
   return actionOfSquares(indexOf0x88(move.from), indexOf0x88(move.to), move.promotion, move.color);

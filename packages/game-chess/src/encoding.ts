@@ -60,6 +60,7 @@ export class ChessEncoder implements Encoder<ChessState> {
     let record: ChessState['position'] | null = state.position;
     for (let t = 0; t <= this.history && record !== null; t++) {
       // Only the current record may still lack its pieces (earlier ones were captured when their move was played).
+      if (t > 0 && record.pieces === null) throw new Error('chess encoder: this state does not keep the history its input planes need');
       const pieces = piecesOf(record, state.pos);
       const base = offset + PLANES_PER_POSITION * t;
       for (let square = 0; square < 64; square++) {

@@ -92,7 +92,9 @@ export class ChessGame implements Game<ChessState> {
   }
 
   initialState(_rng?: Rng): ChessState {
-    return stateFromPosition(this.start.clone(), this.maxPlies, this.adjudicateLead);
+    const state = stateFromPosition(this.start.clone(), this.maxPlies, this.adjudicateLead);
+    state.keepsHistory = this.history > 0;
+    return state;
   }
 
   currentPlayer(state: ChessState): number {

@@ -455,6 +455,30 @@ function enPassantIsSafe(p: Position, from: number, to: number, king: number): b
   return safe;
 }
 
+/**
+ * The full packed move for packed squares of a legal move (see `packedSquaresOfAction`): flags read off
+ * the board, and a pawn reaching the last rank without an underpromotion promotes to a queen.
+ */
+export function completeMove(p: Position, squares: number): number {
+  const board = p.board;
+  const from = squares & 127;
+  const to = (squares >> 7) & 127;
+  const type = board[from] > BLACK ? board[from] - BLACK : board[from];
+  let move = squares;
+  if (board[to] !== 0) move |= MOVE_CAPTURE;
+  if (type === PAWN) {
+    const distance = to - from;
+    if (distance === 32 || distance === -32) move |= MOVE_BIG_PAWN;
+    else if (to === p.ep && board[to] === 0 && (distance & 15) !== 0) move |= MOVE_EN_PASSANT | MOVE_CAPTURE;
+    const rank = to >> 4;
+    if ((rank === 0 || rank === 7) && ((move >> 14) & 7) === 0) move |= QUEEN << 14;
+  } else if (type === KING) {
+    if (to - from === 2) move |= MOVE_KINGSIDE_CASTLE;
+    else if (to - from === -2) move |= MOVE_QUEENSIDE_CASTLE;
+  }
+  return move;
+}
+
 // ---- making moves -----------------------------------------------------------------------------------
 
 /** Castling rights that survive a move from or to each square (a rook or king leaving home, a rook captured there). */

@@ -9,13 +9,14 @@
  * the typed board plus one new `PositionRecord`; legal moves are generated once per state, on first need.
  */
 import { Chess, validateFen, type Color, type PieceSymbol, type Square } from 'chess.js';
-import { actionOfInternalMove, actionOfPackedMove, indexOf0x88, squareName } from './action-encoding.js';
+import { actionOfInternalMove, actionOfPackedMove, indexOf0x88, packedSquaresOfAction, squareName } from './action-encoding.js';
 import { CASTLE_KINGSIDE, CASTLE_QUEENSIDE, internals, NO_SQUARE, type InternalMove } from './internals.js';
 import { generateLegalMoves as generateChessJsLegalMoves } from './legal-moves.js';
 import {
   BLACK_KINGSIDE,
   BLACK_QUEENSIDE,
   chessFromPosition,
+  completeMove,
   generateLegalMoves,
   inCheck,
   isInsufficientMaterial,
@@ -23,7 +24,9 @@ import {
   materialBalance as positionMaterialBalance,
   MAX_MOVES,
   MOVE_CAPTURE,
+  moveFrom,
   movePromotion,
+  moveTo,
   positionFromChess,
   WHITE_KINGSIDE,
   WHITE_QUEENSIDE,
@@ -91,6 +94,9 @@ const TERMINATIONS: readonly (Termination | null)[] = [
   'material adjudication',
 ];
 
+/** `ChessState.lastMove` at the start of a game. */
+const NO_MOVE = -1;
+
 /** The default game-length cap (plies), after which a game is adjudicated a draw. */
 export const DEFAULT_MAX_PLIES = 512;
 
@@ -114,9 +120,7 @@ export class ChessState {
    * A training device for short CPU runs, off by default (see the README, "Training").
    */
   readonly adjudicateLead: number;
-  /** @internal Legal moves packed (position.ts), or null until first needed. Never mutated: clones share them. */
-  packedMoves: Int32Array | null;
-  /** @internal The actions of `packedMoves`, index for index. */
+  /** @internal The actions of the legal moves, or null until first needed. Never mutated: clones share them. */
   legalActions: Int32Array | null;
   /** @internal The same legal moves as chess.js moves (same order), for notation; null until first needed. */
   legalMoves: InternalMove[] | null;
@@ -128,6 +132,13 @@ export class ChessState {
    * material, which saves chess.js's board scan (~3 µs) on most moves.
    */
   materialChanged: boolean;
+  /**
+   * @internal Whether each move keeps the pieces of the position it leaves (`PositionRecord.pieces`), for
+   * input planes with history. Games whose encoder shows no history turn it off: a 64-byte copy per move saved.
+   */
+  keepsHistory: boolean;
+  /** @internal The packed move (position.ts) that led here, or NO_MOVE at the start. */
+  lastMove: number;
 
   constructor(pos: Position, chess: Chess | null, position: PositionRecord, plies: number, maxPlies: number, adjudicateLead = 0) {
     this.pos = pos;
@@ -136,11 +147,12 @@ export class ChessState {
     this.plies = plies;
     this.maxPlies = maxPlies;
     this.adjudicateLead = adjudicateLead;
-    this.packedMoves = null;
     this.legalActions = null;
     this.legalMoves = null;
     this.status = STATUS_UNKNOWN;
     this.materialChanged = true;
+    this.keepsHistory = true;
+    this.lastMove = NO_MOVE;
   }
 
   /** @internal The position as a chess.js object (built on first use). Do not mutate it. */
@@ -230,11 +242,12 @@ export function toFen(state: ChessState): string {
 /** An independent copy. Immutable parts (history records, legal-move cache) are shared. */
 export function cloneState(state: ChessState): ChessState {
   const copy = new ChessState(state.pos.clone(), state.chessCache, state.position, state.plies, state.maxPlies, state.adjudicateLead);
-  copy.packedMoves = state.packedMoves;
   copy.legalActions = state.legalActions;
   copy.legalMoves = state.legalMoves;
   copy.status = state.status;
   copy.materialChanged = state.materialChanged;
+  copy.keepsHistory = state.keepsHistory;
+  copy.lastMove = state.lastMove;
   return copy;
 }
 
@@ -244,11 +257,9 @@ const scratchMoves = new Int32Array(MAX_MOVES);
 function ensureLegalActions(state: ChessState): void {
   if (state.legalActions !== null) return;
   const count = generateLegalMoves(state.pos, scratchMoves);
-  const moves = scratchMoves.slice(0, count);
   const actions = new Int32Array(count);
   const black = state.pos.turn;
-  for (let i = 0; i < count; i++) actions[i] = actionOfPackedMove(moves[i], black);
-  state.packedMoves = moves;
+  for (let i = 0; i < count; i++) actions[i] = actionOfPackedMove(scratchMoves[i], black);
   state.legalActions = actions;
 }
 
@@ -347,23 +358,15 @@ export function castlingRights(state: ChessState, color: Color): number {
  * before and after it; null at the start of the game.
  */
 export function lastMoveSquares(state: ChessState): { from: Square; to: Square } | null {
-  const before = state.position.previous?.pieces;
-  if (!before) return null;
-  const now = piecesOf(state.position, state.pos);
-  const moverIsWhite = state.pos.turn === 1;
-  const isMover = (code: number): boolean => code !== 0 && code <= BLACK_PIECE_OFFSET === moverIsWhite;
-  const isKing = (code: number): boolean => code === PIECE_CODES.k || code === PIECE_CODES.k + BLACK_PIECE_OFFSET;
-  let from = -1;
-  let to = -1;
-  for (let sq = 0; sq < 64; sq++) {
-    if (before[sq] === now[sq]) continue;
-    if (isMover(before[sq]) && now[sq] === 0 && (from < 0 || isKing(before[sq]))) from = sq;
-    if (isMover(now[sq]) && (to < 0 || isKing(now[sq]))) to = sq;
-  }
-  return from < 0 || to < 0 ? null : { from: squareName(from), to: squareName(to) };
+  if (state.lastMove === NO_MOVE) return null;
+  return { from: squareName(indexOf0x88(moveFrom(state.lastMove))), to: squareName(indexOf0x88(moveTo(state.lastMove))) };
 }
 
-/** Pieces of a record by absolute square, computing them from `pos` (which must be at that position) if needed. */
+/**
+ * Pieces of a record by absolute square, computing them from `pos` if needed: `pos` must be at that
+ * position, so only the current record may lack them (earlier ones get theirs when their move is played,
+ * if the state keeps history).
+ */
 export function piecesOf(record: PositionRecord, pos: Position): Int8Array {
   if (record.pieces === null) record.pieces = snapshotPieces(pos);
   return record.pieces;
@@ -382,13 +385,14 @@ function snapshotPieces(pos: Position): Int8Array {
  * place. The caller has checked that the game is not over.
  */
 export function applyLegalMove(state: ChessState, index: number): void {
-  ensureLegalActions(state);
-  const move = (state.packedMoves as Int32Array)[index];
+  const pos = state.pos;
+  // Only the squares are stored per legal move; the flags come back from the board.
+  const move = completeMove(pos, packedSquaresOfAction(legalActionsOf(state)[index], pos.turn));
   // The record of the position we leave becomes history for the encoder: capture its pieces now,
   // while the board still shows them (no-op if already captured).
-  piecesOf(state.position, state.pos);
-  const pos = state.pos;
+  if (state.keepsHistory) piecesOf(state.position, pos);
   makeMove(pos, move);
+  state.lastMove = move;
   const key = pos.key;
   // A position can only recur while nothing irreversible happened (the half-move clock counts those plies),
   // and only with the same side to move: look back two plies at a time.
@@ -404,7 +408,6 @@ export function applyLegalMove(state: ChessState, index: number): void {
   state.position = { key, repetitions, previous: state.position, pieces: null };
   state.plies++;
   state.chessCache = null;
-  state.packedMoves = null;
   state.legalActions = null;
   state.legalMoves = null;
   state.status = STATUS_UNKNOWN;

@@ -368,6 +368,8 @@ export function generateLegalMoves(p: Position, out: Int32Array): number {
     if (checkers > 1) continue; // double check: only the king may move
     const pinned = pinStamp[from] === s;
     const pin = pinned ? pinOffset[from] : 0;
+    // Most pieces, most of the time: no check, no pin, every pseudo-legal move is legal.
+    const free = checkers === 0 && !pinned;
     if (type === PAWN) {
       let to = from + pawnPush;
       if (board[to] === 0) {
@@ -394,9 +396,9 @@ export function generateLegalMoves(p: Position, out: Int32Array): number {
       for (let to = from + offset; !(to & 0x88); to += offset) {
         const target = board[to];
         if (target === 0) {
-          if (allowed(checkers, s, pinned, king, pin, to)) out[n++] = from | (to << 7);
+          if (free || allowed(checkers, s, pinned, king, pin, to)) out[n++] = from | (to << 7);
         } else {
-          if ((target <= own || target > own + KING) && allowed(checkers, s, pinned, king, pin, to)) out[n++] = from | (to << 7) | MOVE_CAPTURE;
+          if ((target <= own || target > own + KING) && (free || allowed(checkers, s, pinned, king, pin, to))) out[n++] = from | (to << 7) | MOVE_CAPTURE;
           break;
         }
         if (!slides) break;

@@ -589,7 +589,7 @@ export function isInsufficientMaterial(p: Position): boolean {
       bishops++;
       lightBishops += ((sq >> 4) + sq) & 1;
     } else if (type === KNIGHT) knights++;
-    // Three pieces besides bishops and kings (or four in all with one non-bishop) settle it: not insufficient.
+    // Four pieces, not all of them kings and bishops: none of the cases below can hold any more.
     if (pieces > 3 && pieces > bishops + 2) return false;
   }
   if (pieces === 2) return true;

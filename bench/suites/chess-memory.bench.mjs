@@ -1,16 +1,23 @@
 // Memory per search-tree node and per chess game state, measured (heap and array-buffer growth after a
-// forced GC), for docs/performance.md. Run: node --expose-gc bench/suites/chess-memory.bench.mjs
+// forced GC), for docs/performance.md. Run: npm run bench -- chess-memory
+// (it restarts itself with --expose-gc).
 //
 // A tree node costs the same for every game: the per-node typed arrays of BatchedMcts, allocated for the
 // whole capacity up front. A state is only stored for nodes the search has visited (plus the root's
 // children, resolved at expansion), and costs what the game's state costs.
+import { spawnSync } from 'node:child_process';
 import os from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { resolveGameConfig, Rng } from '@az/core';
 import { chessPlugin } from '@az/game-chess';
 import { BatchedMcts } from '@az/mcts';
 import { writeResult } from '@az/bench';
 
-if (typeof globalThis.gc !== 'function') throw new Error('run with node --expose-gc');
+if (typeof globalThis.gc !== 'function') {
+  // Heap figures need a forced collection before each reading.
+  const run = spawnSync(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url)], { stdio: 'inherit' });
+  process.exit(run.status ?? 1);
+}
 const gc = globalThis.gc;
 
 function used() {

@@ -16,7 +16,8 @@
 // Inference engines: tfjs (wasm), what the trainer uses today, and onnxruntime when it loads.
 //
 // Run: npm run bench -- chess-selfplay   (or: node bench/suites/chess-selfplay.bench.mjs after a build)
-// CHESS_BENCH_MOVES (default 12) sets the moves per measurement.
+// CHESS_BENCH_MOVES (default 12) sets the moves per measurement. CHESS_BENCH_NETWORK=none measures only the
+// network-free run and writes no result file (for profiling: node --cpu-prof bench/suites/chess-selfplay.bench.mjs).
 import os from 'node:os';
 import { resolveGameConfig } from '@az/core';
 import { TfjsInferenceModel, buildModel, createInferenceModelFor, initBackend } from '@az/nn';
@@ -26,6 +27,7 @@ import { SelfPlay, createSelfPlayEngine, resolveTrainOptions } from '@az/trainer
 import { timeIt, writeResult } from '@az/bench';
 
 const MOVES = Number(process.env.CHESS_BENCH_MOVES ?? 12);
+const WITHOUT_NETWORK_ONLY = process.env.CHESS_BENCH_NETWORK === 'none';
 const MIDDLEGAME = 'r1bq1rk1/pp2bppp/2n1pn2/2pp4/2PP4/2N1PN2/PP2BPPP/R1BQ1RK1 w - - 0 8';
 const loadStart = os.loadavg();
 const backend = await initBackend('wasm');
@@ -48,7 +50,10 @@ function instrumented(game, clock) {
   for (const name of ['initialState', 'currentPlayer', 'applyAction', 'isTerminal', 'returns', 'clone']) wrapped[name] = timed(game[name].bind(game));
   const masker = game.masker;
   const encoder = game.encoder;
-  Object.defineProperty(wrapped, 'masker', { value: { actionSize: masker.actionSize, fillMask: timed(masker.fillMask.bind(masker)) } });
+  // legalActions too: without it the search falls back to scanning every mask (4,672 entries per leaf).
+  Object.defineProperty(wrapped, 'masker', {
+    value: { actionSize: masker.actionSize, fillMask: timed(masker.fillMask.bind(masker)), legalActions: timed(masker.legalActions.bind(masker)) },
+  });
   Object.defineProperty(wrapped, 'encoder', {
     value: { version: encoder.version, shape: encoder.shape, size: encoder.size, encode: timed(encoder.encode.bind(encoder)) },
   });
@@ -77,17 +82,19 @@ function timedEvaluator(inner, clock) {
 }
 
 /** `moves` moves of every slot of one self-play session. */
-async function run(game, evaluator, moveCount = MOVES) {
+async function run(game, evaluator, moveCount = MOVES, instrument = true) {
   const rules = { ms: 0, calls: 0 };
   const network = { ms: 0 };
-  const g = instrumented(game, rules);
+  const g = instrument ? instrumented(game, rules) : game;
   const engine = createSelfPlayEngine(g, timedEvaluator(evaluator, network), options, slots, 11);
   const selfPlay = new SelfPlay(g, engine, { temperatureMoves: options.temperatureMoves, seed: 5 });
   let moves = 0;
   let stats;
+  const cpuStart = process.cpuUsage();
   const t = await timeIt(async () => {
     stats = await selfPlay.play(Infinity, () => {}, undefined, () => moves >= moveCount, () => void moves++);
   }, 0);
+  const cpu = process.cpuUsage(cpuStart);
   return {
     positionsPerSecond: +(stats.positions / stats.seconds).toFixed(1),
     evaluationsPerSecond: Math.round(stats.evaluations / stats.seconds),
@@ -100,7 +107,22 @@ async function run(game, evaluator, moveCount = MOVES) {
     restShare: +(1 - (rules.ms + network.ms) / t.ms).toFixed(3),
     rulesMicrosPerEvaluation: +((rules.ms * 1000) / stats.evaluations).toFixed(1),
     totalMicrosPerEvaluation: +((t.ms * 1000) / stats.evaluations).toFixed(1),
+    // CPU time of this process (all its threads) per evaluation: what the work costs, whatever else runs on the machine.
+    cpuMicrosPerEvaluation: +((cpu.user + cpu.system) / stats.evaluations).toFixed(1),
   };
+}
+
+/** Evaluations per second of the network alone at `batch` positions a call (the same start position, encoded once). */
+async function rawInference(game, inference, batch) {
+  const size = game.encoder.size;
+  const input = new Float32Array(batch * size);
+  const state = game.initialState();
+  game.encoder.encode(state, game.currentPlayer(state), input, 0);
+  for (let i = 1; i < batch; i++) input.copyWithin(i * size, 0, size);
+  const policy = new Float32Array(batch * game.masker.actionSize);
+  const value = new Float32Array(batch * game.numPlayers);
+  const t = await timeIt(() => inference.predict(input, batch, policy, value), 2000);
+  return Math.round(t.perSecond * batch);
 }
 
 const networkConfig = (game) => ({ spec: options.network, inputShape: game.encoder.shape, actionSize: game.masker.actionSize, numSeats: game.numPlayers });
@@ -108,24 +130,47 @@ const results = {};
 for (const [label, fen] of [['start', ''], ['middlegame', MIDDLEGAME]]) {
   const game = chessPlugin.create(resolveGameConfig(chessPlugin, { ...options.gameConfig, fen }));
   const model = buildModel(networkConfig(game), { seed: 1 });
-  const engines = { tfjs: new TfjsInferenceModel(model, networkConfig(game), { ownsModel: false }) };
-  try {
+  const engines = WITHOUT_NETWORK_ONLY ? {} : { tfjs: new TfjsInferenceModel(model, networkConfig(game), { ownsModel: false }) };
+  if (!WITHOUT_NETWORK_ONLY) try {
     engines.onnx = await createInferenceModelFor(model, networkConfig(game), { backend: 'onnx' });
   } catch (err) {
     console.warn(`onnxruntime unavailable, measuring tfjs only: ${err.message}`);
   }
   if (label === 'start') await run(game, new InstantEvaluator(), 2); // warm-up: JIT, first allocations
   const fake = await run(game, new InstantEvaluator());
-  const row = { withoutNetwork: fake };
+  // The same without the timers around every game call (they cost a few µs per evaluation themselves):
+  // the best of three runs, since other processes on the machine only ever slow a run down.
+  const plain = [];
+  for (let i = 0; i < 3; i++) plain.push(await run(game, new InstantEvaluator(), MOVES, false));
+  const best = plain.reduce((a, b) => (b.totalMicrosPerEvaluation < a.totalMicrosPerEvaluation ? b : a));
+  const row = {
+    withoutNetwork: fake,
+    withoutNetworkUninstrumented: {
+      bestMicrosPerEvaluation: best.totalMicrosPerEvaluation,
+      bestEvaluationsPerSecond: best.evaluationsPerSecond,
+      allMicrosPerEvaluation: plain.map((r) => r.totalMicrosPerEvaluation),
+      cpuMicrosPerEvaluation: plain.map((r) => r.cpuMicrosPerEvaluation),
+    },
+  };
   for (const [name, inference] of Object.entries(engines)) {
     const r = await run(game, new NetworkEvaluator(inference));
-    row[name] = { ...r, nonNetworkShareFromFakeRun: +(fake.totalMicrosPerEvaluation / r.totalMicrosPerEvaluation).toFixed(3) };
+    const raw = await rawInference(game, inference, Math.max(1, Math.round(r.averageBatch)));
+    row[name] = {
+      ...r,
+      nonNetworkShareFromFakeRun: +(fake.totalMicrosPerEvaluation / r.totalMicrosPerEvaluation).toFixed(3),
+      rawInferenceEvalsPerSecondAtThatBatch: raw,
+      selfPlayToRawRatio: +(r.evaluationsPerSecond / raw).toFixed(3),
+    };
     inference.dispose();
   }
   model.dispose();
   results[label] = row;
 }
 
+if (WITHOUT_NETWORK_ONLY) {
+  console.log(JSON.stringify(results, null, 2));
+  process.exit(0);
+}
 writeResult(
   'chess-selfplay',
   {

@@ -1,20 +1,29 @@
 // Self-play throughput against raw network inference at the same batch size: how much of the
 // network's speed survives the search around it (tree, state copies, masks, encoding).
-// Goal from the foundation issue: ratio >= 0.8.
+// Goal from the foundation issue: ratio >= 0.8. Tic-tac-toe with two MLPs (its default 64x64 and a big one),
+// Connect Four with its default net (the plugin's training hints: a 32-filter, 2-block residual tower).
 import os from 'node:os';
-import { Rng } from '@az/core';
+import { Rng, resolveGameConfig } from '@az/core';
 import { buildModel, createInferenceModel, createInferenceModelFor, initBackend } from '@az/nn';
 import { BatchedMcts, NetworkEvaluator } from '@az/mcts';
 import { ticTacToePlugin } from '@az/game-tictactoe';
+import { connect4Plugin } from 'az-game-connect4';
 import { SelfPlay } from '@az/trainer-multigpu';
 import { timeIt, writeResult } from '@az/bench';
 
+const loadStart = os.loadavg().map((x) => +x.toFixed(2));
 await initBackend('wasm');
-const game = ticTacToePlugin.create({});
-const settings = { parallelGames: 64, leavesPerTree: 8, simulations: 64, games: 256, engines: 'tfjs wasm and onnxruntime (1 thread)' };
+const tictactoe = ticTacToePlugin.create({});
+const connect4 = connect4Plugin.create(resolveGameConfig(connect4Plugin, {}));
+const settings = { parallelGames: 64, leavesPerTree: 8, simulations: 64, games: 256, connect4Games: 128, engines: 'tfjs wasm and onnxruntime (1 thread)' };
 const results = {};
-for (const [hidden, engineName] of [[[64, 64], 'wasm'], [[64, 64], 'onnx'], [[512, 512], 'wasm'], [[512, 512], 'onnx']]) {
-  const config = { spec: { kind: 'mlp', hidden }, inputShape: game.encoder.shape, actionSize: game.masker.actionSize, numSeats: 2 };
+const runs = [
+  ['mlp-64x64', tictactoe, { kind: 'mlp', hidden: [64, 64] }],
+  ['mlp-512x512', tictactoe, { kind: 'mlp', hidden: [512, 512] }],
+  ['connect4-resnet-32x2', connect4, connect4Plugin.training.network],
+].flatMap((run) => ['wasm', 'onnx'].map((engineName) => [...run, engineName]));
+for (const [label, game, spec, engineName] of runs) {
+  const config = { spec, inputShape: game.encoder.shape, actionSize: game.masker.actionSize, numSeats: 2 };
   const model = buildModel(config, { seed: 1 });
   const inference = engineName === 'wasm' ? createInferenceModel(model, config) : await createInferenceModelFor(model, config, { backend: 'onnx', threads: 1 });
   const engine = new BatchedMcts(game, new NetworkEvaluator(inference), settings.parallelGames, {
@@ -24,17 +33,17 @@ for (const [hidden, engineName] of [[[64, 64], 'wasm'], [[64, 64], 'onnx'], [[51
     seed: 1,
   });
   const selfPlay = new SelfPlay(game, engine, { temperatureMoves: 9, seed: 1 });
-  const stats = await selfPlay.play(settings.games, () => {});
+  const stats = await selfPlay.play(game === connect4 ? settings.connect4Games : settings.games, () => {});
   const selfPlayEvalsPerSecond = stats.evaluations / stats.seconds;
   const batch = Math.max(1, Math.round(stats.averageBatch));
   const input = new Float32Array(batch * game.encoder.size);
   const rng = new Rng(2);
   for (let i = 0; i < input.length; i++) input[i] = rng.next() < 0.3 ? 1 : 0;
-  const policy = new Float32Array(batch * 9);
+  const policy = new Float32Array(batch * game.masker.actionSize);
   const value = new Float32Array(batch * 2);
   const raw = await timeIt(() => inference.predict(input, batch, policy, value), 2000);
   const rawEvalsPerSecond = raw.perSecond * batch;
-  results[`mlp-${hidden.join('x')}-${engineName}`] = {
+  results[`${label}-${engineName}`] = {
     selfPlayEvalsPerSecond: Math.round(selfPlayEvalsPerSecond),
     averageBatch: +stats.averageBatch.toFixed(1),
     rawInferenceEvalsPerSecondAtThatBatch: Math.round(rawEvalsPerSecond),
@@ -43,4 +52,4 @@ for (const [hidden, engineName] of [[[64, 64], 'wasm'], [[64, 64], 'onnx'], [[51
   };
   inference.dispose();
 }
-writeResult('selfplay-ratio', { ...settings, game: 'tictactoe', loadAverage: os.loadavg().map((x) => +x.toFixed(2)) }, results);
+writeResult('selfplay-ratio', { ...settings, game: 'tictactoe and connect4', loadAverageAtStart: loadStart, loadAverage: os.loadavg().map((x) => +x.toFixed(2)) }, results);

@@ -133,7 +133,43 @@ export function actionOfSquares(fromIndex: number, toIndex: number, promotion: P
   return plane < 0 ? -1 : from * PLANES_PER_SQUARE + plane;
 }
 
-/** The action of one of chess.js's internal moves (the hot path used by the mask). */
+/**
+ * The action of a packed move of `position.ts` (bits 0-6 from, 7-13 to as 0x88 squares, 14-16 promotion
+ * type 2 knight .. 5 queen) for the side `black` (0 white, 1 black): the search's hot path.
+ */
+export function actionOfPackedMove(move: number, black: number): number {
+  const flip = black ? 56 : 0;
+  const fromSquare = move & 127;
+  const toSquare = (move >> 7) & 127;
+  const from = (((7 - (fromSquare >> 4)) << 3) | (fromSquare & 7)) ^ flip;
+  const to = (((7 - (toSquare >> 4)) << 3) | (toSquare & 7)) ^ flip;
+  const promotion = (move >> 14) & 7;
+  if (promotion !== 0 && promotion !== 5) {
+    // Knight 2, bishop 3, rook 4 -> underpromotion piece 0, 1, 2.
+    return from * PLANES_PER_SQUARE + FIRST_UNDERPROMOTION_PLANE + (promotion - 2) * 3 + (to & 7) - (from & 7) + 1;
+  }
+  return from * PLANES_PER_SQUARE + PLANE_OF_RELATIVE_MOVE[from * 64 + to];
+}
+
+/**
+ * The squares of an action for the side `black` (0 white, 1 black), packed as `position.ts` packs moves
+ * (from and to as 0x88 squares, the underpromotion type in bits 14-16) but without flags; -1 if the
+ * action leaves the board. `completeMove` in position.ts adds the flags from the board.
+ */
+export function packedSquaresOfAction(action: number, black: number): number {
+  const target = RELATIVE_TARGET[action];
+  if (target < 0) return -1;
+  const fromRelative = (action / PLANES_PER_SQUARE) | 0;
+  const plane = action - fromRelative * PLANES_PER_SQUARE;
+  const flip = black ? 56 : 0;
+  const from = fromRelative ^ flip;
+  const to = target ^ flip;
+  // Underpromotion planes: knight 2, bishop 3, rook 4 (position.ts's type codes).
+  const promotion = plane >= FIRST_UNDERPROMOTION_PLANE ? 2 + (((plane - FIRST_UNDERPROMOTION_PLANE) / 3) | 0) : 0;
+  return (((7 - (from >> 3)) << 4) | (from & 7)) | ((((7 - (to >> 3)) << 4) | (to & 7)) << 7) | (promotion << 14);
+}
+
+/** The action of one of chess.js's internal moves. */
 export function actionOfInternalMove(move: InternalMove): number {
   return actionOfSquares(indexOf0x88(move.from), indexOf0x88(move.to), move.promotion, move.color);
 }

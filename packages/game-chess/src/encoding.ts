@@ -24,9 +24,8 @@
  * fast) and play full-length ones.
  */
 import type { Encoder } from '@az/core';
-import type { Color } from 'chess.js';
-import { CASTLE_KINGSIDE, CASTLE_QUEENSIDE, internals } from './internals.js';
-import { BLACK_PIECE_OFFSET, piecesOf, type ChessState } from './state.js';
+import { BLACK_KINGSIDE, BLACK_QUEENSIDE, WHITE_KINGSIDE, WHITE_QUEENSIDE } from './position.js';
+import { BLACK_PIECE_OFFSET, type ChessState } from './state.js';
 
 export const PLANES_PER_POSITION = 14;
 export const CONSTANT_PLANES = 7;
@@ -58,37 +57,53 @@ export class ChessEncoder implements Encoder<ChessState> {
     out.fill(0, offset, offset + this.size);
     const perspectiveIsWhite = perspective === 0;
     const flip = perspectiveIsWhite ? 0 : 56; // relative square = absolute ^ 56 for black
+    const channelOf = perspectiveIsWhite ? CHANNEL_FOR_WHITE : CHANNEL_FOR_BLACK;
     let record: ChessState['position'] | null = state.position;
     for (let t = 0; t <= this.history && record !== null; t++) {
-      // Only the current record may still lack its pieces (earlier ones were captured when their move was played).
-      const pieces = piecesOf(record, state.chess);
       const base = offset + PLANES_PER_POSITION * t;
-      for (let square = 0; square < 64; square++) {
-        const code = pieces[square];
-        if (code === 0) continue;
-        const white = code <= BLACK_PIECE_OFFSET;
-        const type = white ? code - 1 : code - 1 - BLACK_PIECE_OFFSET;
-        const channel = white === perspectiveIsWhite ? type : 6 + type;
-        out[base + (square ^ flip) * channels + channel] = 1;
+      if (t === 0 && record.pieces === null) {
+        // The current position, read straight off the 0x88 board (a8 = 0).
+        const board = state.pos.board;
+        for (let sq = 0; sq < 120; sq++) {
+          if (sq & 0x88) {
+            sq += 7;
+            continue;
+          }
+          const code = board[sq];
+          if (code === 0) continue;
+          const square = ((7 - (sq >> 4)) << 3) | (sq & 7);
+          out[base + (square ^ flip) * channels + channelOf[code]] = 1;
+        }
+      } else {
+        // Earlier positions got their pieces when their move was played (if the state keeps history).
+        if (record.pieces === null) throw new Error('chess encoder: this state does not keep the history its input planes need');
+        const pieces = record.pieces;
+        for (let square = 0; square < 64; square++) {
+          const code = pieces[square];
+          if (code !== 0) out[base + (square ^ flip) * channels + channelOf[code]] = 1;
+        }
       }
       if (record.repetitions >= 1) fillPlane(out, base + 12, channels, 1);
       if (record.repetitions >= 2) fillPlane(out, base + 13, channels, 1);
       record = record.previous;
     }
 
-    const c = internals(state.chess);
-    const own: Color = perspectiveIsWhite ? 'w' : 'b';
-    const opponent: Color = perspectiveIsWhite ? 'b' : 'w';
+    const pos = state.pos;
+    const rights = pos.castling;
     const k = offset + PLANES_PER_POSITION * (this.history + 1);
     if (!perspectiveIsWhite) fillPlane(out, k, channels, 1);
-    if (c._turn === own) fillPlane(out, k + 1, channels, 1);
-    if (c._castling[own] & CASTLE_KINGSIDE) fillPlane(out, k + 2, channels, 1);
-    if (c._castling[own] & CASTLE_QUEENSIDE) fillPlane(out, k + 3, channels, 1);
-    if (c._castling[opponent] & CASTLE_KINGSIDE) fillPlane(out, k + 4, channels, 1);
-    if (c._castling[opponent] & CASTLE_QUEENSIDE) fillPlane(out, k + 5, channels, 1);
-    fillPlane(out, k + 6, channels, Math.min(1, c._halfMoves / 100));
+    if (pos.turn === perspective) fillPlane(out, k + 1, channels, 1);
+    if (rights & (perspectiveIsWhite ? WHITE_KINGSIDE : BLACK_KINGSIDE)) fillPlane(out, k + 2, channels, 1);
+    if (rights & (perspectiveIsWhite ? WHITE_QUEENSIDE : BLACK_QUEENSIDE)) fillPlane(out, k + 3, channels, 1);
+    if (rights & (perspectiveIsWhite ? BLACK_KINGSIDE : WHITE_KINGSIDE)) fillPlane(out, k + 4, channels, 1);
+    if (rights & (perspectiveIsWhite ? BLACK_QUEENSIDE : WHITE_QUEENSIDE)) fillPlane(out, k + 5, channels, 1);
+    fillPlane(out, k + 6, channels, Math.min(1, pos.halfMoves / 100));
   }
 }
+
+/** Channel of each piece code (1..6 white, 7..12 black pawn..king) for a white and a black perspective. */
+const CHANNEL_FOR_WHITE = Int8Array.from({ length: 13 }, (_, code) => (code === 0 ? -1 : code - 1));
+const CHANNEL_FOR_BLACK = Int8Array.from({ length: 13 }, (_, code) => (code === 0 ? -1 : code <= BLACK_PIECE_OFFSET ? code - 1 + 6 : code - 1 - BLACK_PIECE_OFFSET));
 
 /** Sets one channel of all 64 cells (HWC: the channel's values are `channels` apart). */
 function fillPlane(out: Float32Array, start: number, channels: number, value: number): void {

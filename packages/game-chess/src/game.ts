@@ -2,10 +2,11 @@
  * The chess `Game`: seats 0 = white, 1 = black.
  */
 import type { ChessView, Game, GameTraits, Masker, ParsedAction, ResolvedConfig, Rng } from '@az/core';
-import { DEFAULT_POSITION, type Chess } from 'chess.js';
+import { DEFAULT_POSITION } from 'chess.js';
 import { ACTION_SIZE, decodeMove } from './action-encoding.js';
 import { ChessEncoder } from './encoding.js';
-import { checkChessJsInternals, cloneChess, internals } from './internals.js';
+import { checkChessJsInternals } from './internals.js';
+import { positionFromChess, type Position } from './position.js';
 import { describeOutcome, formatMove, parseMove, renderBoard } from './notation.js';
 import {
   applyLegalMove,
@@ -20,7 +21,7 @@ import {
   loadChess,
   materialBalance,
   outcomeOf,
-  stateFromChess,
+  stateFromPosition,
   toFen,
   type ChessState,
 } from './state.js';
@@ -77,7 +78,7 @@ export class ChessGame implements Game<ChessState> {
   readonly adjudicateLead: number;
   readonly history: number;
   /** The starting position, parsed once; every new game is a cheap copy of it. */
-  private readonly start: Chess;
+  private readonly start: Position;
 
   constructor(readonly config: ResolvedConfig) {
     checkChessJsInternals();
@@ -85,13 +86,15 @@ export class ChessGame implements Game<ChessState> {
     this.history = typeof config.history === 'number' ? config.history : DEFAULT_HISTORY;
     this.adjudicateLead = typeof config.adjudicateLead === 'number' ? config.adjudicateLead : 0;
     const fen = typeof config.fen === 'string' && config.fen.trim() !== '' ? config.fen : DEFAULT_POSITION;
-    this.start = loadChess(fen);
+    this.start = positionFromChess(loadChess(fen));
     this.maxGameLength = this.maxPlies;
     this.encoder = new ChessEncoder(this.history);
   }
 
   initialState(_rng?: Rng): ChessState {
-    return stateFromChess(cloneChess(this.start), this.maxPlies, this.adjudicateLead);
+    const state = stateFromPosition(this.start.clone(), this.maxPlies, this.adjudicateLead);
+    state.keepsHistory = this.history > 0;
+    return state;
   }
 
   currentPlayer(state: ChessState): number {
@@ -144,12 +147,10 @@ export class ChessGame implements Game<ChessState> {
    * positions, the half-move clock and the ply count.
    */
   hash(state: ChessState): string {
-    const parts = [String(state.plies), String(internals(state.chess)._halfMoves)];
+    let text = `${state.plies}:${state.pos.halfMoves}`;
     let record: ChessState['position'] | null = state.position;
-    for (let t = 0; t <= this.history && record !== null; t++, record = record.previous) {
-      parts.push(`${record.key.toString(16)}.${record.repetitions}`);
-    }
-    return parts.join(':');
+    for (let t = 0; t <= this.history && record !== null; t++, record = record.previous) text += `:${record.key}.${record.repetitions}`;
+    return text;
   }
 
   render(state: ChessState, perspective?: number): string {

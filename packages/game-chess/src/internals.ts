@@ -4,9 +4,9 @@
  * Why internals: chess.js's public API is built for UIs, not search. `moves({ verbose: true })` builds a
  * `Move` per legal move, each computing its SAN (which regenerates all legal moves) and two FENs:
  * about 5 ms for a middlegame position. `new Chess(fen)` re-parses and re-validates a FEN (about 30 µs),
- * and `move()` goes through SAN parsing. Self-play calls clone + apply + mask at every tree node, so
- * we use chess.js's own 0x88 board, pseudo-legal move generator, make/unmake and Zobrist key
- * directly. The rules stay chess.js's; only the bookkeeping around them is ours.
+ * and `move()` goes through SAN parsing. Search does not use chess.js at all (see position.ts); the
+ * edges that do (SAN, typed moves, the greedy bot, building a chess.js object for a position without a
+ * FEN) use its 0x88 board, pseudo-legal generator, make/unmake and Zobrist key directly.
  *
  * `checkChessJsInternals` verifies, once, that the installed chess.js still has this shape, so an
  * upgrade that changes it fails loudly at game creation instead of playing wrong moves.
@@ -117,12 +117,6 @@ export function cloneChess(source: Chess): Chess {
  */
 const SHARED_POSITION_COUNT = new Map<bigint, number>();
 
-/** Plays a (legal) internal move and drops the undo record chess.js pushes, which we never use. */
-export function makeMove(chess: Chess, move: InternalMove): void {
-  const c = internals(chess);
-  c._makeMove(move);
-  c._history.length = 0;
-}
 
 let checked = false;
 

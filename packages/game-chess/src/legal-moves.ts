@@ -1,5 +1,7 @@
 /**
- * Legal moves: chess.js's pseudo-legal generator, filtered with pins and checks computed once per position.
+ * Legal moves of a chess.js position, for the edges that work on chess.js objects (SAN, typed moves, the
+ * greedy bot); search uses position.ts's generator, which produces the same list. chess.js's
+ * pseudo-legal generator, filtered with pins and checks computed once per position.
  *
  * Why not `_moves({ legal: true })`: chess.js decides legality by making each pseudo-legal move,
  * scanning all 64 squares for attackers of the king and unmaking it (with BigInt hash updates both

@@ -1,15 +1,37 @@
 /**
- * Chess states: a chess.js position plus what chess.js does not keep cheaply (repetition counts, the
- * recent positions the network sees, the ply count for the game-length cap) and lazily computed caches.
+ * Chess states: a typed-array `Position` (position.ts) plus what the game needs around it (repetition
+ * counts, the recent positions the network sees, the ply count for the game-length cap) and lazily
+ * computed caches. A chess.js object for the same position is built only when something asks for it
+ * (SAN, FEN, rendering, the bots): search never does.
  *
- * Cost model (see README "Performance"): cloning copies a 128-slot array and a few numbers and shares
- * everything immutable (the position history, the legal-move cache); applying a move is chess.js's
- * make-move plus one new `PositionRecord`; legal moves are generated once per state, on first need.
+ * Cost model (see README "Performance"): cloning copies a 128-byte board and a few numbers and shares
+ * everything immutable (the position history, the legal-move cache); applying a move is `makeMove` on
+ * the typed board plus one new `PositionRecord`; legal moves are generated once per state, on first need.
  */
 import { Chess, validateFen, type Color, type PieceSymbol, type Square } from 'chess.js';
-import { actionOfInternalMove, indexOf0x88, squareName } from './action-encoding.js';
-import { cloneChess, internals, makeMove, NO_SQUARE, type InternalMove } from './internals.js';
-import { generateLegalMoves, inCheck } from './legal-moves.js';
+import { actionOfInternalMove, actionOfPackedMove, indexOf0x88, packedSquaresOfAction, squareName } from './action-encoding.js';
+import { CASTLE_KINGSIDE, CASTLE_QUEENSIDE, internals, NO_SQUARE, type InternalMove } from './internals.js';
+import { generateLegalMoves as generateChessJsLegalMoves } from './legal-moves.js';
+import {
+  BLACK_KINGSIDE,
+  BLACK_QUEENSIDE,
+  chessFromPosition,
+  completeMove,
+  generateLegalMoves,
+  inCheck,
+  isInsufficientMaterial,
+  makeMove,
+  materialBalance as positionMaterialBalance,
+  MAX_MOVES,
+  MOVE_CAPTURE,
+  moveFrom,
+  movePromotion,
+  moveTo,
+  positionFromChess,
+  WHITE_KINGSIDE,
+  WHITE_QUEENSIDE,
+  type Position,
+} from './position.js';
 
 /** Piece codes in `PositionRecord.pieces`: 0 empty, 1..6 white P N B R Q K, 7..12 black P N B R Q K. */
 export const PIECE_CODES: Readonly<Record<PieceSymbol, number>> = { p: 1, n: 2, b: 3, r: 4, q: 5, k: 6 };
@@ -20,8 +42,8 @@ export const BLACK_PIECE_OFFSET = 6;
  * its past: a persistent linked list, so cloning a state never copies its history.
  */
 export interface PositionRecord {
-  /** chess.js's 64-bit Zobrist key (pieces, side to move, castling rights, en passant file). */
-  readonly key: bigint;
+  /** The position's Zobrist key (pieces, side to move, castling rights, en passant file), 53 bits. */
+  readonly key: number;
   /** How many earlier positions of this game had the same key (2 means this is the third occurrence). */
   readonly repetitions: number;
   /** The position before this one, or null at the start of the game. */
@@ -72,6 +94,9 @@ const TERMINATIONS: readonly (Termination | null)[] = [
   'material adjudication',
 ];
 
+/** `ChessState.lastMove` at the start of a game. */
+const NO_MOVE = -1;
+
 /** The default game-length cap (plies), after which a game is adjudicated a draw. */
 export const DEFAULT_MAX_PLIES = 512;
 
@@ -80,8 +105,10 @@ export const DEFAULT_MAX_PLIES = 512;
  * the fields are public only so the package's modules can share them.
  */
 export class ChessState {
-  /** @internal The position; mutated in place by `applyMove`. */
-  chess: Chess;
+  /** @internal The position; mutated in place by `applyLegalMove`. */
+  pos: Position;
+  /** @internal A chess.js object for `pos`, built on first use; never mutated, so clones share it. */
+  chessCache: Chess | null;
   /** @internal The current position and, through `previous`, the game so far. */
   position: PositionRecord;
   /** Plies played since the initial state of this game (not since the FEN's move 1). */
@@ -93,10 +120,10 @@ export class ChessState {
    * A training device for short CPU runs, off by default (see the README, "Training").
    */
   readonly adjudicateLead: number;
-  /** @internal Legal moves and their actions (same order), or null until first needed. Never mutated: clones share them. */
-  legalMoves: InternalMove[] | null;
-  /** @internal See `legalMoves`. */
+  /** @internal The actions of the legal moves, or null until first needed. Never mutated: clones share them. */
   legalActions: Int32Array | null;
+  /** @internal The same legal moves as chess.js moves (same order), for notation; null until first needed. */
+  legalMoves: InternalMove[] | null;
   /** @internal A STATUS_* code, or STATUS_UNKNOWN until first needed. */
   status: number;
   /**
@@ -105,22 +132,38 @@ export class ChessState {
    * material, which saves chess.js's board scan (~3 µs) on most moves.
    */
   materialChanged: boolean;
+  /**
+   * @internal Whether each move keeps the pieces of the position it leaves (`PositionRecord.pieces`), for
+   * input planes with history. Games whose encoder shows no history turn it off: a 64-byte copy per move saved.
+   */
+  keepsHistory: boolean;
+  /** @internal The packed move (position.ts) that led here, or NO_MOVE at the start. */
+  lastMove: number;
 
-  constructor(chess: Chess, position: PositionRecord, plies: number, maxPlies: number, adjudicateLead = 0) {
-    this.chess = chess;
+  constructor(pos: Position, chess: Chess | null, position: PositionRecord, plies: number, maxPlies: number, adjudicateLead = 0) {
+    this.pos = pos;
+    this.chessCache = chess;
     this.position = position;
     this.plies = plies;
     this.maxPlies = maxPlies;
     this.adjudicateLead = adjudicateLead;
-    this.legalMoves = null;
     this.legalActions = null;
+    this.legalMoves = null;
     this.status = STATUS_UNKNOWN;
     this.materialChanged = true;
+    this.keepsHistory = true;
+    this.lastMove = NO_MOVE;
+  }
+
+  /** @internal The position as a chess.js object (built on first use). Do not mutate it. */
+  get chess(): Chess {
+    if (this.chessCache === null) this.chessCache = chessFromPosition(this.pos);
+    return this.chessCache;
   }
 
   /** The side to move: 'w' or 'b'. */
   get turn(): Color {
-    return internals(this.chess)._turn;
+    return this.pos.turn === 0 ? 'w' : 'b';
   }
 }
 
@@ -175,10 +218,15 @@ export function loadChess(fen: string): Chess {
   return chess;
 }
 
-/** A new game from a chess.js position (not copied: the state takes it over). */
+/** A new game from a chess.js position (not copied: the state keeps it, and nothing may mutate it afterwards). */
 export function stateFromChess(chess: Chess, maxPlies: number = DEFAULT_MAX_PLIES, adjudicateLead = 0): ChessState {
-  const position: PositionRecord = { key: internals(chess)._hash, repetitions: 0, previous: null, pieces: null };
-  return new ChessState(chess, position, 0, maxPlies, adjudicateLead);
+  return stateFromPosition(positionFromChess(chess), maxPlies, adjudicateLead, chess);
+}
+
+/** A new game from a position (taken over, not copied). */
+export function stateFromPosition(pos: Position, maxPlies: number = DEFAULT_MAX_PLIES, adjudicateLead = 0, chess: Chess | null = null): ChessState {
+  const position: PositionRecord = { key: pos.key, repetitions: 0, previous: null, pieces: null };
+  return new ChessState(pos, chess, position, 0, maxPlies, adjudicateLead);
 }
 
 /** A new game starting from `fen` (any of chess.js's accepted forms, trailing fields optional). Throws on an invalid FEN. */
@@ -193,32 +241,49 @@ export function toFen(state: ChessState): string {
 
 /** An independent copy. Immutable parts (history records, legal-move cache) are shared. */
 export function cloneState(state: ChessState): ChessState {
-  const copy = new ChessState(cloneChess(state.chess), state.position, state.plies, state.maxPlies, state.adjudicateLead);
-  copy.legalMoves = state.legalMoves;
+  const copy = new ChessState(state.pos.clone(), state.chessCache, state.position, state.plies, state.maxPlies, state.adjudicateLead);
   copy.legalActions = state.legalActions;
+  copy.legalMoves = state.legalMoves;
   copy.status = state.status;
   copy.materialChanged = state.materialChanged;
+  copy.keepsHistory = state.keepsHistory;
+  copy.lastMove = state.lastMove;
   return copy;
 }
 
-function ensureLegalMoves(state: ChessState): void {
-  if (state.legalMoves !== null) return;
-  const moves = generateLegalMoves(state.chess);
-  const actions = new Int32Array(moves.length);
-  for (let i = 0; i < moves.length; i++) actions[i] = actionOfInternalMove(moves[i]);
-  state.legalMoves = moves;
+/** Generator output, copied out at its length (all calls are synchronous). */
+const scratchMoves = new Int32Array(MAX_MOVES);
+
+function ensureLegalActions(state: ChessState): void {
+  if (state.legalActions !== null) return;
+  const count = generateLegalMoves(state.pos, scratchMoves);
+  const actions = new Int32Array(count);
+  const black = state.pos.turn;
+  for (let i = 0; i < count; i++) actions[i] = actionOfPackedMove(scratchMoves[i], black);
   state.legalActions = actions;
 }
 
-/** The legal moves of the side to move (ignores whether the game has ended by a draw rule). Do not mutate. */
+/**
+ * The legal moves of the side to move as chess.js moves (ignores whether the game has ended by a draw
+ * rule), in the order of `legalActionsOf`. Builds the chess.js position: for notation, not for search.
+ * Do not mutate.
+ */
 export function legalMovesOf(state: ChessState): readonly InternalMove[] {
-  ensureLegalMoves(state);
-  return state.legalMoves as InternalMove[];
+  if (state.legalMoves === null) {
+    const moves = generateChessJsLegalMoves(state.chess);
+    const actions = legalActionsOf(state);
+    // The two generators must agree move for move (the tests check it widely); a disagreement here is a bug, not bad input.
+    if (moves.length !== actions.length || moves.some((move, i) => actionOfInternalMove(move) !== actions[i])) {
+      throw new Error(`@az/game-chess: internal error: the move generator disagrees with chess.js in ${state.chess.fen()}`);
+    }
+    state.legalMoves = moves;
+  }
+  return state.legalMoves;
 }
 
-/** The actions of `legalMovesOf`, index for index. Do not mutate. */
+/** The actions of the legal moves of the side to move. Do not mutate. */
 export function legalActionsOf(state: ChessState): Int32Array {
-  ensureLegalMoves(state);
+  ensureLegalActions(state);
   return state.legalActions as Int32Array;
 }
 
@@ -230,12 +295,11 @@ export function legalMoveIndex(state: ChessState, action: number): number {
 }
 
 function computeStatus(state: ChessState): number {
-  const c = internals(state.chess);
   // A mate delivered on the hundredth half-move still wins (FIDE 9.3), so mate and stalemate come first.
-  if (legalMovesOf(state).length === 0) return inCheck(state.chess) ? STATUS_CHECKMATE : STATUS_STALEMATE;
+  if (legalActionsOf(state).length === 0) return inCheck(state.pos) ? STATUS_CHECKMATE : STATUS_STALEMATE;
   if (state.position.repetitions >= 2) return STATUS_THREEFOLD;
-  if (c._halfMoves >= 100) return STATUS_FIFTY_MOVES;
-  if (state.materialChanged && state.chess.isInsufficientMaterial()) return STATUS_INSUFFICIENT;
+  if (state.pos.halfMoves >= 100) return STATUS_FIFTY_MOVES;
+  if (state.materialChanged && isInsufficientMaterial(state.pos)) return STATUS_INSUFFICIENT;
   if (state.plies >= state.maxPlies) {
     if (state.adjudicateLead > 0) {
       const lead = materialBalance(state);
@@ -249,13 +313,7 @@ function computeStatus(state: ChessState): number {
 
 /** White's material minus black's, in pawns (`PIECE_VALUES`). */
 export function materialBalance(state: ChessState): number {
-  const board = internals(state.chess)._board;
-  let balance = 0;
-  for (let sq = 0; sq < 128; sq++) {
-    const piece = sq & 0x88 ? undefined : board[sq];
-    if (piece) balance += piece.color === 'w' ? PIECE_VALUES[piece.type] : -PIECE_VALUES[piece.type];
-  }
-  return balance;
+  return positionMaterialBalance(state.pos);
 }
 
 function statusOf(state: ChessState): number {
@@ -280,17 +338,19 @@ export function outcomeOf(state: ChessState): Outcome | null {
 
 /** Whether the side to move is in check. */
 export function isCheck(state: ChessState): boolean {
-  return inCheck(state.chess);
+  return inCheck(state.pos);
 }
 
 /** The half-move clock of the fifty-move rule. */
 export function halfMoveClock(state: ChessState): number {
-  return internals(state.chess)._halfMoves;
+  return state.pos.halfMoves;
 }
 
 /** Castling rights bits (chess.js's: 32 kingside, 64 queenside) of `color`. */
 export function castlingRights(state: ChessState, color: Color): number {
-  return internals(state.chess)._castling[color];
+  const rights = state.pos.castling;
+  const [kingside, queenside] = color === 'w' ? [WHITE_KINGSIDE, WHITE_QUEENSIDE] : [BLACK_KINGSIDE, BLACK_QUEENSIDE];
+  return (rights & kingside ? CASTLE_KINGSIDE : 0) | (rights & queenside ? CASTLE_QUEENSIDE : 0);
 }
 
 /**
@@ -298,55 +358,47 @@ export function castlingRights(state: ChessState, color: Color): number {
  * before and after it; null at the start of the game.
  */
 export function lastMoveSquares(state: ChessState): { from: Square; to: Square } | null {
-  const before = state.position.previous?.pieces;
-  if (!before) return null;
-  const now = piecesOf(state.position, state.chess);
-  const moverIsWhite = state.chess.turn() === 'b';
-  const isMover = (code: number): boolean => code !== 0 && code <= BLACK_PIECE_OFFSET === moverIsWhite;
-  const isKing = (code: number): boolean => code === PIECE_CODES.k || code === PIECE_CODES.k + BLACK_PIECE_OFFSET;
-  let from = -1;
-  let to = -1;
-  for (let sq = 0; sq < 64; sq++) {
-    if (before[sq] === now[sq]) continue;
-    if (isMover(before[sq]) && now[sq] === 0 && (from < 0 || isKing(before[sq]))) from = sq;
-    if (isMover(now[sq]) && (to < 0 || isKing(now[sq]))) to = sq;
-  }
-  return from < 0 || to < 0 ? null : { from: squareName(from), to: squareName(to) };
+  if (state.lastMove === NO_MOVE) return null;
+  return { from: squareName(indexOf0x88(moveFrom(state.lastMove))), to: squareName(indexOf0x88(moveTo(state.lastMove))) };
 }
 
-/** Pieces of a record by absolute square, computing them from `chess` (which must be at that position) if needed. */
-export function piecesOf(record: PositionRecord, chess: Chess): Int8Array {
-  if (record.pieces === null) record.pieces = snapshotPieces(chess);
+/**
+ * Pieces of a record by absolute square, computing them from `pos` if needed: `pos` must be at that
+ * position, so only the current record may lack them (earlier ones get theirs when their move is played,
+ * if the state keeps history).
+ */
+export function piecesOf(record: PositionRecord, pos: Position): Int8Array {
+  if (record.pieces === null) record.pieces = snapshotPieces(pos);
   return record.pieces;
 }
 
-function snapshotPieces(chess: Chess): Int8Array {
-  const board = internals(chess)._board;
+/** The 0x88 board's 64 squares by absolute index (a1 = 0); the piece codes are the same. */
+function snapshotPieces(pos: Position): Int8Array {
+  const board = pos.board;
   const pieces = new Int8Array(64);
-  for (let index = 0; index < 64; index++) {
-    const p = board[((7 - (index >> 3)) << 4) | (index & 7)];
-    if (p !== undefined) pieces[index] = PIECE_CODES[p.type] + (p.color === 'b' ? BLACK_PIECE_OFFSET : 0);
-  }
+  for (let rank = 0; rank < 8; rank++) pieces.set(board.subarray((7 - rank) << 4, ((7 - rank) << 4) + 8), rank << 3);
   return pieces;
 }
 
 /**
- * Plays the legal move at `index` of `legalMovesOf(state)`, in place. The caller has checked that the
- * game is not over.
+ * Plays the legal move at `index` of `legalActionsOf(state)` (the same index in `legalMovesOf`), in
+ * place. The caller has checked that the game is not over.
  */
 export function applyLegalMove(state: ChessState, index: number): void {
-  const move = (state.legalMoves as InternalMove[])[index];
+  const pos = state.pos;
+  // Only the squares are stored per legal move; the flags come back from the board.
+  const move = completeMove(pos, packedSquaresOfAction(legalActionsOf(state)[index], pos.turn));
   // The record of the position we leave becomes history for the encoder: capture its pieces now,
   // while the board still shows them (no-op if already captured).
-  piecesOf(state.position, state.chess);
-  makeMove(state.chess, move);
-  const c = internals(state.chess);
-  const key = c._hash;
+  if (state.keepsHistory) piecesOf(state.position, pos);
+  makeMove(pos, move);
+  state.lastMove = move;
+  const key = pos.key;
   // A position can only recur while nothing irreversible happened (the half-move clock counts those plies),
   // and only with the same side to move: look back two plies at a time.
   let repetitions = 0;
   let back: PositionRecord | null = state.position.previous;
-  for (let ply = 2; back !== null && ply <= c._halfMoves; ply += 2) {
+  for (let ply = 2; back !== null && ply <= pos.halfMoves; ply += 2) {
     if (back.key === key) {
       repetitions = back.repetitions + 1;
       break;
@@ -355,12 +407,13 @@ export function applyLegalMove(state: ChessState, index: number): void {
   }
   state.position = { key, repetitions, previous: state.position, pieces: null };
   state.plies++;
-  state.legalMoves = null;
+  state.chessCache = null;
   state.legalActions = null;
+  state.legalMoves = null;
   state.status = STATUS_UNKNOWN;
   // Moves are only played in positions that were not over, so without a capture or promotion the
   // material is still sufficient.
-  state.materialChanged = move.captured !== undefined || move.promotion !== undefined;
+  state.materialChanged = (move & MOVE_CAPTURE) !== 0 || movePromotion(move) !== 0;
 }
 
 /** A legal move of the position in display form. */

@@ -2,7 +2,7 @@
 import { Rng, validateConfig } from '@az/core';
 import { chessPlugin } from './plugin.js';
 import type { ChessGame } from './game.js';
-import { applyLegalMove, cloneState, legalMovesOf, type ChessState } from './state.js';
+import { applyLegalMove, cloneState, legalActionsOf, type ChessState } from './state.js';
 
 export function makeGame(raw: Record<string, unknown> = {}): ChessGame {
   const config = chessPlugin.finalizeConfig!(validateConfig(chessPlugin.configSchema, raw, "game 'chess' config"));
@@ -49,12 +49,11 @@ export function perftThroughPlugin(game: ChessGame, state: ChessState, depth: nu
  * after insufficient material or a repetition.
  */
 export function perftMovesOnly(state: ChessState, depth: number): number {
-  const moves = legalMovesOf(state);
+  const moves = legalActionsOf(state);
   if (depth === 1) return moves.length;
   let total = 0;
   for (let i = 0; i < moves.length; i++) {
     const child = cloneState(state);
-    legalMovesOf(child);
     applyLegalMove(child, i);
     total += perftMovesOnly(child, depth - 1);
   }

@@ -53,7 +53,8 @@ export interface SelfPlayStats {
 
 /** Positions of one game in progress, grown as it is played. */
 class GameInProgress {
-  readonly inputs: number[] = [];
+  /** One encoded input per position (copied typed arrays: pushing thousands of floats one by one into a JS array costs more). */
+  readonly inputs: Float32Array[] = [];
   readonly perspectives: number[] = [];
   /** Per position, `estimateReturns` in absolute seat order (value shaping only). */
   readonly estimates: number[] = [];
@@ -219,7 +220,7 @@ export class SelfPlay<S> {
 
   private recordPosition(rec: GameInProgress, state: S, player: number, encoder: Game<S>['encoder']): void {
     encoder.encode(state, player, this.encoded, 0);
-    for (let i = 0; i < this.encoded.length; i++) rec.inputs.push(this.encoded[i]);
+    rec.inputs.push(this.encoded.slice());
     rec.perspectives.push(player);
     if (this.valueShaping > 0) {
       const estimate = this.game.estimateReturns!(state);
@@ -265,7 +266,7 @@ export class SelfPlay<S> {
       length,
       inputSize: this.game.encoder.size,
       numSeats: P,
-      inputs: Float32Array.from(rec.inputs),
+      inputs: concatInputs(rec.inputs, this.game.encoder.size),
       policyOffsets: Int32Array.from(rec.policyOffsets),
       policyIndex: Int32Array.from(rec.policyIndex),
       policyProb: Float32Array.from(rec.policyProb),
@@ -276,4 +277,11 @@ export class SelfPlay<S> {
       weightsVersion: rec.weightsVersion,
     };
   }
+}
+
+/** The positions' inputs end to end. */
+function concatInputs(inputs: readonly Float32Array[], size: number): Float32Array {
+  const out = new Float32Array(inputs.length * size);
+  for (let i = 0; i < inputs.length; i++) out.set(inputs[i], i * size);
+  return out;
 }

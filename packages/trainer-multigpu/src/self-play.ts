@@ -78,6 +78,8 @@ class GameInProgress {
 export class SelfPlay<S> {
   private readonly rng: Rng;
   private readonly counts: Float32Array;
+  /** The policy the search teaches for the current move (`SearchEngine.policyTarget`). */
+  private readonly target: Float32Array;
   private readonly encoded: Float32Array;
   private readonly mask: Uint8Array;
   private readonly valueShaping: number;
@@ -99,6 +101,7 @@ export class SelfPlay<S> {
   ) {
     this.rng = new Rng(options.seed);
     this.counts = new Float32Array(game.masker.actionSize);
+    this.target = new Float32Array(game.masker.actionSize);
     this.encoded = new Float32Array(game.encoder.size);
     this.mask = new Uint8Array(game.masker.actionSize);
     this.weightsVersion = options.weightsVersion ?? 0;
@@ -178,6 +181,7 @@ export class SelfPlay<S> {
         engine.visitCounts(slot, this.counts);
         const recorded = !cap || !budgets || budgets[slot] === cap.fullSimulations;
         if (recorded) {
+          engine.policyTarget(slot, this.target);
           if (this.rootValueWeight > 0) engine.rootValue(slot, this.rootValue);
           for (const encoder of this.encoders) {
             if (this.rootValueWeight > 0) for (let j = 0; j < game.numPlayers; j++) rec.rootValues.push(this.rootValue[j]);
@@ -187,8 +191,10 @@ export class SelfPlay<S> {
         } else {
           reducedMoves++;
         }
+        // A Gumbel search picks its own move (a sample of its improved policy); otherwise the visit counts decide.
+        const chosen = engine.selectedAction(slot);
         const temperature = rec.moves < this.options.temperatureMoves ? 1 : 0;
-        const action = selectActionFromVisits(this.counts, temperature, this.rng);
+        const action = chosen >= 0 ? chosen : selectActionFromVisits(this.counts, temperature, this.rng);
         game.applyAction(state, action, this.rng);
         rec.moves++;
         positions++;
@@ -227,11 +233,11 @@ export class SelfPlay<S> {
       for (let j = 0; j < this.game.numPlayers; j++) rec.estimates.push(estimate[j]);
     }
     let total = 0;
-    for (let a = 0; a < this.counts.length; a++) total += this.counts[a];
-    for (let a = 0; a < this.counts.length; a++) {
-      if (this.counts[a] > 0) {
+    for (let a = 0; a < this.target.length; a++) total += this.target[a];
+    for (let a = 0; a < this.target.length; a++) {
+      if (this.target[a] > 0) {
         rec.policyIndex.push(a);
-        rec.policyProb.push(this.counts[a] / total);
+        rec.policyProb.push(this.target[a] / total);
       }
     }
     rec.policyOffsets.push(rec.policyIndex.length);

@@ -4,7 +4,7 @@ import { selectActionFromVisits, type SearchEngine } from '@az/mcts';
 import type { GameRecord } from './game-record.js';
 
 export interface SelfPlayOptions {
-  /** Moves (per game) played by sampling visit counts at temperature 1; after that, the most visited. */
+  /** Moves (per game) played by sampling visit counts at temperature 1; after that, the most visited (a Gumbel search picks its own moves). */
   readonly temperatureMoves: number;
   readonly seed: number;
   /**

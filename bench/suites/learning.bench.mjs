@@ -36,6 +36,7 @@ const VARIANTS = {
   'playout-cap-0.25': { fullSearchShare: 0.25 },
   'eval-cache': { evalCacheSize: 200_000 },
   gumbel: { rootSelection: 'gumbel' },
+  'gumbel-c-scale-0.1': { rootSelection: 'gumbel', gumbelCScale: 0.1 },
   // Gumbel's claim: policy improvement with few simulations, so more games for the same time.
   'gumbel-quarter-sims': (sims) => ({ rootSelection: 'gumbel', simulations: Math.max(4, Math.round(sims / 4)) }),
   'forced-playouts-2': { forcedPlayouts: 2 },

@@ -65,7 +65,7 @@ export interface SearchConfig {
   readonly gumbelConsideredActions: number;
   /** Gumbel: c_visit of σ(q) = (c_visit + max N) · c_scale · q, q rescaled to [0, 1]. */
   readonly gumbelCVisit: number;
-  /** Gumbel: c_scale of σ(q) (the paper uses 1; mctx's default 0.1 makes the Gumbel noise outweigh what the search found). */
+  /** Gumbel: c_scale of σ(q), Q mapped from [-1, 1] to [0, 1] (the paper uses 1). */
   readonly gumbelCScale: number;
   /**
    * PUCT: k of KataGo's forced playouts at the root (0 = off; KataGo uses 2 in self-play): a visited root

@@ -30,7 +30,7 @@ describe('sequential halving schedule', () => {
 });
 
 describe('completed Q', () => {
-  it('completes an unvisited child with the mixed value and rescales by (c_visit + max N) · c_scale', () => {
+  it('completes an unvisited child with the mixed value and scales by (c_visit + max N) · c_scale', () => {
     // Root (seat 0 to move): own evaluation 0.2; children visited 2 (Q 0.5), 1 (Q -0.5), 0 times; priors 0.5, 0.3, 0.2.
     const P = 2;
     const visits = Int32Array.from([4, 2, 1, 0]);
@@ -57,10 +57,11 @@ describe('completed Q', () => {
     };
     const out = new Float64Array(3);
     sigmaCompletedQ(tree, { gumbelConsideredActions: 16, gumbelCVisit: 50, gumbelCScale: 0.1 }, 0, false, out);
-    // Mixed value: (0.2 + 3 · (0.5·0.5 + 0.3·(-0.5)) / 0.8) / 4 = 0.14375; Q rescaled to [1, 0, 0.64375], × (50 + 2) · 0.1.
-    expect(out[0]).toBeCloseTo(5.2, 5);
-    expect(out[1]).toBeCloseTo(0, 5);
-    expect(out[2]).toBeCloseTo(0.64375 * 5.2, 5);
+    // Mixed value: (0.2 + 3 · (0.5·0.5 + 0.3·(-0.5)) / 0.8) / 4 = 0.14375; Q [0.5, -0.5, 0.14375] mapped to
+    // [0, 1] by (q + 1) / 2 = [0.75, 0.25, 0.571875], × (50 + 2) · 0.1.
+    expect(out[0]).toBeCloseTo(0.75 * 5.2, 5);
+    expect(out[1]).toBeCloseTo(0.25 * 5.2, 5);
+    expect(out[2]).toBeCloseTo(0.571875 * 5.2, 5);
   });
 });
 

@@ -68,9 +68,11 @@ export function consideredVisitSequence(considered: number, budget: number): num
  * A visited (or solved) child's Q is its mean value; an unvisited one gets the mixed value (mctx
  * `qtransform_completed_by_mix_value`): the node's own network value mixed with the prior-weighted mean Q
  * of the visited children. The node's own value is what its sum holds beyond its children's (its first
- * evaluation), so the tree needs no extra array for it. Completed Qs are rescaled to [0, 1] over the
- * children, then scaled by (c_visit + max visits) · c_scale. With `withPending`, virtual loss counts as
- * in PUCT (interior selection while leaves are in flight).
+ * evaluation), so the tree needs no extra array for it. Completed Qs are mapped from the value range
+ * [-1, 1] to [0, 1], then scaled by (c_visit + max visits) · c_scale. (mctx rescales by the children's
+ * min and max instead, which turns any difference, however small, into the whole range: with the
+ * paper's c_scale of 1 the target is then one-hot on a move with one lucky visit.) With `withPending`,
+ * virtual loss counts as in PUCT (interior selection while leaves are in flight).
  */
 export function sigmaCompletedQ(tree: TreeArrays, settings: GumbelSettings, n: number, withPending: boolean, out: Float64Array): void {
   const { P, visits, pendingVisits, valueSum, terminalValue, flags, prior, solvedFlag, virtualLoss } = tree;
@@ -103,15 +105,11 @@ export function sigmaCompletedQ(tree: TreeArrays, settings: GumbelSettings, n: n
   const own = visits[n] - childVisits;
   const raw = own >= 1 ? (valueSum[n * P + seat] - childSum) / own : visits[n] > 0 ? valueSum[n * P + seat] / visits[n] : 0;
   const mixed = visitedPrior > 0 ? (raw + (childVisits * weightedQ) / visitedPrior) / (childVisits + 1) : raw;
-  let lo = Infinity;
-  let hi = -Infinity;
+  const scale = (settings.gumbelCVisit + maxVisits) * settings.gumbelCScale;
   for (let k = 0; k < count; k++) {
-    if (Number.isNaN(out[k])) out[k] = mixed;
-    if (out[k] < lo) lo = out[k];
-    if (out[k] > hi) hi = out[k];
+    const q = Number.isNaN(out[k]) ? mixed : out[k];
+    out[k] = scale * Math.min(1, Math.max(0, (q + 1) / 2));
   }
-  const scale = ((settings.gumbelCVisit + maxVisits) * settings.gumbelCScale) / Math.max(hi - lo, 1e-8);
-  for (let k = 0; k < count; k++) out[k] = (out[k] - lo) * scale;
 }
 
 /**

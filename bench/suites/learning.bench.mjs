@@ -37,6 +37,8 @@ const VARIANTS = {
   'eval-cache': { evalCacheSize: 200_000 },
   gumbel: { rootSelection: 'gumbel' },
   'gumbel-c-scale-0.1': { rootSelection: 'gumbel', gumbelCScale: 0.1 },
+  // The paper's self-play: every move is Gumbel's pick (no sampling of the improved policy early on).
+  'gumbel-no-sampling': { rootSelection: 'gumbel', temperatureMoves: 0 },
   // Gumbel's claim: policy improvement with few simulations, so more games for the same time.
   'gumbel-quarter-sims': (sims) => ({ rootSelection: 'gumbel', simulations: Math.max(4, Math.round(sims / 4)) }),
   'forced-playouts-2': { forcedPlayouts: 2 },

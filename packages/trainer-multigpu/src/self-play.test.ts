@@ -48,6 +48,7 @@ describe('SelfPlay', () => {
     const engine = new BatchedMcts(game, new UniformEvaluator<TicTacToeState>(), 4, { simulations: 16, leavesPerTree: 2, seed: 9, rootSelection: 'gumbel', gumbelConsideredActions: 4 });
     const taught: number[][] = [];
     const picked: number[] = [];
+    const lastPick = new Int32Array(4).fill(-1);
     const policyTarget = engine.policyTarget.bind(engine);
     engine.policyTarget = (slot, out) => {
       const target = policyTarget(slot, out);
@@ -58,9 +59,18 @@ describe('SelfPlay', () => {
     engine.selectedAction = (slot) => {
       const a = selectedAction(slot);
       picked.push(a);
+      lastPick[slot] = a;
       return a;
     };
     const records: GameRecord[] = [];
+    let advanced = 0;
+    let notPicked = 0;
+    const advance = engine.advance.bind(engine);
+    engine.advance = (slot, action, next) => {
+      advanced++;
+      if (action !== lastPick[slot]) notPicked++;
+      advance(slot, action, next);
+    };
     await new SelfPlay(game, engine, { temperatureMoves: 0, seed: 9 }).play(6, (r) => records.push(r));
     // Every recorded policy is one the engine produced, in order, legal actions only.
     const recorded: number[][] = [];
@@ -77,6 +87,9 @@ describe('SelfPlay', () => {
     expect(records[0].policyOffsets[1] - records[0].policyOffsets[0]).toBe(9);
     expect(picked.every((a) => a >= 0)).toBe(true);
     expect(picked.length).toBe(records.reduce((n, r) => n + r.length, 0));
+    // At temperature 0 every move played is Gumbel's pick (the last of each game ends it, without an advance).
+    expect(advanced).toBeGreaterThan(20);
+    expect(notPicked).toBe(0);
   });
 
   it('blends the root search value into value targets with rootValueWeight', async () => {

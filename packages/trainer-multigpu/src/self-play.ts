@@ -4,7 +4,10 @@ import { selectActionFromVisits, type SearchEngine } from '@az/mcts';
 import type { GameRecord } from './game-record.js';
 
 export interface SelfPlayOptions {
-  /** Moves (per game) played by sampling visit counts at temperature 1; after that, the most visited (a Gumbel search picks its own moves). */
+  /**
+   * Moves (per game) played by sampling the search's policy at temperature 1: the visit counts, or with
+   * Gumbel root search its improved policy. After that, the most visited move, or Gumbel's own pick.
+   */
   readonly temperatureMoves: number;
   readonly seed: number;
   /**
@@ -180,8 +183,13 @@ export class SelfPlay<S> {
         const player = game.currentPlayer(state);
         engine.visitCounts(slot, this.counts);
         const recorded = !cap || !budgets || budgets[slot] === cap.fullSimulations;
+        const chosen = engine.selectedAction(slot);
+        const temperature = rec.moves < this.options.temperatureMoves ? 1 : 0;
+        // A Gumbel search has its own pick; early moves sample its improved policy instead, for the same
+        // spread of openings that sampling the visit counts gives PUCT.
+        const sampleTarget = chosen >= 0 && temperature > 0;
+        if (recorded || sampleTarget) engine.policyTarget(slot, this.target);
         if (recorded) {
-          engine.policyTarget(slot, this.target);
           if (this.rootValueWeight > 0) engine.rootValue(slot, this.rootValue);
           for (const encoder of this.encoders) {
             if (this.rootValueWeight > 0) for (let j = 0; j < game.numPlayers; j++) rec.rootValues.push(this.rootValue[j]);
@@ -191,10 +199,7 @@ export class SelfPlay<S> {
         } else {
           reducedMoves++;
         }
-        // A Gumbel search picks its own move (a sample of its improved policy); otherwise the visit counts decide.
-        const chosen = engine.selectedAction(slot);
-        const temperature = rec.moves < this.options.temperatureMoves ? 1 : 0;
-        const action = chosen >= 0 ? chosen : selectActionFromVisits(this.counts, temperature, this.rng);
+        const action = sampleTarget ? selectActionFromVisits(this.target, 1, this.rng) : chosen >= 0 ? chosen : selectActionFromVisits(this.counts, temperature, this.rng);
         game.applyAction(state, action, this.rng);
         rec.moves++;
         positions++;

@@ -63,7 +63,7 @@ export interface SearchConfig {
   readonly rootSelection: RootSelection;
   /** Gumbel: root actions considered (m; min(m, legal) are sampled). */
   readonly gumbelConsideredActions: number;
-  /** Gumbel: c_visit of σ(q) = (c_visit + max N) · c_scale · q, q rescaled to [0, 1]. */
+  /** Gumbel: c_visit of σ(q) = (c_visit + max N) · c_scale · q. */
   readonly gumbelCVisit: number;
   /** Gumbel: c_scale of σ(q), Q mapped from [-1, 1] to [0, 1] (the paper uses 1). */
   readonly gumbelCScale: number;

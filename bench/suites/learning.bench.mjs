@@ -42,6 +42,10 @@ const VARIANTS = {
   // Gumbel's claim: policy improvement with few simulations, so more games for the same time.
   'gumbel-quarter-sims': (sims) => ({ rootSelection: 'gumbel', simulations: Math.max(4, Math.round(sims / 4)) }),
   'forced-playouts-2': { forcedPlayouts: 2 },
+  // Fewer simulations than tic-tac-toe's or Connect Four's legal moves at the start: where PUCT cannot
+  // look at every move and Gumbel's halving still ranks them.
+  'puct-sims-8': { simulations: 8 },
+  'gumbel-sims-8': { rootSelection: 'gumbel', simulations: 8 },
 };
 
 const gameId = process.env.AZ_LEARN_GAME ?? 'tictactoe';

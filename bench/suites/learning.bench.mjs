@@ -6,6 +6,9 @@
 //
 //   AZ_LEARN_GAME=tictactoe AZ_LEARN_SECONDS=60 AZ_LEARN_SEEDS=1,2 AZ_LEARN_SIMS=100 npm run bench learning
 //   AZ_LEARN_VARIANTS=baseline,solve  (a subset; see VARIANTS)
+//   AZ_LEARN_OPTIONS='{"gamesPerIteration":64}'  (training options every run shares, over the game's own)
+//   AZ_LEARN_ITERATIONS=N  (also stop each run after N iterations: on a shared machine, a comparison at
+//                           equal work next to the one at equal time)
 //
 // The budget is wall-clock, so runs must not share the machine with other work: note the load average
 // printed with the table.
@@ -17,19 +20,32 @@ import { defaultRegistry } from '@az/core';
 import { registerTicTacToe } from '@az/game-tictactoe';
 import { connect4Plugin } from 'az-game-connect4';
 import { MctsAgent, NetworkEvaluator, PolicyAgent, playSearchConfig } from '@az/mcts';
-import { openCheckpointInference } from '@az/nn';
-import { findCheckpointDir, runTraining } from '@az/trainer-multigpu';
+import { openCheckpointInference, resolveCheckpointPath } from '@az/nn';
+import { runTraining } from '@az/trainer-multigpu';
 import { writeResult } from '@az/bench';
 
 registerTicTacToe(defaultRegistry);
 if (!defaultRegistry.has('connect4')) defaultRegistry.register(connect4Plugin);
 
+// Each variant: the options it sets over the run's own (a function of the game's self-play simulations
+// where the variant changes them).
 const VARIANTS = {
   baseline: {},
   solve: { selfPlaySolve: true },
   'root-value-0.5': { rootValueWeight: 0.5 },
   'playout-cap-0.25': { fullSearchShare: 0.25 },
   'eval-cache': { evalCacheSize: 200_000 },
+  gumbel: { rootSelection: 'gumbel' },
+  'gumbel-c-scale-0.1': { rootSelection: 'gumbel', gumbelCScale: 0.1 },
+  // The paper's self-play: every move is Gumbel's pick (no sampling of the improved policy early on).
+  'gumbel-no-sampling': { rootSelection: 'gumbel', temperatureMoves: 0 },
+  // Gumbel's claim: policy improvement with few simulations, so more games for the same time.
+  'gumbel-quarter-sims': (sims) => ({ rootSelection: 'gumbel', simulations: Math.max(4, Math.round(sims / 4)) }),
+  'forced-playouts-2': { forcedPlayouts: 2 },
+  // Fewer simulations than tic-tac-toe's or Connect Four's legal moves at the start: where PUCT cannot
+  // look at every move and Gumbel's halving still ranks them.
+  'puct-sims-8': { simulations: 8 },
+  'gumbel-sims-8': { rootSelection: 'gumbel', simulations: 8 },
 };
 
 const gameId = process.env.AZ_LEARN_GAME ?? 'tictactoe';
@@ -39,9 +55,13 @@ const searchSims = Number(process.env.AZ_LEARN_SIMS ?? 100);
 const variants = (process.env.AZ_LEARN_VARIANTS ?? Object.keys(VARIANTS).join(',')).split(',');
 for (const v of variants) if (!(v in VARIANTS)) throw new Error(`learning bench: unknown variant '${v}' (known: ${Object.keys(VARIANTS).join(', ')})`);
 const plugin = defaultRegistry.resolve(gameId);
+const shared = JSON.parse(process.env.AZ_LEARN_OPTIONS ?? '{}');
+const maxIterations = Number(process.env.AZ_LEARN_ITERATIONS ?? 10_000);
+const selfPlaySims = shared.simulations ?? plugin.training?.simulations ?? 64;
+const variantOptions = (v) => (typeof VARIANTS[v] === 'function' ? VARIANTS[v](selfPlaySims) : VARIANTS[v]);
 
 async function assess(dir) {
-  const { manifest, inference } = await openCheckpointInference(findCheckpointDir(dir), { backend: 'auto', expect: { gameId } });
+  const { manifest, inference } = await openCheckpointInference(resolveCheckpointPath(dir).checkpointDir, { backend: 'auto', expect: { gameId } });
   try {
     const game = plugin.create(manifest.gameConfig);
     const evaluator = new NetworkEvaluator(inference);
@@ -65,11 +85,13 @@ for (const variant of variants) {
     const timer = setTimeout(() => controller.abort(), seconds * 1000);
     let last;
     try {
-      // Many iterations: the budget, not the count, ends the run.
-      await runTraining({ game: gameId, out, seed, iterations: 10_000, evalGames: 0, ...VARIANTS[variant] }, { signal: controller.signal, events: { iteration: (m) => (last = m) } });
+      // Many iterations by default: the budget, not the count, ends the run.
+      const started = performance.now();
+      await runTraining({ game: gameId, out, seed, iterations: maxIterations, evalGames: 0, ...shared, ...variantOptions(variant) }, { signal: controller.signal, events: { iteration: (m) => (last = m) } });
+      const trainSeconds = (performance.now() - started) / 1000;
       clearTimeout(timer);
       const scores = await assess(out);
-      rows.push({ variant, seed, iterations: last?.iteration ?? 0, ...scores, cacheHitRate: last?.selfPlay.cacheHitRate });
+      rows.push({ variant, seed, iterations: last?.iteration ?? 0, trainSeconds, ...scores, cacheHitRate: last?.selfPlay.cacheHitRate, loadAverage: os.loadavg()[0] });
       console.log(`${variant} seed ${seed}: ${last?.iteration ?? 0} iterations; policy ${(100 * scores.policy).toFixed(1)}%, ${searchSims} sims ${(100 * scores.search).toFixed(1)}%`);
     } finally {
       clearTimeout(timer);
@@ -81,11 +103,11 @@ for (const variant of variants) {
 
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
-console.log(`\n${gameId}, ${seconds} s per run, seeds ${seeds.join(',')}, load average (1 min) ${load.map((l) => l[0].toFixed(1)).join(' ')}\n`);
-console.log(`| technique | iterations (mean) | optimal moves, policy alone | optimal moves, ${searchSims} sims |`);
-console.log('| --- | --- | --- | --- |');
+console.log(`\n${gameId}, ${seconds} s per run${maxIterations < 10_000 ? ` or ${maxIterations} iterations` : ''}, seeds ${seeds.join(',')}, shared options ${JSON.stringify(shared)}, load average (1 min) ${load.map((l) => l[0].toFixed(1)).join(' ')}\n`);
+console.log(`| technique | iterations (mean) | seconds (mean) | optimal moves, policy alone | optimal moves, ${searchSims} sims |`);
+console.log('| --- | --- | --- | --- | --- |');
 for (const variant of variants) {
   const r = rows.filter((x) => x.variant === variant);
-  console.log(`| ${variant} | ${mean(r.map((x) => x.iterations)).toFixed(1)} | ${r.map((x) => pct(x.policy)).join(' / ')} | ${r.map((x) => pct(x.search)).join(' / ')} |`);
+  console.log(`| ${variant} | ${mean(r.map((x) => x.iterations)).toFixed(1)} | ${mean(r.map((x) => x.trainSeconds)).toFixed(0)} | ${r.map((x) => pct(x.policy)).join(' / ')} | ${r.map((x) => pct(x.search)).join(' / ')} |`);
 }
-writeResult('learning', { game: gameId, seconds, seeds, searchSimulations: searchSims, variants, loadAverage: load.map((l) => l.map((x) => +x.toFixed(2))) }, { runs: rows });
+writeResult('learning', { game: gameId, seconds, maxIterations, seeds, searchSimulations: searchSims, variants, shared, loadAverage: load.map((l) => l.map((x) => +x.toFixed(2))) }, { runs: rows });

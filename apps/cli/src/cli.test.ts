@@ -40,6 +40,9 @@ describe('az (usage and errors)', () => {
     const value = az(['train', '--game', 'tictactoe', '--sims', '0']);
     expect(value.code).toBe(2);
     expect(value.stderr).toContain('--sims must be at least 1');
+    const root = az(['train', '--game', 'tictactoe', '--root-selection', 'best']);
+    expect(root.code).toBe(2);
+    expect(root.stderr).toContain('--root-selection must be one of puct, gumbel');
     const game = az(['train', '--game', 'checkers']);
     expect(game.code).toBe(1);
     expect(game.stderr).toContain("unknown game 'checkers'");

@@ -298,6 +298,16 @@ export interface TrainingHints {
   readonly reducedSimulations?: number;
   /** Positions the self-play NN evaluation cache holds (default 0, no cache); only for games whose encoding is a function of `hash`. */
   readonly evalCacheSize?: number;
+  /** Self-play root search: 'puct' (default) or 'gumbel' (Gumbel-top-m, sequential halving, improved-policy targets; see docs/training.md). */
+  readonly rootSelection?: 'puct' | 'gumbel';
+  /** Gumbel: root actions considered (default 16). */
+  readonly gumbelConsideredActions?: number;
+  /** Gumbel: c_visit of σ(q) (default 50). */
+  readonly gumbelCVisit?: number;
+  /** Gumbel: c_scale of σ(q) (default 1). */
+  readonly gumbelCScale?: number;
+  /** PUCT self-play: k of KataGo's forced playouts at the root, with policy target pruning (default 0, off; KataGo: 2). */
+  readonly forcedPlayouts?: number;
 }
 
 /** How determinized search values leaves: random playouts of the sampled world, or the network on its full state. */

@@ -74,6 +74,46 @@ describe('DeterminizedMcts', () => {
     }
   });
 
+  it('runs one Gumbel root per world and teaches the mean of their improved policies', async () => {
+    const game = makeShowdown();
+    const D = 8;
+    const slots = 20;
+    const engine = new DeterminizedMcts(game, new UniformEvaluator<ShowdownState>(), slots, { ...search, simulations: 16, rootSelection: 'gumbel' }, { determinizations: D });
+    // Slots 0..9 hold the 8 (betting wins in 8 worlds of 9), slots 10..19 the 0 (betting always loses).
+    for (let slot = 0; slot < slots; slot++) engine.setRoot(slot, slot < 10 ? showdownState(8, 9) : showdownState(0, 5));
+    await engine.search();
+    const target = new Float32Array(4);
+    const world = new Float32Array(4);
+    let betsWithEight = 0;
+    let betsWithZero = 0;
+    for (let slot = 0; slot < slots; slot++) {
+      engine.policyTarget(slot, target);
+      const mean = new Float32Array(4);
+      for (let d = 0; d < D; d++) {
+        engine.trees.policyTarget(slot * D + d, world);
+        for (let a = 0; a < 4; a++) mean[a] += world[a] / D;
+      }
+      for (let a = 0; a < 4; a++) expect(target[a]).toBeCloseTo(mean[a], 6);
+      expect(target[PASS] + target[BET]).toBeCloseTo(1, 5);
+      const action = engine.selectedAction(slot);
+      expect([PASS, BET]).toContain(action);
+      if (slot < 10) {
+        expect(target[BET]).toBeGreaterThan(target[PASS]);
+        if (action === BET) betsWithEight++;
+      } else {
+        expect(target[PASS]).toBeGreaterThan(target[BET]);
+        if (action === BET) betsWithZero++;
+      }
+    }
+    expect(betsWithEight).toBeGreaterThanOrEqual(7);
+    expect(betsWithZero).toBeLessThanOrEqual(3);
+    // Plain search leaves the move to the caller.
+    const plain = new DeterminizedMcts(game, new UniformEvaluator<ShowdownState>(), 1, search, { determinizations: 2 });
+    plain.setRoot(0, showdownState(8, 9));
+    await plain.search();
+    expect(plain.selectedAction(0)).toBe(-1);
+  });
+
   it('serves every world of every slot with one evaluator call per step', async () => {
     const game = makeShowdown();
     const evaluator = new RecordingEvaluator<ShowdownState>();

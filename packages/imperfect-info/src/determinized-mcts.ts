@@ -59,6 +59,13 @@ export const DEFAULT_DETERMINIZATIONS = 3;
  *
  * `config.simulations` is per world: D=3 and 30 simulations is 90 simulations per move. Values are
  * per seat (each seat maximises its own), as `BatchedMcts` backs them up.
+ *
+ * Gumbel root search (`rootSelection: 'gumbel'`) runs one Gumbel root per world: each world's tree does
+ * its own Gumbel-top-m and sequential halving, the policy target is the mean of the worlds' improved
+ * policies and the move is one world's pick, drawn uniformly (a sample of that mean). A root shared by
+ * the worlds would need every halving step to wait for Q summed over trees that are searched
+ * asynchronously in one batch; per world keeps the search inside `BatchedMcts` unchanged, and the
+ * aggregation the same as for visit counts (PIMC sums the worlds' answers either way).
  */
 export class DeterminizedMcts<S> implements SearchEngine<S> {
   /** Slots (games), as every `SearchEngine` counts them; the inner search has `numTrees * D` trees. */
@@ -160,6 +167,31 @@ export class DeterminizedMcts<S> implements SearchEngine<S> {
       for (let a = 0; a < A; a++) out[a] += counts[a];
     }
     return out;
+  }
+
+  /**
+   * The mean over the slot's worlds of each world's policy target (visit shares, pruned ones, or Gumbel's
+   * improved policy: each world is its own Gumbel root).
+   */
+  policyTarget(slot: number, out: Float32Array): Float32Array {
+    const A = this.game.masker.actionSize;
+    const D = this.determinizations;
+    out.fill(0, 0, A);
+    for (let d = 0; d < D; d++) {
+      this.trees.policyTarget(slot * D + d, this.counts);
+      for (let a = 0; a < A; a++) out[a] += this.counts[a] / D;
+    }
+    return out;
+  }
+
+  /**
+   * With Gumbel root search, the move one world (drawn uniformly) picked: each world's pick is a sample
+   * of its improved policy, so this is a sample of their mean, the policy target. -1 otherwise.
+   */
+  selectedAction(slot: number): number {
+    const D = this.determinizations;
+    if (this.trees.selectedAction(slot * D) < 0) return -1;
+    return this.trees.selectedAction(slot * D + this.rng.int(D));
   }
 
   /** Mean over the slot's worlds of each world's root value, per seat in absolute seat order. */

@@ -20,6 +20,12 @@ class RecordingEvaluator implements Evaluator<ShowdownState> {
 const search = { simulations: 200, leavesPerTree: 4, seed: 3 };
 
 describe('InformationSetMcts', () => {
+  it('refuses Gumbel root search and forced playouts instead of ignoring them', () => {
+    const game = makeShowdown();
+    expect(() => new InformationSetMcts(game, new UniformEvaluator<ShowdownState>(), 1, { ...search, rootSelection: 'gumbel' })).toThrow(/Gumbel/);
+    expect(() => new InformationSetMcts(game, new UniformEvaluator<ShowdownState>(), 1, { ...search, forcedPlayouts: 2 })).toThrow(/forced playouts/);
+  });
+
   it('decides from the mover’s own card over worlds sampled per simulation, never from the real hidden card', async () => {
     const game = makeShowdown();
     const engine = new InformationSetMcts(game, new UniformEvaluator<ShowdownState>(), 2, search);

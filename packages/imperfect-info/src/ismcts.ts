@@ -1,5 +1,5 @@
 import { Rng, type Determinizer, type Game } from '@az/core';
-import type { Evaluator, LeafBatch, SearchConfig, SearchEngine, SearchStats } from '@az/mcts';
+import { normalizeVisits, type Evaluator, type LeafBatch, type SearchConfig, type SearchEngine, type SearchStats } from '@az/mcts';
 
 /** One node of an information-set tree: reached by one sequence of (public) actions from the root. */
 class IsNode {
@@ -47,7 +47,8 @@ interface Pending<S> {
  * virtual visit) go to the evaluator in one batch, like `DeterminizedMcts`. `simulations` is the total
  * per move: `D x S` of determinized search is `D * S` here, at equal evaluator work.
  *
- * Not supported (ignored): root Dirichlet noise, tree reuse across moves, solving.
+ * Not supported (ignored): root Dirichlet noise, tree reuse across moves, solving. Refused: Gumbel root
+ * search and forced playouts.
  */
 export class InformationSetMcts<S> implements SearchEngine<S> {
   readonly numTrees: number;
@@ -79,6 +80,9 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
     this.A = game.masker.actionSize;
     this.simulations = config.simulations ?? 90;
     this.leavesPerTree = Math.max(1, config.leavesPerTree ?? 8);
+    // Refused rather than ignored: a run asking for them would otherwise train on plain visit counts unawares.
+    if (config.rootSelection === 'gumbel') throw new RangeError('InformationSetMcts: Gumbel root search is not supported by information-set search; use determinized search (one Gumbel root per world)');
+    if ((config.forcedPlayouts ?? 0) > 0) throw new RangeError('InformationSetMcts: forced playouts are not supported by information-set search');
     this.cPuct = config.cPuct ?? 1.5;
     this.fpuReduction = config.fpuReduction ?? 0.2;
     this.rng = new Rng(`ismcts:${config.seed ?? 0}`);
@@ -227,6 +231,18 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
     const s = this.slots[slot];
     if (s) for (const [a, child] of s.root.children) out[a] = child.visits;
     return out;
+  }
+
+  /** The visit counts, normalized. */
+  policyTarget(slot: number, out: Float32Array): Float32Array {
+    this.visitCounts(slot, out);
+    normalizeVisits(out, this.A);
+    return out;
+  }
+
+  /** Always -1: the move is chosen from the visit counts. */
+  selectedAction(): number {
+    return -1;
   }
 
   rootValue(slot: number, out: Float32Array = new Float32Array(this.P)): Float32Array {

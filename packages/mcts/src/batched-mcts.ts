@@ -2,6 +2,9 @@
 import type { Game } from '@az/core';
 import { Rng } from '@az/core';
 import type { Evaluator, LeafBatch } from './evaluator.js';
+import { forcedPlayouts, prunedRootVisits } from './forced-playouts.js';
+import { GumbelSearch, type TreeArrays } from './gumbel.js';
+import { normalizeVisits } from './policy.js';
 
 export interface SearchConfig {
   /** New simulations per tree per `search` call. */
@@ -50,7 +53,30 @@ export interface SearchConfig {
    * holds). Agents that play for real turn it on; self-play keeps it off.
    */
   readonly solve: boolean;
+  /**
+   * How the root chooses where simulations go and what the search teaches. 'puct' (default): PUCT with
+   * Dirichlet noise, the policy target is the visit counts. 'gumbel' (Danihelka et al. 2022): Gumbel-top-m
+   * root actions searched by sequential halving, the deterministic improved-policy rule below the root,
+   * no Dirichlet noise; the policy target is softmax(logits + σ(completed Q)) and the move the search
+   * picks (`selectedAction`) is a sample of it. See gumbel.ts and docs/training.md.
+   */
+  readonly rootSelection: RootSelection;
+  /** Gumbel: root actions considered (m; min(m, legal) are sampled). */
+  readonly gumbelConsideredActions: number;
+  /** Gumbel: c_visit of σ(q) = (c_visit + max N) · c_scale · q. */
+  readonly gumbelCVisit: number;
+  /** Gumbel: c_scale of σ(q), Q mapped from [-1, 1] to [0, 1] (the paper uses 1). */
+  readonly gumbelCScale: number;
+  /**
+   * PUCT: k of KataGo's forced playouts at the root (0 = off; KataGo uses 2 in self-play): a visited root
+   * child with fewer than sqrt(k · P(c) · Σ N) visits is chosen outright, and those forced visits are
+   * pruned from the policy target (`policyTarget`).
+   */
+  readonly forcedPlayouts: number;
 }
+
+/** How the root spends simulations: see `SearchConfig.rootSelection`. */
+export type RootSelection = 'puct' | 'gumbel';
 
 export const defaultSearchConfig: SearchConfig = {
   simulations: 64,
@@ -65,6 +91,11 @@ export const defaultSearchConfig: SearchConfig = {
   resolveDepth: 1,
   networkValueScale: 1,
   solve: false,
+  rootSelection: 'puct',
+  gumbelConsideredActions: 16,
+  gumbelCVisit: 50,
+  gumbelCScale: 1,
+  forcedPlayouts: 0,
 };
 
 /**
@@ -115,6 +146,13 @@ export interface SearchEngine<S> {
   visitCounts(slot: number, out: Float32Array): Float32Array;
   /** Mean root value per seat, absolute seat order. */
   rootValue(slot: number, out?: Float32Array): Float32Array;
+  /**
+   * The policy the search teaches, a distribution over actions into `out[0..actionSize)`: the visit
+   * counts, less forced playouts when they are on, or Gumbel's improved policy.
+   */
+  policyTarget(slot: number, out: Float32Array): Float32Array;
+  /** The action the search itself picked (Gumbel), or -1 when the caller chooses from the visit counts. */
+  selectedAction(slot: number): number;
 }
 
 const FLAG_EXPANDED = 1;
@@ -181,6 +219,10 @@ export class BatchedMcts<S> implements SearchEngine<S> {
   private readonly oldOf: Int32Array;
   private readonly newOf: Int32Array;
   private readonly valueScratch: Float32Array;
+  /** The per-node arrays, for the root-selection modules (gumbel.ts, forced-playouts.ts). */
+  private readonly arrays: TreeArrays;
+  /** Gumbel root search state (`rootSelection: 'gumbel'`), else null. */
+  private readonly gumbel: GumbelSearch | null;
 
   constructor(
     readonly game: Game<S>,
@@ -237,6 +279,13 @@ export class BatchedMcts<S> implements SearchEngine<S> {
     this.oldOf = new Int32Array(this.cap);
     this.newOf = new Int32Array(this.cap).fill(-1);
     this.valueScratch = new Float32Array(this.P);
+    if (c.rootSelection !== 'puct' && c.rootSelection !== 'gumbel') throw new RangeError(`BatchedMcts: rootSelection must be 'puct' or 'gumbel', got ${String(c.rootSelection)}`);
+    if (!(c.forcedPlayouts >= 0)) throw new RangeError(`BatchedMcts: forcedPlayouts must be >= 0, got ${c.forcedPlayouts}`);
+    this.arrays = {
+      P: this.P, actionOf: this.actionOf, firstChild: this.firstChild, childCount: this.childCount, visits: this.visits, pendingVisits: this.pendingVisits,
+      prior: this.prior, toPlay: this.toPlay, flags: this.flags, valueSum: this.valueSum, terminalValue: this.terminalValue, solvedFlag: FLAG_SOLVED, virtualLoss: c.virtualLoss,
+    };
+    this.gumbel = c.rootSelection === 'gumbel' ? new GumbelSearch(this.arrays, c, numTrees, this.A, c.seed) : null;
   }
 
   /** Average positions per evaluator call so far. */
@@ -299,6 +348,7 @@ export class BatchedMcts<S> implements SearchEngine<S> {
       const root = this.rootOf[t];
       if (!this.hasRoot[t] || this.flags[root] & FLAG_TERMINAL) continue;
       remaining[t] = simulations === undefined ? sims : simulations[t];
+      this.gumbel?.beginSearch(t, remaining[t], (this.flags[root] & FLAG_EXPANDED) !== 0);
       if (this.flags[root] & FLAG_EXPANDED) {
         // After a re-root the new root's children (and theirs) may not have been resolved yet.
         this.resolveChildren(root, 0);
@@ -333,6 +383,19 @@ export class BatchedMcts<S> implements SearchEngine<S> {
     const n = Math.max(1, this.visits[root]);
     for (let j = 0; j < this.P; j++) out[j] = this.valueSum[root * this.P + j] / n;
     return out;
+  }
+
+  policyTarget(tree: number, out: Float32Array): Float32Array {
+    const root = this.rootOf[tree];
+    if (this.gumbel) return this.gumbel.improvedPolicy(root, out);
+    if (this.config.forcedPlayouts > 0) prunedRootVisits(this.arrays, root, this.config.cPuct, this.config.forcedPlayouts, out, this.A);
+    else this.visitCounts(tree, out);
+    normalizeVisits(out, this.A);
+    return out;
+  }
+
+  selectedAction(tree: number): number {
+    return this.gumbel && this.hasRoot[tree] ? this.gumbel.selectedAction(tree, this.rootOf[tree]) : -1;
   }
 
   rootVisits(tree: number): number {
@@ -432,6 +495,7 @@ export class BatchedMcts<S> implements SearchEngine<S> {
 
   /** PUCT child choice at expanded node `n`, for the seat to move there. */
   private selectChild(n: number): number {
+    if (this.gumbel) return this.parent[n] < 0 ? this.gumbel.selectRoot(Math.floor(n / this.cap), n) : this.gumbel.selectInterior(n);
     const P = this.P;
     const seat = this.toPlay[n];
     const { cPuct, virtualLoss, fpuReduction } = this.config;
@@ -443,6 +507,7 @@ export class BatchedMcts<S> implements SearchEngine<S> {
     const end = first + this.childCount[n];
     // Only the root is selected from once solved: a proven win there (always in play) takes every simulation.
     const proven = (this.flags[n] & FLAG_SOLVED) !== 0;
+    const forcedK = this.parent[n] < 0 && !proven ? this.config.forcedPlayouts : 0;
     let best = first;
     let bestScore = -Infinity;
     for (let c = first; c < end; c++) {
@@ -455,6 +520,7 @@ export class BatchedMcts<S> implements SearchEngine<S> {
       } else {
         q = nc > 0 ? (this.valueSum[c * P + seat] - virtualLoss * this.pendingVisits[c]) / nc : fpu;
       }
+      if (forcedK > 0 && nc > 0 && nc < forcedPlayouts(forcedK, this.prior[c], parentN)) return c;
       const score = q + (cPuct * this.prior[c] * sqrtN) / (1 + nc);
       if (score > bestScore) {
         bestScore = score;
@@ -634,7 +700,8 @@ export class BatchedMcts<S> implements SearchEngine<S> {
 
   private applyRootNoise(t: number): void {
     const { dirichletAlpha, dirichletEpsilon } = this.config;
-    if (this.rootNoised[t] || dirichletAlpha <= 0 || dirichletEpsilon <= 0) return;
+    // Gumbel's root noise replaces Dirichlet's, and its improved policy reads the network's own priors.
+    if (this.gumbel || this.rootNoised[t] || dirichletAlpha <= 0 || dirichletEpsilon <= 0) return;
     const root = this.rootOf[t];
     const first = this.firstChild[root];
     const n = this.childCount[root];

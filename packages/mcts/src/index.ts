@@ -1,5 +1,7 @@
 // Public surface of @az/mcts: batched AlphaZero search and the evaluator interface it calls.
-export { BatchedMcts, defaultSearchConfig, playSearchConfig, type SearchConfig, type SearchStats, type SearchEngine } from './batched-mcts.js';
+export { BatchedMcts, defaultSearchConfig, playSearchConfig, type RootSelection, type SearchConfig, type SearchStats, type SearchEngine } from './batched-mcts.js';
+export { consideredVisit, consideredVisitSequence } from './gumbel.js';
+export { forcedPlayouts } from './forced-playouts.js';
 export { UniformEvaluator, RolloutEvaluator, NetworkEvaluator, type Evaluator, type LeafBatch } from './evaluator.js';
 export { selectActionFromVisits, normalizeVisits } from './policy.js';
 export { MctsAgent, defaultPlaySimulations, type MctsAgentOptions } from './mcts-agent.js';

@@ -23,7 +23,8 @@ export interface MctsAgentOptions {
 }
 
 /**
- * A player that searches every state it is asked about and plays the most visited move. Many
+ * A player that searches every state it is asked about and plays the most visited move (or the move a
+ * Gumbel search picked). Many
  * states are searched in one batched run, so arenas and position sweeps are cheap. Works with any
  * `SearchEngine` (plain or determinized); `MctsAgent.create` builds the plain one.
  */
@@ -64,6 +65,11 @@ export class MctsAgent<S> implements Agent<S> {
       }
       await this.engine.search();
       for (let i = start; i < end; i++) {
+        const chosen = this.engine.selectedAction(i - start);
+        if (chosen >= 0) {
+          out[i] = chosen;
+          continue;
+        }
         this.engine.visitCounts(i - start, this.counts);
         out[i] = selectActionFromVisits(this.counts, this.temperature, this.rng);
       }

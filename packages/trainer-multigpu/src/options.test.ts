@@ -32,6 +32,22 @@ describe('resolveTrainOptions: determinizations and the game’s training config
     expect(() => resolveTrainOptions({ game: 'tictactoe', evalCacheSize: -1 }, withHints({}))).toThrow(/evalCacheSize/);
   });
 
+  it('passes Gumbel root search and forced playouts to the self-play search only, and refuses bad values', () => {
+    const off = resolveTrainOptions({ game: 'tictactoe' }, withHints({}));
+    expect(searchConfigFrom(off, 1, false)).toMatchObject({ rootSelection: 'puct', forcedPlayouts: 0 });
+    const gumbel = resolveTrainOptions({ game: 'tictactoe', gumbelConsideredActions: 4, gumbelCScale: 0.1 }, withHints({ rootSelection: 'gumbel' }));
+    expect(searchConfigFrom(gumbel, 1, false)).toMatchObject({ rootSelection: 'gumbel', gumbelConsideredActions: 4, gumbelCVisit: 50, gumbelCScale: 0.1 });
+    // Evaluation plays as az play does: PUCT.
+    expect(searchConfigFrom(gumbel, 1, true).rootSelection).toBeUndefined();
+    const forced = resolveTrainOptions({ game: 'tictactoe', forcedPlayouts: 2 }, withHints({}));
+    expect(searchConfigFrom(forced, 1, false).forcedPlayouts).toBe(2);
+    expect(() => resolveTrainOptions({ game: 'tictactoe', rootSelection: 'best' as 'puct' }, withHints({}))).toThrow(/rootSelection/);
+    expect(() => resolveTrainOptions({ game: 'tictactoe', gumbelConsideredActions: 0 }, withHints({}))).toThrow(/gumbelConsideredActions/);
+    expect(() => resolveTrainOptions({ game: 'tictactoe', gumbelCScale: 0 }, withHints({}))).toThrow(/gumbelCScale/);
+    expect(() => resolveTrainOptions({ game: 'tictactoe', forcedPlayouts: -1 }, withHints({}))).toThrow(/forcedPlayouts/);
+    expect(() => resolveTrainOptions({ game: 'tictactoe', forcedPlayouts: 2, rootSelection: 'gumbel' }, withHints({}))).toThrow(/forcedPlayouts/);
+  });
+
   it('merges the user’s game settings over the game’s training settings', () => {
     const plugin = withHints({ gameConfig: { rounds: 'one', roundCards: 5 } });
     expect(resolveTrainOptions({ game: 'tictactoe' }, plugin).gameConfig).toEqual({ rounds: 'one', roundCards: 5 });

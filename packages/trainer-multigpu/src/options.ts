@@ -1,6 +1,7 @@
 import type { GamePlugin, LeafValues, NetworkSpec } from '@az/core';
 import type { BackendName, InferenceBackendName } from '@az/nn';
 import { DEFAULT_DETERMINIZATIONS } from '@az/imperfect-info';
+import { defaultSearchConfig, type RootSelection } from '@az/mcts';
 import type { SelfPlayOptions } from './self-play.js';
 
 /** Everything a training run is configured by; `resolveTrainOptions` fills the defaults. */
@@ -38,6 +39,16 @@ export interface TrainOptions {
   readonly reducedSimulations: number;
   /** Positions the self-play NN evaluation cache holds (0 = no cache). */
   readonly evalCacheSize: number;
+  /** Self-play root search (`SearchConfig.rootSelection`): 'puct' or 'gumbel'. Evaluation always plays with PUCT. */
+  readonly rootSelection: RootSelection;
+  /** Gumbel: root actions considered (m). */
+  readonly gumbelConsideredActions: number;
+  /** Gumbel: c_visit of σ(q). */
+  readonly gumbelCVisit: number;
+  /** Gumbel: c_scale of σ(q). */
+  readonly gumbelCScale: number;
+  /** PUCT self-play: k of forced playouts at the root, pruned from policy targets (0 = off). */
+  readonly forcedPlayouts: number;
   readonly trainingSteps: number;
   readonly batchSize: number;
   readonly learningRate: number;
@@ -117,6 +128,11 @@ export function resolveTrainOptions(input: TrainOptionsInput, plugin: GamePlugin
     fullSearchShare: input.fullSearchShare ?? hints.fullSearchShare ?? 1,
     reducedSimulations: input.reducedSimulations ?? hints.reducedSimulations ?? Math.max(1, Math.round(simulations / 8)),
     evalCacheSize: input.evalCacheSize ?? hints.evalCacheSize ?? 0,
+    rootSelection: input.rootSelection ?? hints.rootSelection ?? defaultSearchConfig.rootSelection,
+    gumbelConsideredActions: input.gumbelConsideredActions ?? hints.gumbelConsideredActions ?? defaultSearchConfig.gumbelConsideredActions,
+    gumbelCVisit: input.gumbelCVisit ?? hints.gumbelCVisit ?? defaultSearchConfig.gumbelCVisit,
+    gumbelCScale: input.gumbelCScale ?? hints.gumbelCScale ?? defaultSearchConfig.gumbelCScale,
+    forcedPlayouts: input.forcedPlayouts ?? hints.forcedPlayouts ?? 0,
     trainingSteps: input.trainingSteps ?? hints.trainingSteps ?? d.trainingSteps,
     batchSize: input.batchSize ?? hints.batchSize ?? d.batchSize,
     learningRate: input.learningRate ?? d.learningRate,
@@ -146,7 +162,7 @@ export function checkTrainOptions(o: TrainOptions): void {
     const v = o[key];
     if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) throw new RangeError(`${key} must be a positive integer, got ${String(v)}`);
   }
-  const nonNegativeInts: (keyof TrainOptions)[] = ['evalCacheSize', 'evalGames', 'temperatureMoves', 'seed'];
+  const nonNegativeInts: (keyof TrainOptions)[] = ['gumbelConsideredActions', 'evalCacheSize', 'evalGames', 'temperatureMoves', 'seed'];
   for (const key of nonNegativeInts) {
     const v = o[key];
     if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) throw new RangeError(`${key} must be a non-negative integer, got ${String(v)}`);
@@ -166,6 +182,12 @@ export function checkTrainOptions(o: TrainOptions): void {
   if (o.valueShaping + o.rootValueWeight > 1) throw new RangeError(`valueShaping + rootValueWeight must not exceed 1, got ${o.valueShaping} + ${o.rootValueWeight}`);
   if (!(o.fullSearchShare > 0 && o.fullSearchShare <= 1)) throw new RangeError(`fullSearchShare must be in (0, 1], got ${o.fullSearchShare}`);
   if (o.fullSearchShare < 1 && o.reducedSimulations > o.simulations) throw new RangeError(`reducedSimulations (${o.reducedSimulations}) must not exceed simulations (${o.simulations})`);
+  if (o.rootSelection !== 'puct' && o.rootSelection !== 'gumbel') throw new RangeError(`rootSelection must be 'puct' or 'gumbel', got ${String(o.rootSelection)}`);
+  if (!(o.gumbelConsideredActions >= 1)) throw new RangeError(`gumbelConsideredActions must be a positive integer, got ${o.gumbelConsideredActions}`);
+  if (!(o.gumbelCVisit >= 0)) throw new RangeError(`gumbelCVisit must be >= 0, got ${o.gumbelCVisit}`);
+  if (!(o.gumbelCScale > 0)) throw new RangeError(`gumbelCScale must be > 0, got ${o.gumbelCScale}`);
+  if (!(o.forcedPlayouts >= 0)) throw new RangeError(`forcedPlayouts must be >= 0, got ${o.forcedPlayouts}`);
+  if (o.forcedPlayouts > 0 && o.rootSelection === 'gumbel') throw new RangeError('forcedPlayouts is a PUCT technique: it cannot be combined with rootSelection gumbel');
   if (!(o.playValueScale > 0 && o.playValueScale <= 1)) throw new RangeError(`playValueScale must be in (0, 1], got ${o.playValueScale}`);
   if (!(o.weightDecay >= 0)) throw new RangeError(`weightDecay must be >= 0, got ${o.weightDecay}`);
   if (o.inferenceThreads !== undefined && !(Number.isInteger(o.inferenceThreads) && o.inferenceThreads >= 1)) {

@@ -18,7 +18,18 @@ export function searchConfigFrom(o: TrainOptions, seed: number, forEvaluation: b
   // Evaluation plays as `az eval` does, with the game's play value scale; self-play keeps the cheaper
   // plain search it trains on.
   if (forEvaluation) return { ...common, ...playSearchConfig, networkValueScale: o.playValueScale };
-  return { ...common, dirichletEpsilon: o.dirichletEpsilon, resolveDepth: 1, solve: o.selfPlaySolve, networkValueScale: 1 };
+  return {
+    ...common,
+    dirichletEpsilon: o.dirichletEpsilon,
+    resolveDepth: 1,
+    solve: o.selfPlaySolve,
+    networkValueScale: 1,
+    rootSelection: o.rootSelection,
+    gumbelConsideredActions: o.gumbelConsideredActions,
+    gumbelCVisit: o.gumbelCVisit,
+    gumbelCScale: o.gumbelCScale,
+    forcedPlayouts: o.forcedPlayouts,
+  };
 }
 
 /** Enough nodes for `simulations` expansions plus reuse from the previous move, bounded for memory. */

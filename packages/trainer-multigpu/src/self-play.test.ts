@@ -44,6 +44,54 @@ describe('SelfPlay', () => {
     expect(() => new SelfPlay(game, engine, { temperatureMoves: 1, seed: 1, playoutCap: { fullShare: 0.5, fullSimulations: 8, reducedSimulations: 16 } })).toThrow(/reducedSimulations/);
   });
 
+  it('records what the search teaches and plays the move a Gumbel search picked', async () => {
+    const engine = new BatchedMcts(game, new UniformEvaluator<TicTacToeState>(), 4, { simulations: 16, leavesPerTree: 2, seed: 9, rootSelection: 'gumbel', gumbelConsideredActions: 4 });
+    const taught: number[][] = [];
+    const picked: number[] = [];
+    const lastPick = new Int32Array(4).fill(-1);
+    const policyTarget = engine.policyTarget.bind(engine);
+    engine.policyTarget = (slot, out) => {
+      const target = policyTarget(slot, out);
+      taught.push(Array.from(target));
+      return target;
+    };
+    const selectedAction = engine.selectedAction.bind(engine);
+    engine.selectedAction = (slot) => {
+      const a = selectedAction(slot);
+      picked.push(a);
+      lastPick[slot] = a;
+      return a;
+    };
+    const records: GameRecord[] = [];
+    let advanced = 0;
+    let notPicked = 0;
+    const advance = engine.advance.bind(engine);
+    engine.advance = (slot, action, next) => {
+      advanced++;
+      if (action !== lastPick[slot]) notPicked++;
+      advance(slot, action, next);
+    };
+    await new SelfPlay(game, engine, { temperatureMoves: 0, seed: 9 }).play(6, (r) => records.push(r));
+    // Every recorded policy is one the engine produced, in order, legal actions only.
+    const recorded: number[][] = [];
+    for (const r of records) {
+      for (let i = 0; i < r.length; i++) {
+        const p = new Array<number>(9).fill(0);
+        for (let k = r.policyOffsets[i]; k < r.policyOffsets[i + 1]; k++) p[r.policyIndex[k]] = r.policyProb[k];
+        recorded.push(p);
+      }
+    }
+    const matches = recorded.filter((p) => taught.some((t) => t.every((x, a) => Math.abs(x - p[a]) < 1e-6)));
+    expect(matches).toHaveLength(recorded.length);
+    // An improved policy gives every legal move some mass, unlike visit counts at 16 simulations over 9 moves.
+    expect(records[0].policyOffsets[1] - records[0].policyOffsets[0]).toBe(9);
+    expect(picked.every((a) => a >= 0)).toBe(true);
+    expect(picked.length).toBe(records.reduce((n, r) => n + r.length, 0));
+    // At temperature 0 every move played is Gumbel's pick (the last of each game ends it, without an advance).
+    expect(advanced).toBeGreaterThan(20);
+    expect(notPicked).toBe(0);
+  });
+
   it('blends the root search value into value targets with rootValueWeight', async () => {
     // A value of 0.5 for seat 0 at every leaf: the root's mean is pulled towards it, unlike any game result.
     const evaluator = { needsInputs: false, evaluate: (b: { count: number; actionSize: number; policyLogits: Float32Array; values: Float32Array }) => {

@@ -4,7 +4,10 @@ import { selectActionFromVisits, type SearchEngine } from '@az/mcts';
 import type { GameRecord } from './game-record.js';
 
 export interface SelfPlayOptions {
-  /** Moves (per game) played by sampling visit counts at temperature 1; after that, the most visited. */
+  /**
+   * Moves (per game) played by sampling the search's policy at temperature 1: the visit counts, or with
+   * Gumbel root search its improved policy. After that, the most visited move, or Gumbel's own pick.
+   */
   readonly temperatureMoves: number;
   readonly seed: number;
   /**
@@ -78,6 +81,8 @@ class GameInProgress {
 export class SelfPlay<S> {
   private readonly rng: Rng;
   private readonly counts: Float32Array;
+  /** The policy the search teaches for the current move (`SearchEngine.policyTarget`). */
+  private readonly target: Float32Array;
   private readonly encoded: Float32Array;
   private readonly mask: Uint8Array;
   private readonly valueShaping: number;
@@ -99,6 +104,7 @@ export class SelfPlay<S> {
   ) {
     this.rng = new Rng(options.seed);
     this.counts = new Float32Array(game.masker.actionSize);
+    this.target = new Float32Array(game.masker.actionSize);
     this.encoded = new Float32Array(game.encoder.size);
     this.mask = new Uint8Array(game.masker.actionSize);
     this.weightsVersion = options.weightsVersion ?? 0;
@@ -177,6 +183,12 @@ export class SelfPlay<S> {
         const player = game.currentPlayer(state);
         engine.visitCounts(slot, this.counts);
         const recorded = !cap || !budgets || budgets[slot] === cap.fullSimulations;
+        const chosen = engine.selectedAction(slot);
+        const temperature = rec.moves < this.options.temperatureMoves ? 1 : 0;
+        // A Gumbel search has its own pick; early moves sample its improved policy instead, for the same
+        // spread of openings that sampling the visit counts gives PUCT.
+        const sampleTarget = chosen >= 0 && temperature > 0;
+        if (recorded || sampleTarget) engine.policyTarget(slot, this.target);
         if (recorded) {
           if (this.rootValueWeight > 0) engine.rootValue(slot, this.rootValue);
           for (const encoder of this.encoders) {
@@ -187,8 +199,7 @@ export class SelfPlay<S> {
         } else {
           reducedMoves++;
         }
-        const temperature = rec.moves < this.options.temperatureMoves ? 1 : 0;
-        const action = selectActionFromVisits(this.counts, temperature, this.rng);
+        const action = sampleTarget ? selectActionFromVisits(this.target, 1, this.rng) : chosen >= 0 ? chosen : selectActionFromVisits(this.counts, temperature, this.rng);
         game.applyAction(state, action, this.rng);
         rec.moves++;
         positions++;
@@ -227,11 +238,11 @@ export class SelfPlay<S> {
       for (let j = 0; j < this.game.numPlayers; j++) rec.estimates.push(estimate[j]);
     }
     let total = 0;
-    for (let a = 0; a < this.counts.length; a++) total += this.counts[a];
-    for (let a = 0; a < this.counts.length; a++) {
-      if (this.counts[a] > 0) {
+    for (let a = 0; a < this.target.length; a++) total += this.target[a];
+    for (let a = 0; a < this.target.length; a++) {
+      if (this.target[a] > 0) {
         rec.policyIndex.push(a);
-        rec.policyProb.push(this.counts[a] / total);
+        rec.policyProb.push(this.target[a] / total);
       }
     }
     rec.policyOffsets.push(rec.policyIndex.length);

@@ -136,9 +136,15 @@ describe.skipIf(redis.path === undefined)('az train --transport redis:// with az
         const k = `${f.get('w')}|${f.get('i')}`;
         if (Number(f.get('s')) > (watermarks[k] ?? -1)) waitingGames.add(`${k}|${f.get('s')}`);
       }
-      expect(pending[0]).toBe(0);
-      expect(sent).toBeGreaterThan(0);
-      expect(manifest.extra.gamesPlayed + waitingGames.size).toBe(sent);
+      // If the count is off, what the learners said about gaps, duplicates and connections tells why.
+      const diagnosis = [
+        `sent ${sent}, in the final checkpoint ${manifest.extra.gamesPlayed}, waiting in the stream ${waitingGames.size}, pending ${pending[0]}`,
+        `watermarks ${JSON.stringify(watermarks)}, learner killed after checkpoint of iteration ${killedAt.iteration}`,
+        ...[learner, resumed, worker].flatMap((p) => p.lines.filter((l) => /never arrived|duplicate|dropped|redis|resumed|summary|az train:|stopped after/.test(l)).slice(-40).map((l) => `${p.name}: ${l}`)),
+      ].join('\n');
+      expect(pending[0], diagnosis).toBe(0);
+      expect(sent, diagnosis).toBeGreaterThan(0);
+      expect(manifest.extra.gamesPlayed + waitingGames.size, diagnosis).toBe(sent);
       // The resumed learner took in the games its predecessor had read but not checkpointed.
       expect(resumed.lines.some((l) => /resumed from/.test(l))).toBe(true);
     },

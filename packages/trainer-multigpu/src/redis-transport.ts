@@ -116,6 +116,8 @@ export class RedisTransport implements SelfPlayTransport {
   private draining = false;
   private readLoop: Promise<void> | null = null;
   private rescan = false;
+  /** Counts the reader's lost connections: a read that outlived one may be a resent command (see readGames). */
+  private readerConnection = 0;
   private gate: { promise: Promise<void>; open: () => void } | null = null;
   private publishChain: Promise<void> = Promise.resolve();
   private scanTimer: NodeJS.Timeout | null = null;
@@ -132,6 +134,7 @@ export class RedisTransport implements SelfPlayTransport {
     this.reader = connectRedis(options.endpoint, `az-learner-reader:${options.run}`, log);
     // After a reconnect, re-read this consumer's pending entries: a read whose reply was lost is there.
     this.reader.on('ready', () => (this.rescan = true));
+    this.reader.on('close', () => this.readerConnection++);
     for (const [key, seq] of Object.entries(options.resume?.accepted ?? {})) this.accepted.set(key, seq);
   }
 
@@ -333,6 +336,7 @@ export class RedisTransport implements SelfPlayTransport {
         cursor = '0';
       }
       const blocking = cursor === '>' && !this.draining;
+      const connection = this.readerConnection;
       let reply: unknown;
       try {
         reply = await this.reader.callBuffer('XREADGROUP', 'GROUP', GAMES_GROUP, GAMES_CONSUMER, 'COUNT', count, ...(blocking ? ['BLOCK', 1000] : []), 'STREAMS', k.games, cursor);
@@ -353,6 +357,14 @@ export class RedisTransport implements SelfPlayTransport {
       }
       // A read that was in flight when a checkpoint began waits for it: its games belong to the next one.
       if (this.gate) await this.gate.promise;
+      if (cursor === '>' && connection !== this.readerConnection) {
+        // The connection dropped while this read was in flight and the client sent it again. If the first
+        // send was served (its entries now pending, its reply lost), this reply holds only later entries:
+        // taking them now would put them before the lost ones and the lost ones would look like
+        // duplicates. Read every pending entry again instead, in stream order (this reply's are among them).
+        cursor = '0';
+        continue;
+      }
       const entries = parseStreamReply(reply);
       if (cursor !== '>') {
         if (entries.length === 0) cursor = '>';

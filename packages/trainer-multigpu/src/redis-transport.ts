@@ -24,6 +24,7 @@ import {
   GAMES_CONSUMER,
   GAMES_GROUP,
   connectRedis,
+  connected,
   formatCurrentWeights,
   parseCurrentWeights,
   runKeys,
@@ -149,6 +150,8 @@ export class RedisTransport implements SelfPlayTransport {
   async start(setup: WorkerSetup, weights: PublishedWeights): Promise<void> {
     if (this.setup) throw new Error('RedisTransport.start called twice');
     const k = this.keys;
+    // A wrong password or an untrusted certificate fails here, naming the problem, instead of retrying forever.
+    await Promise.all([connected(this.cmd), connected(this.reader)]);
     const epoch = await this.cmd.incr(k.epoch);
     // Versions announced before a learner restart stay valid: games played with them are real games.
     const previous = parseCurrentWeights(await this.cmd.get(k.weightsCurrent));

@@ -21,6 +21,7 @@ import { LocalIpcTransport } from './ipc-transport.js';
 import {
   FIELD,
   connectRedis,
+  connected,
   defaultMachineName,
   parseCurrentWeights,
   runKeys,
@@ -111,6 +112,7 @@ export class RedisWorkerAgent {
     signal.addEventListener('abort', onAbort);
     this.sub.on('message', (_channel: string, message: string) => this.onEvent(message));
     try {
+      await Promise.all([connected(this.cmd), connected(this.sub)]);
       await this.sub.subscribe(k.events);
       this.serial = await this.cmd.incr(k.serial);
       let waitingSaid = false;

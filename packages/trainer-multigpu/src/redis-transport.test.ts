@@ -1,7 +1,7 @@
 // The Redis transport against a real redis-server (a private one on a free loopback port): a learner with
 // no devices of its own, a worker agent with one CPU process, ACL authentication, and a rogue client.
 // Uses the built worker (dist/worker.js) and tic-tac-toe's dist: turbo builds before testing.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -13,7 +13,7 @@ import { RedisServerProcess, freePort, realComponent } from '@az/core/testkit';
 import { ticTacToePlugin } from '@az/game-tictactoe';
 import { parseDeviceSpec } from './devices.js';
 import { runMultiProcessTraining, type MultiProcessOptions, type MultiProcessTrainSummary } from './multiprocess.js';
-import { parseRedisUrl, runKeys, RedisUrlError } from './redis-common.js';
+import { fatalConnectProblem, parseRedisUrl, runKeys, RedisUrlError, withTlsCa } from './redis-common.js';
 import { IncompatibleRunError, RedisWorkerAgent, type LocalPlugin } from './redis-worker-agent.js';
 import type { IterationMetrics } from './metrics.js';
 import type { WorkerEvent, WorkerSetup } from './transport.js';
@@ -32,6 +32,37 @@ describe('parseRedisUrl', () => {
     expect(acl.display).toBe('rediss://worker:***@redis.example.com/1');
     expect(parseRedisUrl('redis://:pw@h').password).toBe('pw');
     expect(parseRedisUrl('redis://[::1]:7000').host).toBe('::1');
+  });
+
+  it('trusts a CA file given by flag or AZ_REDIS_CA for rediss:// only, and names a bad one', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'az-ca-'));
+    try {
+      const pem = join(dir, 'ca.pem');
+      writeFileSync(pem, '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n');
+      const tls = parseRedisUrl('rediss://h:6380/0');
+      expect(withTlsCa(tls, pem, {}).tlsCa).toContain('BEGIN CERTIFICATE');
+      expect(withTlsCa(tls, undefined, { AZ_REDIS_CA: pem }).tlsCa).toContain('BEGIN CERTIFICATE');
+      expect(withTlsCa(tls, undefined, {})).toBe(tls);
+      // The environment's CA is for TLS connections; a plain URL ignores it, but a flag on one is a mistake.
+      expect(withTlsCa(parseRedisUrl('redis://h/0'), undefined, { AZ_REDIS_CA: pem }).tlsCa).toBeUndefined();
+      expect(() => withTlsCa(parseRedisUrl('redis://h/0'), pem, {})).toThrow(/a CA only applies to TLS connections; use rediss:\/\//);
+      expect(() => withTlsCa(tls, join(dir, 'missing.pem'), {})).toThrow(/--tls-ca .*missing\.pem: cannot read the CA file \(ENOENT\)/);
+      writeFileSync(join(dir, 'key.pem'), 'not a certificate');
+      expect(() => withTlsCa(tls, undefined, { AZ_REDIS_CA: join(dir, 'key.pem') })).toThrow(/AZ_REDIS_CA=.*key\.pem: no PEM certificate/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('tells connection failures that retrying cannot mend from those it can', () => {
+    const tls = parseRedisUrl('rediss://az:pw@h:6380/0');
+    const fail = (message: string, code?: string): string | undefined => fatalConnectProblem(tls, Object.assign(new Error(message), { code }));
+    expect(fail('WRONGPASS invalid username-password pair')).toMatch(/refused user 'az' with the password in the URL/);
+    expect(fail('NOAUTH Authentication required.')).toMatch(/requires a password/);
+    expect(fail('self-signed certificate in certificate chain', 'SELF_SIGNED_CERT_IN_CHAIN')).toMatch(/certificate is not trusted .*--tls-ca FILE or AZ_REDIS_CA=FILE/);
+    expect(fail("Hostname/IP does not match certificate's altnames", 'ERR_TLS_CERT_ALTNAME_INVALID')).toMatch(/not for host 'h'/);
+    expect(fail('connect ECONNREFUSED 127.0.0.1:6380', 'ECONNREFUSED')).toBeUndefined();
+    expect(fail('read ECONNRESET', 'ECONNRESET')).toBeUndefined();
   });
 
   it('names the problem in a bad URL', () => {

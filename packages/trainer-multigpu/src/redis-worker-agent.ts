@@ -67,6 +67,9 @@ export interface RedisWorkerAgentOptions {
   readonly log?: (line: string) => void;
 }
 
+/** How long a finished game may wait for others to share its pipeline to Redis. */
+const FLUSH_DELAY_MS = 10;
+
 export class RedisWorkerAgent {
   /** Resolves once this agent's workers play for the first time. */
   readonly ready: Promise<void>;
@@ -86,6 +89,7 @@ export class RedisWorkerAgent {
   private backlogFull = false;
   private outbox: IncomingGame[] = [];
   private flushing: Promise<void> | null = null;
+  private flushTimer: NodeJS.Timeout | null = null;
   private gameId = '';
   private backendName = '';
   private readonly backendByWorker = new Map<number, string>();
@@ -249,7 +253,9 @@ export class RedisWorkerAgent {
     this.local = local;
     local.onGame((game) => {
       this.outbox.push(game);
-      if (!this.flushing) this.flushing = this.flush();
+      // Games of a few milliseconds go out as one pipeline: fewer writes here, in Redis and in the learner's
+      // reads (small fast games such as tic-tac-toe finish hundreds a second).
+      if (!this.flushing && !this.flushTimer) this.flushTimer = setTimeout(() => this.flushNow(), FLUSH_DELAY_MS);
     });
     local.onWorkerEvent((e) => this.onLocalEvent(e));
     this.log(`run '${this.options.run}' (epoch ${setup.epoch}): ${setup.gameId} with ${setup.plugin.packageName}@${setup.plugin.version}, weights v${weights.version}; ${slots.length} worker process${slots.length > 1 ? 'es' : ''} as ${this.machine}#${this.serial}.${this.nonce}`);
@@ -297,6 +303,7 @@ export class RedisWorkerAgent {
     this.local = null;
     await local.stop();
     // Games the workers finished before stopping go out before anything else happens.
+    this.flushNow();
     while (this.flushing) await this.flushing;
   }
 
@@ -344,6 +351,13 @@ export class RedisWorkerAgent {
 
   private workerName(slot: number): string {
     return `${this.machine}#${this.serial}.${this.nonce}/${slot}`;
+  }
+
+  /** Starts sending the queued games now (unless a send is under way: it takes them too). */
+  private flushNow(): void {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = null;
+    if (!this.flushing && this.outbox.length > 0) this.flushing = this.flush();
   }
 
   /** Sends queued games in order, a pipeline at a time; waits (queued in ioredis) while Redis is away. */

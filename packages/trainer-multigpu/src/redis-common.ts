@@ -133,6 +133,7 @@ export function connected(client: Redis): Promise<void> {
  * connection when the server refuses the password or the certificate: see `connected`.
  */
 export function connectRedis(endpoint: RedisEndpoint, name: string, onError?: (message: string) => void): Redis {
+  let giveUp = false;
   const options: RedisOptions = {
     host: endpoint.host,
     port: endpoint.port,
@@ -144,7 +145,7 @@ export function connectRedis(endpoint: RedisEndpoint, name: string, onError?: (m
     protocol: 2,
     // Commands wait for the connection to come back instead of failing after a few retries.
     maxRetriesPerRequest: null,
-    retryStrategy: reconnectDelayMs,
+    retryStrategy: (attempt) => (giveUp ? null : reconnectDelayMs(attempt)),
     enableReadyCheck: true,
     // Reconnect on READONLY (a replica promoted under us) as on a dropped connection.
     reconnectOnError: (err) => err.message.startsWith('READONLY'),
@@ -169,12 +170,17 @@ export function connectRedis(endpoint: RedisEndpoint, name: string, onError?: (m
   client.on('error', (err: Error & { code?: string }) => {
     const fatal = everReady ? undefined : fatalConnectProblem(endpoint, err);
     if (fatal !== undefined) {
-      client.disconnect();
+      // The connection is closing by itself: no reconnect after it. (Closing it here instead would write on
+      // a failed TLS socket, whose next error ioredis no longer listens for: an uncaught exception.)
+      giveUp = true;
       settle?.reject(new RedisConnectError(fatal));
       return;
     }
-    if (err.message !== last) onError?.(`redis ${endpoint.display}: ${err.message}`);
-    last = err.message;
+    // Once per kind of failure ('read ECONNRESET' and 'write ECONNRESET' are one), not once per retry.
+    const kind = err.code ?? err.message;
+    const hint = !everReady && !endpoint.tls && err.code === 'ECONNRESET' ? ' (if the server speaks TLS on this port, use rediss://)' : '';
+    if (kind !== last) onError?.(`redis ${endpoint.display}: ${err.message}${hint}`);
+    last = kind;
   });
   client.on('ready', () => {
     last = '';

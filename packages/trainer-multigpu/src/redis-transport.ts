@@ -313,8 +313,13 @@ export class RedisTransport implements SelfPlayTransport {
   /** Deletes stream entries older than every entry still unacknowledged (XTRIM MINID). */
   private async trimAcknowledged(): Promise<void> {
     const k = this.keys;
-    const pending = (await this.cmd.xpending(k.games, GAMES_GROUP)) as [number, string | null, string | null, unknown];
-    const groups = (await this.cmd.xinfo('GROUPS', k.games)) as unknown[][];
+    // One transaction: read apart, a read served between the two (its entries pending after the XPENDING
+    // but below the XINFO's last-delivered id) would be trimmed, and lost if its reply then went missing.
+    const replies = await this.cmd.multi().xpending(k.games, GAMES_GROUP).xinfo('GROUPS', k.games).exec();
+    const failed = replies?.find(([err]) => err !== null);
+    if (!replies || failed) throw failed?.[0] ?? new Error('XPENDING/XINFO transaction aborted');
+    const pending = replies[0][1] as [number, string | null, string | null, unknown];
+    const groups = replies[1][1] as unknown[][];
     let lastDelivered: string | null = null;
     for (const g of groups) {
       const fields = new Map<string, unknown>();

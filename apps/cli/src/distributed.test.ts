@@ -142,7 +142,7 @@ describe.skipIf(redis.path === undefined)('az train --transport redis:// with az
       const diagnosis = [
         `sent ${sent}, in the final checkpoint ${manifest.extra.gamesPlayed}, waiting in the stream ${waitingGames.size}, pending ${pending[0]}`,
         `watermarks ${JSON.stringify(watermarks)}, learner killed after checkpoint of iteration ${killedAt.iteration}`,
-        ...[learner, resumed, worker].flatMap((p) => p.lines.filter((l) => /never arrived|duplicate|dropped|redis|resumed|summary|az train:|stopped after/.test(l)).slice(-40).map((l) => `${p.name}: ${l}`)),
+        ...[learner, resumed, worker].flatMap((p) => p.lines.filter((l) => /never arrived|duplicate|dropped|redis|resumed|summary|az train:|stopped after|^iter |epoch/.test(l)).slice(-40).map((l) => `${p.name}: ${l}`)),
       ].join('\n');
       expect(pending[0], diagnosis).toBe(0);
       expect(sent, diagnosis).toBeGreaterThan(0);

@@ -81,6 +81,8 @@ export class RedisWorkerAgent {
   private serial = -1;
   /** With the serial in worker ids: a Redis that lost its data (restart without persistence) restarts the serials. */
   private readonly nonce = randomBytes(3).toString('hex');
+  /** The learner epoch being played: part of the worker names, since each epoch's processes count games from 0. */
+  private epoch = 0;
   /** Wakes the main loop when something arrives on the events channel (or on abort). */
   private wake: (() => void) | null = null;
   private local: LocalIpcTransport | null = null;
@@ -227,6 +229,8 @@ export class RedisWorkerAgent {
     }
     if (!weights || signal.aborted) return;
     this.gameId = setup.gameId;
+    // The previous epoch's games are all sent (stopLocal): from here on, names carry the new epoch.
+    this.epoch = setup.epoch;
     this.weightsVersion = weights.version;
     this.learnerPaused = (await this.cmd.get(k.paused)) === '1';
     const options = this.options.parallelGames ? { ...setup.options, parallelGames: this.options.parallelGames } : setup.options;
@@ -350,7 +354,7 @@ export class RedisWorkerAgent {
   }
 
   private workerName(slot: number): string {
-    return `${this.machine}#${this.serial}.${this.nonce}/${slot}`;
+    return `${this.machine}#${this.serial}.${this.nonce}.${this.epoch}/${slot}`;
   }
 
   /** Starts sending the queued games now (unless a send is under way: it takes them too). */

@@ -208,9 +208,11 @@ describe.skipIf(redis.path === undefined || openssl.path === undefined)('az trai
     expect(noPassword).toMatchObject({ code: 1, output: expect.stringMatching(/the server requires a password \(NOAUTH/) });
     const untrusted = await finish('untrusted', join1(good));
     expect(untrusted).toMatchObject({ code: 1, output: expect.stringMatching(/TLS certificate is not trusted \(SELF_SIGNED_CERT_IN_CHAIN.*--tls-ca FILE or AZ_REDIS_CA=FILE/) });
+    for (const r of [wrongPassword, noPassword, untrusted]) expect(r.output).not.toContain("Unhandled 'error' event");
     // The learner fails the same way, before training anything.
     const learner = await finish('learner-untrusted', ['train', ...tiny, '--transport', good, '--run-id', 'tls2', '--iterations', '1', '--games-per-iter', '4', '--out', join(work, 'tls2')]);
     expect(learner).toMatchObject({ code: 1, output: expect.stringMatching(/az train: .*TLS certificate is not trusted \(SELF_SIGNED_CERT_IN_CHAIN/) });
+    expect(learner.output).not.toContain("Unhandled 'error' event");
     const notPem = await finish('not-pem', join1(good, ['--tls-ca', bin]));
     expect(notPem).toMatchObject({ code: 2, output: expect.stringContaining(`--tls-ca ${bin}: no PEM certificate`) });
     const plain = await finish('ca-on-plain', join1(`redis://127.0.0.1:${port}/0`, ['--tls-ca', caFile]));

@@ -168,6 +168,10 @@ export function connectRedis(endpoint: RedisEndpoint, name: string, onError?: (m
   // Without a listener ioredis prints every failed reconnect; the caller decides what to show.
   let last = '';
   client.on('error', (err: Error & { code?: string }) => {
+    // ioredis listens for one error per socket; a failed TLS socket can raise a second one (the server's
+    // alert after a rejected certificate), which would otherwise be an uncaught exception.
+    const socket = (client as unknown as { stream?: NodeJS.EventEmitter }).stream;
+    if (socket && socket.listenerCount('error') === 0) socket.on('error', () => undefined);
     const fatal = everReady ? undefined : fatalConnectProblem(endpoint, err);
     if (fatal !== undefined) {
       // The connection is closing by itself: no reconnect after it. (Closing it here instead would write on

@@ -2,7 +2,8 @@
 //
 // 1. Throughput: 2 CPU worker processes over local IPC (LocalIpcTransport, as `az train --devices cpu:2`)
 //    vs the same 2 behind `az worker --devices cpu:2` feeding a RedisTransport through a private
-//    redis-server on loopback. Self-play only (no training), tic-tac-toe and chess. Goal: ratio >= 0.95.
+//    redis-server on loopback. Self-play only (no training), tic-tac-toe and chess. Goal: ratio >= 0.95,
+//    judged on the median of paired, alternating rounds (BENCH_PAIRS, default 4) with the same seeds.
 // 2. Ingest capacity: simulated workers (processes XADDing recorded games as fast as Redis takes them)
 //    against one RedisTransport whose games are decoded and added to a replay buffer, as the learner does:
 //    games/s accepted, and Redis memory per 1,000 games in the stream.
@@ -12,7 +13,7 @@
 //   node bench/suites/redis.bench.mjs [tictactoe|chess ...]
 import os from 'node:os';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,7 +42,7 @@ async function games() {
   if (existsSync(fileURLToPath(chessUrl))) {
     const chess = await import(chessUrl);
     // As multiprocess.bench.mjs: the training network, lighter search, 40-ply games.
-    out.push({ id: 'chess', plugin: chess.chessPlugin, packageName: '@az/game-chess', moduleUrl: chessUrl, exportName: 'chessPlugin', input: { game: 'chess', gameConfig: { maxPlies: 40 }, simulations: 16, parallelGames: 16, leavesPerTree: 4, temperatureMoves: 8 }, warmupMs: 10_000, measureMs: 45_000 });
+    out.push({ id: 'chess', plugin: chess.chessPlugin, packageName: '@az/game-chess', moduleUrl: chessUrl, exportName: 'chessPlugin', input: { game: 'chess', gameConfig: { maxPlies: 40 }, simulations: 16, parallelGames: 16, leavesPerTree: 4, temperatureMoves: 8 }, warmupMs: 10_000, measureMs: 40_000 });
   }
   return out.filter((g) => only.length === 0 || only.includes(g.id));
 }
@@ -58,31 +59,63 @@ function setupFor(g) {
   return { setup, weights: { version: 0, data: new Uint8Array(weights.data) }, game, options };
 }
 
-/** Counts games arriving at `transport` over a window after a warm-up; keeps up to `keep` records. */
+/** CPU seconds (user + system) a process has used so far, from /proc (undefined where there is none). */
+function cpuSeconds(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+    // utime and stime, in clock ticks of 1/100 s (Linux's USER_HZ).
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Watches games arriving at `transport` and, after a warm-up, measures a window. Chess games finish in
+ * bursts (a process's lock-step games end together), so counting games inside a fixed window is off by
+ * up to a burst at each edge. The rate here runs from the first arrival in the window to the last: the
+ * games after the first delivery, over that span. Evaluations/s (from the
+ * workers' own counters) is a second, smooth measure of the same work.
+ */
 async function window(transport, g, keep) {
-  let games = 0;
-  let positions = 0;
+  const arrivals = [];
   const kept = [];
+  let recording = false;
   transport.onGame((incoming) => {
-    games++;
-    positions += new DataView(incoming.bytes.buffer, incoming.bytes.byteOffset, 8).getInt32(4, true);
+    if (recording) arrivals.push(performance.now());
     if (kept.length < keep) kept.push(new Uint8Array(incoming.bytes));
   });
+  const evaluations = () => transport.workers().reduce((sum, w) => sum + (w.stats?.evaluations ?? 0), 0);
   return {
     kept,
-    async measure() {
+    async measure(pids) {
       await sleep(g.warmupMs);
-      const before = { games, positions, load: load(), cpu: process.cpuUsage() };
+      const before = { load: load(), cpu: process.cpuUsage(), evaluations: evaluations(), pidCpu: pids.map((p) => cpuSeconds(p.pid)) };
+      recording = true;
       const t0 = performance.now();
       await sleep(g.measureMs);
+      recording = false;
       const seconds = (performance.now() - t0) / 1000;
       const cpu = process.cpuUsage(before.cpu);
+      const cpuUsed = (cpu.user + cpu.system) / 1e6;
+      const evaluationsDone = evaluations() - before.evaluations;
+      const others = pids.map((p, i) => [p.name, (cpuSeconds(p.pid) ?? NaN) - (before.pidCpu[i] ?? NaN)]);
+      // From the first arrival (with the games delivered together with it) to the last one.
+      const first = arrivals[0];
+      const withFirst = arrivals.filter((t) => t - first < 10).length;
+      const span = (arrivals.at(-1) - first) / 1000;
       return {
-        gamesPerSecond: +((games - before.games) / seconds).toFixed(3),
-        positionsPerSecond: +((positions - before.positions) / seconds).toFixed(1),
-        games: games - before.games,
+        gamesPerSecond: +((arrivals.length - withFirst) / span).toFixed(3),
+        gamesInWindowPerSecond: +(arrivals.length / seconds).toFixed(3),
+        evaluationsPerSecond: Math.round(evaluationsDone / seconds),
+        games: arrivals.length,
+        spanSeconds: +span.toFixed(2),
         seconds: +seconds.toFixed(1),
         receiverCoresUsed: +((cpu.user + cpu.system) / 1e6 / seconds).toFixed(3),
+        otherProcessCoresUsed: Object.fromEntries(others.map(([name, used]) => [name, +(used / seconds).toFixed(3)])),
+        // The same games on both sides (same seeds), so evaluations per CPU-second of every process involved
+        // compares the work each side needs; unlike the rates above, it barely moves with the machine's load.
+        evaluationsPerCoreSecond: Math.round(evaluationsDone / (cpuUsed + others.reduce((sum, [, used]) => sum + used, 0))),
         loadavgBefore: before.load,
         loadavgAfter: load(),
       };
@@ -90,29 +123,40 @@ async function window(transport, g, keep) {
   };
 }
 
+/** The seed `az worker --seed 0` gives its processes in a fresh run (agent serial 1, epoch 1): both sides then play the same games. */
+const WORKER_SEED = (0 * 7919 + 1 * 104_729 + 1) >>> 0;
+
 async function measureIpc(g) {
   const { setup, weights } = setupFor(g);
-  const transport = new LocalIpcTransport({ slots: parseDeviceSpec('cpu:2').map((device, id) => ({ id, device })), backendFor: () => 'wasm', heartbeatTimeoutMs: 120_000, seed: 1 });
+  const transport = new LocalIpcTransport({ slots: parseDeviceSpec('cpu:2').map((device, id) => ({ id, device })), backendFor: () => 'wasm', heartbeatTimeoutMs: 120_000, seed: WORKER_SEED });
   const w = await window(transport, g, 0);
+  const pids = [];
+  transport.onWorkerEvent((e) => e.kind === 'ready' && pids.push({ name: `selfplay-${e.workerId}`, pid: e.pid }));
   await transport.start(setup, weights);
-  const r = await w.measure();
+  const r = await w.measure(pids);
   await transport.stop();
   return r;
 }
 
+let redisRound = 0;
 async function measureRedis(g, server) {
   const { setup, weights } = setupFor(g);
-  const run = `bench-${g.id}`;
+  // A fresh run per round: the worker agent is its first (serial 1), so its processes get WORKER_SEED.
+  const run = `bench-${g.id}-${redisRound++}`;
   const endpoint = parseRedisUrl(server.url());
   const transport = new RedisTransport({ endpoint, run, plugin: { packageName: g.packageName, version: '0.1.0', exportName: g.exportName }, heartbeatTimeoutMs: 120_000 });
   const w = await window(transport, g, 400);
   await transport.start(setup, weights);
   // The same two processes, behind `az worker` (its own process, as on another machine).
-  const worker = spawn(process.execPath, [cli, 'worker', '--connect', server.url(), '--run', run, '--devices', 'cpu:2', '--name', 'bench'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const worker = spawn(process.execPath, [cli, 'worker', '--connect', server.url(), '--run', run, '--devices', 'cpu:2', '--name', 'bench', '--seed', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const pids = [{ name: 'az-worker', pid: worker.pid }, { name: 'redis-server', pid: server.pid }];
   let ready = 0;
   await new Promise((resolve, reject) => {
     worker.stderr.on('data', (c) => {
-      ready += (c.toString().match(/ready: pid/g) ?? []).length;
+      for (const m of c.toString().matchAll(/worker (\d+) \(cpu:\d+\) ready: pid (\d+)/g)) {
+        pids.push({ name: `selfplay-${m[1]}`, pid: Number(m[2]) });
+        ready++;
+      }
       if (ready >= 2) resolve();
     });
     worker.once('exit', (code) => reject(new Error(`az worker exited (${code})`)));
@@ -122,7 +166,7 @@ async function measureRedis(g, server) {
     transport.checkpointState();
     void transport.checkpointed();
   }, 2000);
-  const r = await w.measure();
+  const r = await w.measure(pids);
   clearInterval(acker);
   worker.kill('SIGTERM');
   await new Promise((resolve) => worker.once('exit', resolve));
@@ -210,37 +254,62 @@ async function memoryPer1000(g, server, records) {
 
 await initBackend('cpu');
 const server = await RedisServerProcess.start({ executable: redisServer.path });
-const config = { cpus: os.cpus().length, redis: 'redis-server on 127.0.0.1 (private, no persistence)', workers: '2 CPU processes (wasm tfjs, onnx search)', goal: 'redis/ipc >= 0.95', games: {} };
+const config = { cpus: os.cpus().length, redis: 'redis-server on 127.0.0.1 (private, no persistence)', workers: '2 CPU processes (wasm tfjs, onnx search), the same seeds on both sides', goal: 'median over paired rounds of redis/ipc games/s >= 0.95', pairs: Number(process.env.BENCH_PAIRS ?? 4), games: {} };
 const results = { loadavgAtStart: load() };
 try {
   for (const g of await games()) {
     const { options } = setupFor(g);
     config.games[g.id] = { network: options.network, simulations: options.simulations, parallelGamesPerProcess: options.parallelGames, gameConfig: g.input.gameConfig ?? {}, warmupSeconds: g.warmupMs / 1000, measureSeconds: g.measureMs / 1000 };
-    // Alternating rounds (IPC, Redis, IPC, Redis...): on a shared machine the load drifts, and alternating
-    // spreads the drift over both sides.
-    const rounds = g.id === 'tictactoe' ? 2 : 1;
+    // Paired rounds, the order alternating (IPC then Redis, then Redis then IPC, ...): on a shared machine
+    // the load drifts, and a pair's two halves see nearly the same load. The goal is judged on the median
+    // of the per-pair ratios, which one disturbed round cannot move much.
+    const pairs = Number(process.env.BENCH_PAIRS ?? 4);
     const ipcRuns = [];
     const redisRuns = [];
+    const pairRatios = [];
+    const pairEvaluationRatios = [];
+    const pairEfficiencyRatios = [];
     let records = [];
-    for (let round = 0; round < rounds; round++) {
-      const ipc = await measureIpc(g);
+    for (let pair = 0; pair < pairs; pair++) {
+      let ipc;
+      let redis;
+      for (const side of pair % 2 === 0 ? ['ipc', 'redis'] : ['redis', 'ipc']) {
+        if (side === 'ipc') {
+          ipc = await measureIpc(g);
+          console.log(`[bench redis] ${g.id} pair ${pair} local IPC: ${ipc.gamesPerSecond} games/s, ${ipc.evaluationsPerSecond} evals/s, ${ipc.evaluationsPerCoreSecond} evals/core-s (load ${ipc.loadavgAfter[0]}; cores ${JSON.stringify(ipc.otherProcessCoresUsed)}, receiver ${ipc.receiverCoresUsed})`);
+        } else {
+          const measured = await measureRedis(g, server);
+          redis = measured.result;
+          records = measured.records;
+          console.log(`[bench redis] ${g.id} pair ${pair} Redis: ${redis.gamesPerSecond} games/s, ${redis.evaluationsPerSecond} evals/s, ${redis.evaluationsPerCoreSecond} evals/core-s (load ${redis.loadavgAfter[0]}; cores ${JSON.stringify(redis.otherProcessCoresUsed)}, receiver ${redis.receiverCoresUsed})`);
+        }
+      }
       ipcRuns.push(ipc);
-      console.log(`[bench redis] ${g.id} local IPC: ${ipc.gamesPerSecond} games/s (load ${ipc.loadavgAfter[0]})`);
-      const measured = await measureRedis(g, server);
-      redisRuns.push(measured.result);
-      records = measured.records;
-      console.log(`[bench redis] ${g.id} Redis: ${measured.result.gamesPerSecond} games/s (load ${measured.result.loadavgAfter[0]})`);
+      redisRuns.push(redis);
+      pairRatios.push(+(redis.gamesPerSecond / ipc.gamesPerSecond).toFixed(3));
+      pairEvaluationRatios.push(+(redis.evaluationsPerSecond / ipc.evaluationsPerSecond).toFixed(3));
+      pairEfficiencyRatios.push(+(redis.evaluationsPerCoreSecond / ipc.evaluationsPerCoreSecond).toFixed(3));
     }
-    const mean = (runs) => +(runs.reduce((s, r) => s + r.gamesPerSecond, 0) / runs.length).toFixed(3);
+    const median = (xs) => {
+      const v = [...xs].sort((a, b) => a - b);
+      return v.length % 2 ? v[(v.length - 1) / 2] : +((v[v.length / 2 - 1] + v[v.length / 2]) / 2).toFixed(3);
+    };
+    const mean = (runs, field) => +(runs.reduce((s, r) => s + r[field], 0) / runs.length).toFixed(3);
+    console.log(`[bench redis] ${g.id} Redis/IPC per pair: ${pairRatios.join(', ')} (median ${median(pairRatios)}); evaluations ${pairEvaluationRatios.join(', ')} (median ${median(pairEvaluationRatios)}); per core-second ${pairEfficiencyRatios.join(', ')} (median ${median(pairEfficiencyRatios)})`);
     const memory = await memoryPer1000(g, server, records);
     const ingest1 = await ingest(g, server, records, 2);
     console.log(`[bench redis] ${g.id} ingest with 2 senders: ${ingest1.acceptedGamesPerSecond} games/s accepted`);
     results[g.id] = {
       localIpc: ipcRuns,
       redis: redisRuns,
-      localIpcGamesPerSecond: mean(ipcRuns),
-      redisGamesPerSecond: mean(redisRuns),
-      ratioGames: +(mean(redisRuns) / mean(ipcRuns)).toFixed(3),
+      pairRatiosGames: pairRatios,
+      pairRatiosEvaluations: pairEvaluationRatios,
+      ratioGames: median(pairRatios),
+      ratioEvaluations: median(pairEvaluationRatios),
+      pairRatiosEvaluationsPerCoreSecond: pairEfficiencyRatios,
+      ratioEvaluationsPerCoreSecond: median(pairEfficiencyRatios),
+      localIpcGamesPerSecond: mean(ipcRuns, 'gamesPerSecond'),
+      redisGamesPerSecond: mean(redisRuns, 'gamesPerSecond'),
       ingest: ingest1,
       memoryPer1000Games: memory,
     };

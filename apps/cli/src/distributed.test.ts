@@ -7,12 +7,13 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
-import { afterAll, describe, expect, it } from 'vitest';
-import { RedisServerProcess, realComponent } from '@az/core/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RedisServerProcess, createTestCertificates, realComponent } from '@az/core/testkit';
 import { resolveResume } from '@az/trainer-multigpu';
 
 const bin = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'main.js');
 const redis = realComponent('redis-server', { install: 'apt-get install redis-server', suite: 'the az worker / az train --transport tests' });
+const openssl = realComponent('openssl', { install: 'apt-get install openssl', suite: 'the rediss:// (TLS) tests' });
 const debug = process.env.AZ_TEST_LOG ? (l: string): void => console.error(l) : (): void => undefined;
 
 /** A running `az` process whose output lines can be waited for. */
@@ -26,8 +27,9 @@ class Az {
     readonly name: string,
     args: string[],
     cwd: string,
+    env: NodeJS.ProcessEnv = process.env,
   ) {
-    this.child = spawn(process.execPath, [bin, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = spawn(process.execPath, [bin, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     const onData = (chunk: Buffer): void => {
       for (const line of chunk.toString().split('\n')) {
         if (line.trim() === '') continue;
@@ -136,12 +138,84 @@ describe.skipIf(redis.path === undefined)('az train --transport redis:// with az
         const k = `${f.get('w')}|${f.get('i')}`;
         if (Number(f.get('s')) > (watermarks[k] ?? -1)) waitingGames.add(`${k}|${f.get('s')}`);
       }
-      expect(pending[0]).toBe(0);
-      expect(sent).toBeGreaterThan(0);
-      expect(manifest.extra.gamesPlayed + waitingGames.size).toBe(sent);
+      // If the count is off, what the learners said about gaps, duplicates and connections tells why.
+      const diagnosis = [
+        `sent ${sent}, in the final checkpoint ${manifest.extra.gamesPlayed}, waiting in the stream ${waitingGames.size}, pending ${pending[0]}`,
+        `watermarks ${JSON.stringify(watermarks)}, learner killed after checkpoint of iteration ${killedAt.iteration}`,
+        ...[learner, resumed, worker].flatMap((p) => p.lines.filter((l) => /never arrived|duplicate|dropped|redis|resumed|summary|az train:|stopped after|^iter |epoch/.test(l)).slice(-40).map((l) => `${p.name}: ${l}`)),
+      ].join('\n');
+      expect(pending[0], diagnosis).toBe(0);
+      expect(sent, diagnosis).toBeGreaterThan(0);
+      expect(manifest.extra.gamesPlayed + waitingGames.size, diagnosis).toBe(sent);
       // The resumed learner took in the games its predecessor had read but not checkpointed.
       expect(resumed.lines.some((l) => /resumed from/.test(l))).toBe(true);
     },
     300_000,
   );
+});
+
+describe.skipIf(redis.path === undefined || openssl.path === undefined)('az train / az worker over rediss:// with an ACL user (real redis-server with TLS)', () => {
+  const work = mkdtempSync(join(tmpdir(), 'az-distributed-tls-'));
+  const running: Az[] = [];
+  let server: RedisServerProcess | undefined;
+  let caFile = '';
+  const tiny = ['--game', 'tictactoe', '--parallel-games', '4', '--sims', '8', '--leaves', '4', '--train-steps', '2', '--batch-size', '16', '--eval-games', '0', '-q'];
+  const az = (name: string, args: string[], env: NodeJS.ProcessEnv = process.env): Az => {
+    const p = new Az(name, args, work, env);
+    running.push(p);
+    return p;
+  };
+  /** Runs `az args` to its end: exit code and everything it printed. */
+  const finish = async (name: string, args: string[], env?: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> => {
+    const p = az(name, args, env);
+    const code = await p.exited;
+    return { code, output: p.lines.join('\n') };
+  };
+  beforeAll(async () => {
+    // A private CA signs the server's certificate: nothing on this machine trusts it unless told to.
+    const certs = createTestCertificates(openssl.path ?? '', work);
+    caFile = certs.caFile;
+    server = await RedisServerProcess.start({ executable: redis.path ?? '', tls: certs, users: ['default off', 'az on >tls-secret ~az:* &az:* +@all'] });
+  });
+  afterAll(async () => {
+    for (const p of running) p.signal('SIGKILL');
+    await server?.dispose();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('the learner (--tls-ca) and a worker (AZ_REDIS_CA) train a run together over TLS as an ACL user', async () => {
+    const url = server?.url('az:tls-secret') ?? '';
+    expect(url).toMatch(/^rediss:\/\/az:tls-secret@127\.0\.0\.1:\d+\/0$/);
+    const worker = az('tls-worker', ['worker', '--connect', url, '--run', 'tls1', '--devices', 'cpu:1', '--name', 'w-tls'], { ...process.env, AZ_REDIS_CA: caFile });
+    const learner = az('tls-learner', ['train', ...tiny, '--transport', url, '--tls-ca', caFile, '--run-id', 'tls1', '--iterations', '2', '--games-per-iter', '8', '--out', join(work, 'tls1')]);
+    expect(await learner.exited, learner.lines.slice(-20).join('\n')).toBe(0);
+    // Both iterations were filled by the worker's games, which crossed the TLS connection.
+    expect(learner.lines.filter((l) => /^iter \d+: .*w-tls\/cpu:0 \d+/.test(l))).toHaveLength(2);
+    expect(learner.lines.some((l) => l.includes('rediss://az:***@127.0.0.1'))).toBe(true);
+    worker.signal('SIGTERM');
+    expect(await worker.exited).toBe(0);
+    expect(Number(/stopped after sending (\d+) games/.exec(await worker.waitFor(/stopped after sending/))?.[1])).toBeGreaterThanOrEqual(16);
+  }, 300_000);
+
+  it('a wrong password, a missing CA or a bad CA file: exit 1 (2 for the file) with a message naming the problem', async () => {
+    const port = server?.port ?? 0;
+    const good = `rediss://az:tls-secret@127.0.0.1:${port}/0`;
+    const join1 = (connect: string, extra: string[] = []): string[] => ['worker', '--connect', connect, '--run', 'tls2', '--devices', 'cpu:1', ...extra];
+    const wrongPassword = await finish('wrong-password', join1(`rediss://az:nope@127.0.0.1:${port}/0`, ['--tls-ca', caFile]));
+    expect(wrongPassword).toMatchObject({ code: 1, output: expect.stringContaining("cannot connect: redis rediss://az:***@127.0.0.1") });
+    expect(wrongPassword.output).toMatch(/the server refused user 'az' with the password in the URL \(WRONGPASS/);
+    const noPassword = await finish('no-password', join1(`rediss://127.0.0.1:${port}/0`, ['--tls-ca', caFile]));
+    expect(noPassword).toMatchObject({ code: 1, output: expect.stringMatching(/the server requires a password \(NOAUTH/) });
+    const untrusted = await finish('untrusted', join1(good));
+    expect(untrusted).toMatchObject({ code: 1, output: expect.stringMatching(/TLS certificate is not trusted \(SELF_SIGNED_CERT_IN_CHAIN.*--tls-ca FILE or AZ_REDIS_CA=FILE/) });
+    for (const r of [wrongPassword, noPassword, untrusted]) expect(r.output).not.toContain("Unhandled 'error' event");
+    // The learner fails the same way, before training anything.
+    const learner = await finish('learner-untrusted', ['train', ...tiny, '--transport', good, '--run-id', 'tls2', '--iterations', '1', '--games-per-iter', '4', '--out', join(work, 'tls2')]);
+    expect(learner).toMatchObject({ code: 1, output: expect.stringMatching(/az train: .*TLS certificate is not trusted \(SELF_SIGNED_CERT_IN_CHAIN/) });
+    expect(learner.output).not.toContain("Unhandled 'error' event");
+    const notPem = await finish('not-pem', join1(good, ['--tls-ca', bin]));
+    expect(notPem).toMatchObject({ code: 2, output: expect.stringContaining(`--tls-ca ${bin}: no PEM certificate`) });
+    const plain = await finish('ca-on-plain', join1(`redis://127.0.0.1:${port}/0`, ['--tls-ca', caFile]));
+    expect(plain).toMatchObject({ code: 2, output: expect.stringContaining('a CA only applies to TLS connections; use rediss://') });
+  }, 300_000);
 });

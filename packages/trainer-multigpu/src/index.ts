@@ -37,4 +37,4 @@ export { LocalIpcTransport, type LocalIpcTransportOptions } from './ipc-transpor
 // Self-play on other machines, over Redis Streams (see docs/distributed.md).
 export { RedisTransport, readRedisCheckpointState, type RedisTransportOptions, type RedisRunOptions, type RedisCheckpointState } from './redis-transport.js';
 export { RedisWorkerAgent, IncompatibleRunError, type RedisWorkerAgentOptions, type LocalPlugin } from './redis-worker-agent.js';
-export { parseRedisUrl, checkRunName, RedisUrlError, type RedisEndpoint } from './redis-common.js';
+export { parseRedisUrl, withTlsCa, checkRunName, RedisUrlError, RedisConnectError, TLS_CA_ENV, type RedisEndpoint } from './redis-common.js';

@@ -14,7 +14,10 @@
  *   az:{R}:events           pub/sub channel: 'weights <v>', 'paused 0|1', 'state <s>', 'epoch <n>'
  */
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { hostname } from 'node:os';
+import { rootCertificates } from 'node:tls';
 import { Redis, type RedisOptions } from 'ioredis';
 import type { NetworkConfig, ResolvedConfig } from '@az/core';
 import type { WeightSpec } from '@az/nn';
@@ -28,6 +31,8 @@ export interface RedisEndpoint {
   readonly username?: string;
   readonly password?: string;
   readonly tls: boolean;
+  /** PEM certificates trusted for rediss:// besides the system's (see withTlsCa). */
+  readonly tlsCa?: string;
   /** The URL with the password replaced by '***', for logs. */
   readonly display: string;
 }
@@ -56,13 +61,79 @@ export function parseRedisUrl(text: string): RedisEndpoint {
   return { host, port, db, username, password, tls: url.protocol === 'rediss:', display: `${url.protocol}//${auth}${url.host}/${db}` };
 }
 
+/** Where a user names a CA for rediss:// when no --tls-ca flag is given. */
+export const TLS_CA_ENV = 'AZ_REDIS_CA';
+
+/**
+ * The endpoint with the PEM certificates of `file` trusted besides the system's roots: for a Redis whose
+ * certificate a private CA signed. `file` undefined: AZ_REDIS_CA if set, else the endpoint unchanged.
+ */
+export function withTlsCa(endpoint: RedisEndpoint, file: string | undefined, env: NodeJS.ProcessEnv = process.env): RedisEndpoint {
+  const fromEnv = file === undefined;
+  const path = file ?? (env[TLS_CA_ENV] || undefined);
+  if (path === undefined) return endpoint;
+  const source = fromEnv ? `${TLS_CA_ENV}=${path}` : `--tls-ca ${path}`;
+  if (!endpoint.tls) {
+    if (fromEnv) return endpoint;
+    throw new RedisUrlError(`${source}: a CA only applies to TLS connections; use rediss:// in ${endpoint.display}`);
+  }
+  let pem: string;
+  try {
+    pem = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new RedisUrlError(`${source}: cannot read the CA file (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+  }
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new RedisUrlError(`${source}: no PEM certificate ('-----BEGIN CERTIFICATE-----') in the file`);
+  return { ...endpoint, tlsCa: pem };
+}
+
+/** A connection that can never succeed as configured (wrong password, untrusted certificate): stop and say why. */
+export class RedisConnectError extends Error {}
+
+const CERT_NOT_TRUSTED = new Set(['SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_UNTRUSTED']);
+
+/**
+ * What is wrong when a first connection fails in a way retrying cannot mend, or undefined for a
+ * failure worth retrying (the server not up yet, a network hiccup).
+ */
+export function fatalConnectProblem(endpoint: RedisEndpoint, err: Error & { code?: string }): string | undefined {
+  const where = `redis ${endpoint.display}`;
+  const code = err.code ?? '';
+  const user = endpoint.username ?? 'default';
+  if (err.message.startsWith('WRONGPASS')) return `${where}: the server refused user '${user}' with the password in the URL (${err.message}); check user:password@ in the URL (percent-encode special characters)`;
+  if (err.message.startsWith('NOAUTH')) return `${where}: the server requires a password (${err.message}); give user:password@ in the URL`;
+  if (CERT_NOT_TRUSTED.has(code)) {
+    return `${where}: the server's TLS certificate is not trusted (${code}: ${err.message}); give the CA that signed it with --tls-ca FILE or ${TLS_CA_ENV}=FILE`;
+  }
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return `${where}: the server's TLS certificate is not for host '${endpoint.host}' (${err.message}); connect by a name the certificate lists`;
+  if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') return `${where}: the server's TLS certificate is not valid now (${code}: ${err.message})`;
+  if (endpoint.tls && /wrong version number|packet length too long|WRONG_VERSION_NUMBER/i.test(`${code} ${err.message}`)) {
+    return `${where}: the server does not speak TLS on port ${endpoint.port} (${err.message}); use redis:// for a plain port`;
+  }
+  return undefined;
+}
+
 /** Reconnect delays: 100 ms doubling to 5 s, forever (a Redis restart must not end a run). */
 export function reconnectDelayMs(attempt: number): number {
   return Math.min(5000, 100 * 2 ** Math.min(6, Math.max(0, attempt - 1)));
 }
 
-/** A client that reconnects with backoff forever and queues commands meanwhile. */
+const firstConnections = new WeakMap<Redis, Promise<void>>();
+
+/**
+ * Resolves once `client` (from connectRedis) first became ready; rejects with a RedisConnectError when
+ * its first connection failed for a reason retrying cannot mend (the client is then closed).
+ */
+export function connected(client: Redis): Promise<void> {
+  return firstConnections.get(client) ?? Promise.resolve();
+}
+
+/**
+ * A client that reconnects with backoff forever and queues commands meanwhile, except before its first
+ * connection when the server refuses the password or the certificate: see `connected`.
+ */
 export function connectRedis(endpoint: RedisEndpoint, name: string, onError?: (message: string) => void): Redis {
+  let giveUp = false;
   const options: RedisOptions = {
     host: endpoint.host,
     port: endpoint.port,
@@ -74,20 +145,52 @@ export function connectRedis(endpoint: RedisEndpoint, name: string, onError?: (m
     protocol: 2,
     // Commands wait for the connection to come back instead of failing after a few retries.
     maxRetriesPerRequest: null,
-    retryStrategy: reconnectDelayMs,
+    retryStrategy: (attempt) => (giveUp ? null : reconnectDelayMs(attempt)),
     enableReadyCheck: true,
     // Reconnect on READONLY (a replica promoted under us) as on a dropped connection.
     reconnectOnError: (err) => err.message.startsWith('READONLY'),
-    ...(endpoint.tls ? { tls: { servername: endpoint.host } } : {}),
+    ...(endpoint.tls
+      ? {
+          tls: {
+            // SNI takes host names only; an IP address is checked against the certificate's IP entries.
+            ...(isIP(endpoint.host) === 0 ? { servername: endpoint.host } : {}),
+            ...(endpoint.tlsCa !== undefined ? { ca: [...rootCertificates, endpoint.tlsCa] } : {}),
+          },
+        }
+      : {}),
   };
   const client = new Redis(options);
+  let everReady = false;
+  let settle: { resolve: () => void; reject: (err: Error) => void } | undefined;
+  const first = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
+  first.catch(() => undefined);
+  firstConnections.set(client, first);
   // Without a listener ioredis prints every failed reconnect; the caller decides what to show.
   let last = '';
-  client.on('error', (err: Error) => {
-    if (err.message !== last) onError?.(`redis ${endpoint.display}: ${err.message}`);
-    last = err.message;
+  client.on('error', (err: Error & { code?: string }) => {
+    // ioredis listens for one error per socket; a failed TLS socket can raise a second one (the server's
+    // alert after a rejected certificate), which would otherwise be an uncaught exception.
+    const socket = (client as unknown as { stream?: NodeJS.EventEmitter }).stream;
+    if (socket && socket.listenerCount('error') === 0) socket.on('error', () => undefined);
+    const fatal = everReady ? undefined : fatalConnectProblem(endpoint, err);
+    if (fatal !== undefined) {
+      // The connection is closing by itself: no reconnect after it. (Closing it here instead would write on
+      // a failed TLS socket, whose next error ioredis no longer listens for: an uncaught exception.)
+      giveUp = true;
+      settle?.reject(new RedisConnectError(fatal));
+      return;
+    }
+    // Once per kind of failure ('read ECONNRESET' and 'write ECONNRESET' are one), not once per retry.
+    const kind = err.code ?? err.message;
+    const hint = !everReady && !endpoint.tls && err.code === 'ECONNRESET' ? ' (if the server speaks TLS on this port, use rediss://)' : '';
+    if (kind !== last) onError?.(`redis ${endpoint.display}: ${err.message}${hint}`);
+    last = kind;
   });
-  client.on('ready', () => (last = ''));
+  client.on('ready', () => {
+    last = '';
+    everReady = true;
+    settle?.resolve();
+  });
   return client;
 }
 

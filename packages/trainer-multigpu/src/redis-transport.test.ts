@@ -1,21 +1,23 @@
 // The Redis transport against a real redis-server (a private one on a free loopback port): a learner with
 // no devices of its own, a worker agent with one CPU process, ACL authentication, and a rogue client.
 // Uses the built worker (dist/worker.js) and tic-tac-toe's dist: turbo builds before testing.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GameRegistry } from '@az/core';
-import { RedisServerProcess, realComponent } from '@az/core/testkit';
+import { RedisServerProcess, freePort, realComponent } from '@az/core/testkit';
 import { ticTacToePlugin } from '@az/game-tictactoe';
 import { parseDeviceSpec } from './devices.js';
 import { runMultiProcessTraining, type MultiProcessOptions, type MultiProcessTrainSummary } from './multiprocess.js';
-import { parseRedisUrl, runKeys, RedisUrlError } from './redis-common.js';
+import { fatalConnectProblem, parseRedisUrl, runKeys, RedisUrlError, withTlsCa } from './redis-common.js';
 import { IncompatibleRunError, RedisWorkerAgent, type LocalPlugin } from './redis-worker-agent.js';
 import type { IterationMetrics } from './metrics.js';
-import type { WorkerEvent } from './transport.js';
+import type { WorkerEvent, WorkerSetup } from './transport.js';
+import { RedisTransport } from './redis-transport.js';
 import { encodeGameRecord } from './game-record.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -32,6 +34,37 @@ describe('parseRedisUrl', () => {
     expect(parseRedisUrl('redis://[::1]:7000').host).toBe('::1');
   });
 
+  it('trusts a CA file given by flag or AZ_REDIS_CA for rediss:// only, and names a bad one', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'az-ca-'));
+    try {
+      const pem = join(dir, 'ca.pem');
+      writeFileSync(pem, '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n');
+      const tls = parseRedisUrl('rediss://h:6380/0');
+      expect(withTlsCa(tls, pem, {}).tlsCa).toContain('BEGIN CERTIFICATE');
+      expect(withTlsCa(tls, undefined, { AZ_REDIS_CA: pem }).tlsCa).toContain('BEGIN CERTIFICATE');
+      expect(withTlsCa(tls, undefined, {})).toBe(tls);
+      // The environment's CA is for TLS connections; a plain URL ignores it, but a flag on one is a mistake.
+      expect(withTlsCa(parseRedisUrl('redis://h/0'), undefined, { AZ_REDIS_CA: pem }).tlsCa).toBeUndefined();
+      expect(() => withTlsCa(parseRedisUrl('redis://h/0'), pem, {})).toThrow(/a CA only applies to TLS connections; use rediss:\/\//);
+      expect(() => withTlsCa(tls, join(dir, 'missing.pem'), {})).toThrow(/--tls-ca .*missing\.pem: cannot read the CA file \(ENOENT\)/);
+      writeFileSync(join(dir, 'key.pem'), 'not a certificate');
+      expect(() => withTlsCa(tls, undefined, { AZ_REDIS_CA: join(dir, 'key.pem') })).toThrow(/AZ_REDIS_CA=.*key\.pem: no PEM certificate/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('tells connection failures that retrying cannot mend from those it can', () => {
+    const tls = parseRedisUrl('rediss://az:pw@h:6380/0');
+    const fail = (message: string, code?: string): string | undefined => fatalConnectProblem(tls, Object.assign(new Error(message), { code }));
+    expect(fail('WRONGPASS invalid username-password pair')).toMatch(/refused user 'az' with the password in the URL/);
+    expect(fail('NOAUTH Authentication required.')).toMatch(/requires a password/);
+    expect(fail('self-signed certificate in certificate chain', 'SELF_SIGNED_CERT_IN_CHAIN')).toMatch(/certificate is not trusted .*--tls-ca FILE or AZ_REDIS_CA=FILE/);
+    expect(fail("Hostname/IP does not match certificate's altnames", 'ERR_TLS_CERT_ALTNAME_INVALID')).toMatch(/not for host 'h'/);
+    expect(fail('connect ECONNREFUSED 127.0.0.1:6380', 'ECONNREFUSED')).toBeUndefined();
+    expect(fail('read ECONNRESET', 'ECONNRESET')).toBeUndefined();
+  });
+
   it('names the problem in a bad URL', () => {
     expect(() => parseRedisUrl('http://h:1/0')).toThrow(/scheme must be redis:\/\/ or rediss:\/\//);
     expect(() => parseRedisUrl('redis://h/x')).toThrow(/database after the host must be a number/);
@@ -39,6 +72,8 @@ describe('parseRedisUrl', () => {
   });
 });
 
+const registry = new GameRegistry();
+registry.register({ ...ticTacToePlugin, assessAgent: undefined });
 const debug = process.env.AZ_TEST_LOG ? (l: string): void => console.error(l) : (): void => undefined;
 const redis = realComponent('redis-server', { install: 'apt-get install redis-server', suite: 'the Redis transport tests' });
 
@@ -55,8 +90,6 @@ describe.skipIf(redis.path === undefined)('training over Redis (real redis-serve
     rmSync(work, { recursive: true, force: true });
   });
 
-  const registry = new GameRegistry();
-  registry.register({ ...ticTacToePlugin, assessAgent: undefined });
   const tiny = { game: 'tictactoe', gamesPerIteration: 12, parallelGames: 4, simulations: 8, leavesPerTree: 4, trainingSteps: 3, batchSize: 16, evalGames: 0, seed: 5 };
 
   it('refuses a client without the ACL password, accepts the ACL user', async () => {
@@ -241,5 +274,142 @@ describe.skipIf(redis.path === undefined)('training over Redis (real redis-serve
     expect(String(otherEncoder)).toMatch(/encodes positions as version '.*' but run 'e2e' uses 'ttt-v0'/);
     await client.set(runKeys('e2e').state, 'stopped');
     client.disconnect();
+  });
+});
+
+/**
+ * A TCP relay to Redis that can lose one reply: the next server→client chunk holding `marker` is
+ * swallowed and the client's connection cut, as when a connection dies after Redis served a command.
+ */
+class LossyRelay {
+  private armed: string | null = null;
+  private readonly sockets = new Set<Socket>();
+  swallowed = 0;
+  private constructor(
+    private readonly server: Server,
+    readonly port: number,
+  ) {}
+
+  static async start(target: number): Promise<LossyRelay> {
+    const port = await freePort();
+    let relay: LossyRelay | undefined;
+    const server = createServer((client) => {
+      const upstream = connect(target, '127.0.0.1');
+      relay?.sockets.add(client).add(upstream);
+      client.on('data', (d) => upstream.write(d));
+      upstream.on('data', (d) => {
+        if (relay?.armed !== null && relay?.armed !== undefined && d.includes(relay.armed)) {
+          relay.armed = null;
+          relay.swallowed++;
+          client.destroy();
+          upstream.destroy();
+          return;
+        }
+        client.write(d);
+      });
+      const close = (): void => {
+        client.destroy();
+        upstream.destroy();
+      };
+      client.on('error', close).on('close', close);
+      upstream.on('error', close).on('close', close);
+    });
+    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+    relay = new LossyRelay(server, port);
+    return relay;
+  }
+
+  loseNextReplyWith(marker: string): void {
+    this.armed = marker;
+  }
+
+  async close(): Promise<void> {
+    for (const s of this.sockets) s.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+describe.skipIf(redis.path === undefined)('RedisTransport reading through a lossy connection (real redis-server)', () => {
+  let server: RedisServerProcess;
+  let relay: LossyRelay;
+  beforeAll(async () => {
+    server = await RedisServerProcess.start({ executable: redis.path ?? '' });
+    relay = await LossyRelay.start(server.port);
+  });
+  afterAll(async () => {
+    await relay?.close();
+    await server?.dispose();
+  });
+
+  it('a read served by Redis whose reply was lost with the connection: its games still arrive, in order, none dropped as duplicates', async () => {
+    const run = 'lossy';
+    const keys = runKeys(run);
+    const inputSize = registry.create('tictactoe').encoder.size;
+    const record = Buffer.from(
+      encodeGameRecord({
+        length: 1,
+        inputSize,
+        numSeats: 2,
+        inputs: new Float32Array(inputSize),
+        policyOffsets: Int32Array.from([0, 1]),
+        policyIndex: Int32Array.from([4]),
+        policyProb: Float32Array.from([1]),
+        legalOffsets: Int32Array.from([0, 1]),
+        legalIndex: Int32Array.from([4]),
+        values: new Float32Array(2),
+        returns: new Float32Array(2),
+        weightsVersion: 0,
+      }),
+    );
+    const logs: string[] = [];
+    const transport = new RedisTransport({
+      endpoint: parseRedisUrl(`redis://127.0.0.1:${relay.port}/0`),
+      run,
+      plugin: localPlugin,
+      heartbeatTimeoutMs: 4000,
+      readBatch: 4,
+      log: (l) => (logs.push(l), debug(l)),
+    });
+    const seqs: number[] = [];
+    const gaps: WorkerEvent[] = [];
+    const waiters: { seq: number; resolve: () => void }[] = [];
+    transport.onGame((g) => {
+      seqs.push(g.seq);
+      for (const w of waiters.filter((w) => seqs.includes(w.seq))) w.resolve();
+    });
+    transport.onWorkerEvent((e) => void (e.kind === 'gap' && gaps.push(e)));
+    /** Resolves once game `seq` was taken in (the last one sent: the others are then in, or lost). */
+    const arrived = (seq: number): Promise<void> => (seqs.includes(seq) ? Promise.resolve() : new Promise((resolve) => waiters.push({ seq, resolve })));
+    // Only what the transport reads of the setup matters here: the game, the input shape and seats.
+    const setup = {
+      plugin: { moduleUrl: tictactoeUrl, exportName: 'ticTacToePlugin' },
+      gameId: 'tictactoe',
+      gameConfig: {},
+      encoderVersion: 'test',
+      network: { inputShape: [inputSize], numSeats: 2 },
+      weightSpecs: [],
+      options: {},
+    } as unknown as WorkerSetup;
+    const writer = new Redis({ host: '127.0.0.1', port: server.port, protocol: 2 });
+    const send = async (from: number, to: number): Promise<void> => {
+      for (let s = from; s < to; s++) await writer.xadd(keys.games, '*', 'w', 'm#1/0', 'd', 'cpu:0', 'i', '0', 's', String(s), 'v', '0', 'g', 'tictactoe', 'b', record);
+    };
+    try {
+      await transport.start(setup, { version: 0, data: new Uint8Array(0) });
+      await send(0, 4);
+      await arrived(3);
+      // The reader is blocked in XREADGROUP '>': Redis serves it games 4-7 (they become pending), the reply is lost.
+      relay.loseNextReplyWith(keys.games);
+      await send(4, 8);
+      // The client sends the read again on a new connection; it can only see what came after 4-7.
+      await send(8, 12);
+      await arrived(11);
+      expect(relay.swallowed).toBe(1);
+      expect(seqs).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+      expect(gaps).toEqual([]);
+    } finally {
+      writer.disconnect();
+      await transport.close();
+    }
   });
 });

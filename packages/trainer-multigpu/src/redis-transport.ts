@@ -24,6 +24,7 @@ import {
   GAMES_CONSUMER,
   GAMES_GROUP,
   connectRedis,
+  connected,
   formatCurrentWeights,
   parseCurrentWeights,
   runKeys,
@@ -116,6 +117,8 @@ export class RedisTransport implements SelfPlayTransport {
   private draining = false;
   private readLoop: Promise<void> | null = null;
   private rescan = false;
+  /** Counts the reader's lost connections: a read that outlived one may be a resent command (see readGames). */
+  private readerConnection = 0;
   private gate: { promise: Promise<void>; open: () => void } | null = null;
   private publishChain: Promise<void> = Promise.resolve();
   private scanTimer: NodeJS.Timeout | null = null;
@@ -132,6 +135,7 @@ export class RedisTransport implements SelfPlayTransport {
     this.reader = connectRedis(options.endpoint, `az-learner-reader:${options.run}`, log);
     // After a reconnect, re-read this consumer's pending entries: a read whose reply was lost is there.
     this.reader.on('ready', () => (this.rescan = true));
+    this.reader.on('close', () => this.readerConnection++);
     for (const [key, seq] of Object.entries(options.resume?.accepted ?? {})) this.accepted.set(key, seq);
   }
 
@@ -146,6 +150,8 @@ export class RedisTransport implements SelfPlayTransport {
   async start(setup: WorkerSetup, weights: PublishedWeights): Promise<void> {
     if (this.setup) throw new Error('RedisTransport.start called twice');
     const k = this.keys;
+    // A wrong password or an untrusted certificate fails here, naming the problem, instead of retrying forever.
+    await Promise.all([connected(this.cmd), connected(this.reader)]);
     const epoch = await this.cmd.incr(k.epoch);
     // Versions announced before a learner restart stay valid: games played with them are real games.
     const previous = parseCurrentWeights(await this.cmd.get(k.weightsCurrent));
@@ -307,8 +313,13 @@ export class RedisTransport implements SelfPlayTransport {
   /** Deletes stream entries older than every entry still unacknowledged (XTRIM MINID). */
   private async trimAcknowledged(): Promise<void> {
     const k = this.keys;
-    const pending = (await this.cmd.xpending(k.games, GAMES_GROUP)) as [number, string | null, string | null, unknown];
-    const groups = (await this.cmd.xinfo('GROUPS', k.games)) as unknown[][];
+    // One transaction: read apart, a read served between the two (its entries pending after the XPENDING
+    // but below the XINFO's last-delivered id) would be trimmed, and lost if its reply then went missing.
+    const replies = await this.cmd.multi().xpending(k.games, GAMES_GROUP).xinfo('GROUPS', k.games).exec();
+    const failed = replies?.find(([err]) => err !== null);
+    if (!replies || failed) throw failed?.[0] ?? new Error('XPENDING/XINFO transaction aborted');
+    const pending = replies[0][1] as [number, string | null, string | null, unknown];
+    const groups = replies[1][1] as unknown[][];
     let lastDelivered: string | null = null;
     for (const g of groups) {
       const fields = new Map<string, unknown>();
@@ -333,6 +344,7 @@ export class RedisTransport implements SelfPlayTransport {
         cursor = '0';
       }
       const blocking = cursor === '>' && !this.draining;
+      const connection = this.readerConnection;
       let reply: unknown;
       try {
         reply = await this.reader.callBuffer('XREADGROUP', 'GROUP', GAMES_GROUP, GAMES_CONSUMER, 'COUNT', count, ...(blocking ? ['BLOCK', 1000] : []), 'STREAMS', k.games, cursor);
@@ -353,6 +365,14 @@ export class RedisTransport implements SelfPlayTransport {
       }
       // A read that was in flight when a checkpoint began waits for it: its games belong to the next one.
       if (this.gate) await this.gate.promise;
+      if (cursor === '>' && connection !== this.readerConnection) {
+        // The connection dropped while this read was in flight and the client sent it again. If the first
+        // send was served (its entries now pending, its reply lost), this reply holds only later entries:
+        // taking them now would put them before the lost ones and the lost ones would look like
+        // duplicates. Read every pending entry again instead, in stream order (this reply's are among them).
+        cursor = '0';
+        continue;
+      }
       const entries = parseStreamReply(reply);
       if (cursor !== '>') {
         if (entries.length === 0) cursor = '>';

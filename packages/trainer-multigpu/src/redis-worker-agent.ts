@@ -21,6 +21,7 @@ import { LocalIpcTransport } from './ipc-transport.js';
 import {
   FIELD,
   connectRedis,
+  connected,
   defaultMachineName,
   parseCurrentWeights,
   runKeys,
@@ -66,6 +67,9 @@ export interface RedisWorkerAgentOptions {
   readonly log?: (line: string) => void;
 }
 
+/** How long a finished game may wait for others to share its pipeline to Redis. */
+const FLUSH_DELAY_MS = 10;
+
 export class RedisWorkerAgent {
   /** Resolves once this agent's workers play for the first time. */
   readonly ready: Promise<void>;
@@ -77,6 +81,8 @@ export class RedisWorkerAgent {
   private serial = -1;
   /** With the serial in worker ids: a Redis that lost its data (restart without persistence) restarts the serials. */
   private readonly nonce = randomBytes(3).toString('hex');
+  /** The learner epoch being played: part of the worker names, since each epoch's processes count games from 0. */
+  private epoch = 0;
   /** Wakes the main loop when something arrives on the events channel (or on abort). */
   private wake: (() => void) | null = null;
   private local: LocalIpcTransport | null = null;
@@ -85,6 +91,7 @@ export class RedisWorkerAgent {
   private backlogFull = false;
   private outbox: IncomingGame[] = [];
   private flushing: Promise<void> | null = null;
+  private flushTimer: NodeJS.Timeout | null = null;
   private gameId = '';
   private backendName = '';
   private readonly backendByWorker = new Map<number, string>();
@@ -111,6 +118,7 @@ export class RedisWorkerAgent {
     signal.addEventListener('abort', onAbort);
     this.sub.on('message', (_channel: string, message: string) => this.onEvent(message));
     try {
+      await Promise.all([connected(this.cmd), connected(this.sub)]);
       await this.sub.subscribe(k.events);
       this.serial = await this.cmd.incr(k.serial);
       let waitingSaid = false;
@@ -221,6 +229,8 @@ export class RedisWorkerAgent {
     }
     if (!weights || signal.aborted) return;
     this.gameId = setup.gameId;
+    // The previous epoch's games are all sent (stopLocal): from here on, names carry the new epoch.
+    this.epoch = setup.epoch;
     this.weightsVersion = weights.version;
     this.learnerPaused = (await this.cmd.get(k.paused)) === '1';
     const options = this.options.parallelGames ? { ...setup.options, parallelGames: this.options.parallelGames } : setup.options;
@@ -247,7 +257,9 @@ export class RedisWorkerAgent {
     this.local = local;
     local.onGame((game) => {
       this.outbox.push(game);
-      if (!this.flushing) this.flushing = this.flush();
+      // Games of a few milliseconds go out as one pipeline: fewer writes here, in Redis and in the learner's
+      // reads (small fast games such as tic-tac-toe finish hundreds a second).
+      if (!this.flushing && !this.flushTimer) this.flushTimer = setTimeout(() => this.flushNow(), FLUSH_DELAY_MS);
     });
     local.onWorkerEvent((e) => this.onLocalEvent(e));
     this.log(`run '${this.options.run}' (epoch ${setup.epoch}): ${setup.gameId} with ${setup.plugin.packageName}@${setup.plugin.version}, weights v${weights.version}; ${slots.length} worker process${slots.length > 1 ? 'es' : ''} as ${this.machine}#${this.serial}.${this.nonce}`);
@@ -295,6 +307,7 @@ export class RedisWorkerAgent {
     this.local = null;
     await local.stop();
     // Games the workers finished before stopping go out before anything else happens.
+    this.flushNow();
     while (this.flushing) await this.flushing;
   }
 
@@ -341,7 +354,14 @@ export class RedisWorkerAgent {
   }
 
   private workerName(slot: number): string {
-    return `${this.machine}#${this.serial}.${this.nonce}/${slot}`;
+    return `${this.machine}#${this.serial}.${this.nonce}.${this.epoch}/${slot}`;
+  }
+
+  /** Starts sending the queued games now (unless a send is under way: it takes them too). */
+  private flushNow(): void {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = null;
+    if (!this.flushing && this.outbox.length > 0) this.flushing = this.flush();
   }
 
   /** Sends queued games in order, a pipeline at a time; waits (queued in ioredis) while Redis is away. */

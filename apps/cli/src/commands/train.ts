@@ -16,6 +16,7 @@ import {
   RedisUrlError,
   checkRunName,
   parseRedisUrl,
+  withTlsCa,
 } from '@az/trainer-multigpu';
 import { helpText, parseFlags, UsageError, type ParsedFlags } from '../args.js';
 import { defaultPlaySimulations } from '@az/mcts';
@@ -109,6 +110,7 @@ export const trainSpec = {
       description: 'also accept self-play games from workers on other machines through Redis (az worker --connect URL --run NAME); with --gpus/--devices the local workers play through it too',
       placeholder: 'redis[s]://[user:pass@]host:port/db',
     },
+    'tls-ca': { type: 'string', description: 'with --transport rediss://: also trust the CA certificate(s) in this PEM file (default: $AZ_REDIS_CA)', placeholder: 'FILE' },
     'run-id': { type: 'string', description: "with --transport: the run's name, which workers join by (default: the run directory's name)", placeholder: 'NAME' },
     quiet: { type: 'boolean', short: 'q', description: 'no progress bars, only the iteration lines and the summary' },
     dashboard: { type: 'boolean', description: 'serve the live training dashboard (az serve --run) while training, and print its URL' },
@@ -334,6 +336,7 @@ type TrainFlags = ParsedFlags<typeof trainSpec.flags>;
 function multiProcessOptions(flags: TrainFlags, gameId: string, backend: TrainOptionsInput['backend']): MultiProcessOptions | null {
   const companions = (['workers-per-device', 'max-game-age', 'heartbeat-timeout'] as const).filter((f) => flags[f] !== undefined);
   if (flags['run-id'] !== undefined && flags.transport === undefined) throw new UsageError('az train: --run-id only applies with --transport');
+  if (flags['tls-ca'] !== undefined && flags.transport === undefined) throw new UsageError('az train: --tls-ca only applies with --transport rediss://...');
   if (flags.gpus === undefined && flags.devices === undefined && flags.transport === undefined) {
     if (companions.length) throw new UsageError(`az train: --${companions[0]} only applies with --gpus or --devices`);
     return null;
@@ -358,14 +361,14 @@ function multiProcessOptions(flags: TrainFlags, gameId: string, backend: TrainOp
     return multi;
   } catch (err) {
     if (err instanceof DeviceSpecError) throw new UsageError(`az train: ${err.message}`);
-    if (err instanceof RedisUrlError) throw new UsageError(`az train: --transport/--run-id: ${err.message}`);
+    if (err instanceof RedisUrlError) throw new UsageError(`az train: --transport/--run-id/--tls-ca: ${err.message}`);
     throw err;
   }
 }
 
 /** --transport and --run-id: where the run's Redis is, what workers call the run, which package they need. */
 function redisRunOptions(flags: TrainFlags, gameId: string, source: { packageName: string; version: string; exportName: string }): NonNullable<MultiProcessOptions['redis']> {
-  const endpoint = parseRedisUrl(flags.transport ?? '');
+  const endpoint = withTlsCa(parseRedisUrl(flags.transport ?? ''), flags['tls-ca']);
   // Default: the run directory's name (runs/chess -> chess), so a resumed run keeps its stream.
   const dir = flags.resume ?? flags.out;
   const named = dir ? basename(resolve(dir)) : gameId;

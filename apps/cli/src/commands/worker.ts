@@ -9,6 +9,8 @@ import {
   parseDeviceSpec,
   parseGpuList,
   parseRedisUrl,
+  RedisConnectError,
+  withTlsCa,
   type Device,
   type LocalPlugin,
 } from '@az/trainer-multigpu';
@@ -21,6 +23,7 @@ export const workerSpec = {
   usage: 'az worker --connect redis://host:6379/0 --run NAME (--gpus LIST | --devices cpu:N) [options]',
   flags: {
     connect: { type: 'string', description: "the learner's Redis (what it was given as --transport)", placeholder: 'redis[s]://[user:pass@]host:port/db' },
+    'tls-ca': { type: 'string', description: 'with rediss://: also trust the CA certificate(s) in this PEM file (default: $AZ_REDIS_CA)', placeholder: 'FILE' },
     run: { type: 'string', description: "the run to join (the learner's --run-id)", placeholder: 'NAME' },
     gpus: { type: 'string', description: 'one self-play process per listed GPU (e.g. 0,1,2,3); needs @tensorflow/tfjs-node-gpu', placeholder: 'LIST' },
     devices: { type: 'string', description: 'N CPU self-play processes (wasm backend)', placeholder: 'cpu:N' },
@@ -30,7 +33,7 @@ export const workerSpec = {
     'max-backlog': { type: 'int', min: 1, description: 'pause while the games stream holds more than this many entries (the learner is down or behind; default 10000)' },
     seed: { type: 'int', min: 0, description: 'random seed of the self-play processes (mixed with a per-agent number)' },
   },
-  examples: ['az worker --connect redis://learner.lan:6379/0 --run chess-1 --gpus 0,1,2,3', 'az worker --connect rediss://worker:secret@redis.example.com:6380/0 --run ttt --devices cpu:8'],
+  examples: ['az worker --connect redis://learner.lan:6379/0 --run chess-1 --gpus 0,1,2,3', 'az worker --connect rediss://worker:secret@redis.example.com:6380/0 --tls-ca ca.pem --run ttt --devices cpu:8'],
 } as const;
 
 export async function workerCommand(argv: readonly string[]): Promise<number> {
@@ -48,7 +51,7 @@ export async function workerCommand(argv: readonly string[]): Promise<number> {
   try {
     devices = flags.gpus !== undefined ? parseGpuList(flags.gpus) : parseDeviceSpec(flags.devices ?? '');
     checkDevices(devices, flags['workers-per-device'] ?? 1);
-    endpoint = parseRedisUrl(flags.connect);
+    endpoint = withTlsCa(parseRedisUrl(flags.connect), flags['tls-ca']);
     run = checkRunName(flags.run);
   } catch (err) {
     if (err instanceof DeviceSpecError || err instanceof RedisUrlError) throw new UsageError(`az worker: ${err.message}`);
@@ -90,6 +93,10 @@ export async function workerCommand(argv: readonly string[]): Promise<number> {
   } catch (err) {
     if (err instanceof IncompatibleRunError) {
       console.error(`az worker: cannot play run '${run}': ${err.message}`);
+      return 1;
+    }
+    if (err instanceof RedisConnectError) {
+      console.error(`az worker: cannot connect: ${err.message}`);
       return 1;
     }
     throw err;

@@ -7,4 +7,4 @@ export {
   type GameContractReport,
 } from './contract.js';
 export { findExecutable, realComponent, type RealComponent } from './real-components.js';
-export { RedisServerProcess, freePort, type RedisServerOptions } from './redis-server.js';
+export { RedisServerProcess, createTestCertificates, freePort, type RedisServerOptions, type TestCertificates } from './redis-server.js';

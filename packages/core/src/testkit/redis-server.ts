@@ -2,8 +2,8 @@
  * A private redis-server for integration tests and benchmarks: a free loopback port, a temporary
  * directory, and nothing else on the machine touched. Get the executable from realComponent('redis-server').
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +15,34 @@ export interface RedisServerOptions {
   readonly appendonly?: boolean;
   /** ACL users as redis.conf `user` rules, e.g. 'worker on >secret ~az:* &az:* +@all'. */
   readonly users?: readonly string[];
+  /** Listen with TLS only (no plain port), with this certificate; clients need no certificate of their own. */
+  readonly tls?: TestCertificates;
+}
+
+/** PEM files of a throwaway CA and a server certificate it signed. */
+export interface TestCertificates {
+  /** The CA certificate clients trust. */
+  readonly caFile: string;
+  /** The server certificate (for 127.0.0.1 and localhost) and its key. */
+  readonly certFile: string;
+  readonly keyFile: string;
+}
+
+/**
+ * A new CA and a server certificate for 127.0.0.1 / localhost signed by it, written into `dir` with the
+ * openssl command line tool (P-256 keys: quick to make), valid for two days.
+ */
+export function createTestCertificates(openssl: string, dir: string, name = 'az-test'): TestCertificates {
+  const file = (f: string): string => join(dir, `${name}-${f}`);
+  const run = (args: string[]): void => {
+    execFileSync(openssl, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  };
+  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+  run(['req', '-x509', ...ec, '-keyout', file('ca.key'), '-out', file('ca.pem'), '-days', '2', '-subj', `/CN=${name} CA`]);
+  run(['req', ...ec, '-keyout', file('server.key'), '-out', file('server.csr'), '-subj', '/CN=127.0.0.1']);
+  writeFileSync(file('server.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n');
+  run(['x509', '-req', '-in', file('server.csr'), '-CA', file('ca.pem'), '-CAkey', file('ca.key'), '-CAcreateserial', '-out', file('server.pem'), '-days', '2', '-extfile', file('server.ext')]);
+  return { caFile: file('ca.pem'), certFile: file('server.pem'), keyFile: file('server.key') };
 }
 
 /** A free TCP port on 127.0.0.1 (bound and released; the OS does not hand it out again at once). */
@@ -45,9 +73,9 @@ export class RedisServerProcess {
     return server;
   }
 
-  /** redis://127.0.0.1:PORT/0 (or with `user:password@`). */
+  /** redis://127.0.0.1:PORT/0 (rediss:// with TLS; or with `user:password@`). */
   url(auth?: string): string {
-    return `redis://${auth ? `${auth}@` : ''}127.0.0.1:${this.port}/0`;
+    return `${this.options.tls ? 'rediss' : 'redis'}://${auth ? `${auth}@` : ''}127.0.0.1:${this.port}/0`;
   }
 
   get pid(): number | undefined {
@@ -57,7 +85,11 @@ export class RedisServerProcess {
   /** Starts the server and resolves once it accepts connections (its own log line says so). */
   async launch(): Promise<void> {
     if (this.child) throw new Error('redis-server is already running');
-    const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, '--save', '', '--daemonize', 'no', '--loglevel', 'notice', '--logfile', ''];
+    const tls = this.options.tls;
+    const listen = tls
+      ? ['--port', '0', '--tls-port', String(this.port), '--tls-cert-file', tls.certFile, '--tls-key-file', tls.keyFile, '--tls-ca-cert-file', tls.caFile, '--tls-auth-clients', 'no']
+      : ['--port', String(this.port)];
+    const args = [...listen, '--bind', '127.0.0.1', '--dir', this.dir, '--save', '', '--daemonize', 'no', '--loglevel', 'notice', '--logfile', ''];
     if (this.options.appendonly) args.push('--appendonly', 'yes', '--appendfsync', 'always');
     for (const rule of this.options.users ?? []) args.push('--user', ...rule.split(' '));
     const child = spawn(this.options.executable, args, { stdio: ['ignore', 'pipe', 'pipe'] });

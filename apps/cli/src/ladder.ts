@@ -21,6 +21,8 @@ export function schedule(count: number, gauntlet = count): [number, number][] {
 export interface LadderOptions {
   readonly games: number;
   readonly seed: number;
+  /** Random plies before each game, shared by the two seatings (`ArenaOptions.openingPlies`). */
+  readonly openingPlies?: number;
   /** Stop a pair early once the SPRT decides (elo0, elo1 for the first player of the pair against the second). */
   readonly sprt?: readonly [number, number];
   readonly onGame?: (game: Game<unknown>, names: readonly string[], record: ArenaGameRecord, match: string) => void;
@@ -60,6 +62,7 @@ export async function playLadder(game: Game<unknown>, players: readonly LadderPl
       const r = await playArena(game, [a.agent, b.agent], n, {
         seed: options.seed * 7919 + p * 104_729 + played,
         rotationOffset: played,
+        openingPlies: options.openingPlies,
         onGameEnd: (_s, _seats, record) => options.onGame?.(game, names, { ...record, index: record.index + played }, match),
         onGameAborted: (record) => options.onGame?.(game, names, { ...record, index: record.index + played }, match),
         onProgress: () => options.onProgress?.(++done),

@@ -150,6 +150,21 @@ describe('az rate', () => {
     expect(az(['rate', '--game', 'tictactoe', 'random', 'nosuchdir']).stderr).toContain("'nosuchdir' is not a player");
   });
 
+  it('varies the openings with --opening-plies: each opening from both seats, and the games replay', () => {
+    const r = az(['rate', '--game', 'tictactoe', 'minimax', 'random', '--games', '8', '--opening-plies', '2', '--games-out', 'open.jsonl', '--out', 'open.json']);
+    expect(r.code, r.stderr).toBe(0);
+    const games = readFileSync(join(work, 'open.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { index: number; players: string[]; actions: number[] });
+    expect(games).toHaveLength(8);
+    const opening = new Map(games.map((g) => [g.index, g.actions.slice(0, 2).join(',')]));
+    for (let k = 0; k < 8; k += 2) expect(opening.get(k + 1)).toBe(opening.get(k));
+    expect(new Set(opening.values()).size).toBeGreaterThan(1);
+    const byIndex = new Map(games.map((g) => [g.index, g.players[0]]));
+    expect(byIndex.get(1)).not.toBe(byIndex.get(0));
+    const replay = az(['play', '--replay', 'open.jsonl']);
+    expect(replay.code, replay.stderr).toBe(0);
+    expect(az(['rate', '--game', 'tictactoe', 'minimax', 'random', '--opening-plies', '-1']).code).toBe(2);
+  });
+
   it('rates checkpoints while training (--rate-every), and az rate takes the rated checkpoints of a run', () => {
     const train = az(['train', '--game', 'tictactoe', '--out', 'ttt', '--iterations', '2', '--games-per-iter', '8', '--parallel-games', '8', '--sims', '8', '--train-steps', '2', '--batch-size', '16', '--eval-games', '0', '--rate-every', '1', '--rate-games', '4', '--rate-sims', '8', '--quiet']);
     expect(train.code, train.stderr).toBe(0);

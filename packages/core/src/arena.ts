@@ -1,4 +1,5 @@
 import type { Agent, Game } from './game.js';
+import { randomLegalAction } from './agents.js';
 import { Rng } from './rng.js';
 
 export interface ArenaResult {
@@ -52,6 +53,13 @@ export interface ArenaOptions {
   readonly onProgress?: (finished: number) => void;
   /** The lineup of game g starts rotated by `g + rotationOffset` seats (to continue a match in chunks). */
   readonly rotationOffset?: number;
+  /**
+   * Each game starts with this many uniformly random legal plies (in its record's actions, so it
+   * replays), the same plies for the P consecutive games that rotate one lineup through every seat.
+   * Deterministic agents (a search without noise, an engine at a fixed depth) otherwise play the same
+   * game over and over, and repeated games count as independent evidence in a rating. Default 0.
+   */
+  readonly openingPlies?: number;
 }
 
 /** The seed of game `g` of a match seeded `seed`. */
@@ -74,6 +82,8 @@ export async function playArena<S>(game: Game<S>, agents: readonly Agent<S>[], n
   const rngs: Rng[] = [];
   const seatAgent: Int32Array[] = [];
   const actions: number[][] = [];
+  const openingPlies = options.openingPlies ?? 0;
+  const mask = new Uint8Array(game.masker.actionSize);
   for (let g = 0; g < numGames; g++) {
     rngs.push(new Rng(arenaGameSeed(seed, g)));
     states.push(game.initialState(rngs[g]));
@@ -81,6 +91,22 @@ export async function playArena<S>(game: Game<S>, agents: readonly Agent<S>[], n
     for (let seat = 0; seat < P; seat++) lineup[seat] = (seat + g + offset) % P;
     seatAgent.push(lineup);
     actions.push([]);
+    if (openingPlies > 0) {
+      const openingRng = new Rng(`arena-opening:${seed}:${Math.floor((g + offset) / P)}`);
+      // An opening that ends the game is drawn again, from the start.
+      for (let attempt = 0; actions[g].length < openingPlies; attempt++) {
+        if (attempt === 100) throw new Error(`arena: no opening of ${openingPlies} plies that leaves ${game.traits.id} unfinished in 100 tries`);
+        rngs[g] = new Rng(arenaGameSeed(seed, g));
+        states[g] = game.initialState(rngs[g]);
+        actions[g] = [];
+        while (actions[g].length < openingPlies && !game.isTerminal(states[g])) {
+          const a = randomLegalAction(game, states[g], openingRng, mask);
+          game.applyAction(states[g], a, rngs[g]);
+          actions[g].push(a);
+        }
+        if (game.isTerminal(states[g])) actions[g] = [];
+      }
+    }
   }
   const record = (g: number, aborted?: string): ArenaGameRecord => ({ index: g, gameSeed: arenaGameSeed(seed, g), seatAgent: seatAgent[g], actions: actions[g], ...(aborted ? { aborted } : {}) });
   const totalReturn = new Float64Array(P);

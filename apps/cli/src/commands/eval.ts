@@ -32,6 +32,7 @@ export const evalSpec = {
     players: { type: 'int', min: 1, description: "number of players, for games with a 'players' setting" },
     config: { type: 'string', description: 'game settings, key=value[,key=value...]', placeholder: 'K=V,...' },
     seed: { type: 'int', min: 0, default: 0, description: 'random seed' },
+    'opening-plies': { type: 'int', min: 0, default: 0, description: 'start every game after N uniformly random plies, the same N plies for both seatings of a pair of games: deterministic players (a model, a UCI engine at a fixed depth) then play different games instead of repeating one' },
     json: { type: 'boolean', description: 'print the result as JSON' },
     pgn: { type: 'string', description: 'chess: write every game as PGN to FILE (tags, result, termination)', placeholder: 'FILE' },
     'games-out': { type: 'string', description: 'write every game as a JSON line to FILE (replay with az play --replay FILE)', placeholder: 'FILE' },
@@ -154,6 +155,7 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
     const names = lineup.map((a) => a.name);
     const result = await playArena(game, lineup, games, {
       seed,
+      openingPlies: flags['opening-plies'] ?? 0,
       onProgress: (n) => bar?.update(n),
       onGameAborted: (record) => recorder.record(game, names, record),
       onGameEnd: (finalState, seatAgent, record) => {

@@ -25,6 +25,7 @@ export const rateSpec = {
     sims: { type: 'int', min: 1, description: "search simulations per move for models and mcts (default: the game's play setting)" },
     config: { type: 'string', description: 'game settings, key=value[,key=value...]', placeholder: 'K=V,...' },
     seed: { type: 'int', min: 0, default: 0, description: 'random seed' },
+    'opening-plies': { type: 'int', min: 0, default: 0, description: 'start every game after N uniformly random plies, the same N plies for both seatings of a pair of games: deterministic players (a model, a UCI engine at a fixed depth) then play different games instead of repeating one' },
     out: { type: 'string', default: 'ratings.json', description: 'where to write the ratings and every pair\'s record', placeholder: 'FILE' },
     pgn: { type: 'string', description: 'chess: write every game as PGN to FILE', placeholder: 'FILE' },
     'games-out': { type: 'string', description: 'write every game as a JSON line to FILE (az play --replay FILE)', placeholder: 'FILE' },
@@ -120,6 +121,7 @@ export async function rateCommand(argv: readonly string[]): Promise<number> {
     const ladder = await playLadder(game, players, pairs, {
       games,
       seed,
+      openingPlies: flags['opening-plies'] ?? 0,
       sprt: sprtBounds,
       onGame: (g, names, record, match) => recorder.record(g, names, record, match),
       onProgress: (n) => bar?.update(n),

@@ -2,8 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { BatchedMcts } from './batched-mcts.js';
 import type { Evaluator, LeafBatch } from './evaluator.js';
 import { forcedPlayouts, prunedRootVisits } from './forced-playouts.js';
-import type { TreeArrays } from './gumbel.js';
-import { makeTestTicTacToe, tttFromString, type TttState } from './test-games.js';
+import { makeTestTicTacToe, rootWithChildren, tttFromString, type TttState } from './test-games.js';
 
 describe('policy target pruning', () => {
   it('takes back the forced visits PUCT would not have given, and drops children left with one', () => {
@@ -12,21 +11,7 @@ describe('policy target pruning', () => {
     const sums = [0, 40, 6.75, -1];
     const valueSum = new Float32Array(4 * P);
     sums.forEach((v, n) => (valueSum[n * P] = v));
-    const tree: TreeArrays = {
-      P,
-      actionOf: Int32Array.from([-1, 4, 7, 2]),
-      firstChild: Int32Array.from([1, -1, -1, -1]),
-      childCount: Int32Array.from([3, 0, 0, 0]),
-      visits: Int32Array.from([101, 80, 15, 5]),
-      pendingVisits: new Int32Array(4),
-      prior: Float32Array.from([0, 0.6, 0.3, 0.1]),
-      toPlay: Int8Array.from([0, 1, 1, 1]),
-      flags: new Uint8Array(4),
-      valueSum,
-      terminalValue: new Float32Array(4 * P),
-      solvedFlag: 8,
-      virtualLoss: 1,
-    };
+    const tree = rootWithChildren(P, [4, 7, 2], Int32Array.from([101, 80, 15, 5]), [0.6, 0.3, 0.1], valueSum);
     const out = prunedRootVisits(tree, 0, 1.5, 2, new Float32Array(9), 9);
     // PUCT(c0) = 0.5 + 1.5·0.6·√101/81 ≈ 0.6117. c1 needs ⌊1.5·0.3·√101 / (0.6117 − 0.45)⌋ = 27 > 15 visits to
     // stay below it: PUCT gave it all 15, none pruned. c2 needs 1, and n_forced = ⌊√(2·0.1·100)⌋ = 4: 5 − 4 = 1,

@@ -3,8 +3,8 @@ import { Rng, type Game, type ParsedAction, type ResolvedConfig } from '@az/core
 import { BatchedMcts, type SearchConfig } from './batched-mcts.js';
 import type { Evaluator, LeafBatch } from './evaluator.js';
 import { UniformEvaluator } from './evaluator.js';
-import { consideredVisitSequence, sigmaCompletedQ, type TreeArrays } from './gumbel.js';
-import { makeThreeSeatGame, type ThreeSeatState } from './test-games.js';
+import { consideredVisitSequence, sigmaCompletedQ } from './gumbel.js';
+import { makeThreeSeatGame, rootWithChildren, type ThreeSeatState } from './test-games.js';
 
 describe('sequential halving schedule', () => {
   it('matches the schedule derived by hand from the paper for n=16, m=4', () => {
@@ -40,21 +40,7 @@ describe('completed Q', () => {
       valueSum[n * P] = v;
       valueSum[n * P + 1] = -v;
     });
-    const tree: TreeArrays = {
-      P,
-      actionOf: Int32Array.from([-1, 0, 1, 2]),
-      firstChild: Int32Array.from([1, -1, -1, -1]),
-      childCount: Int32Array.from([3, 0, 0, 0]),
-      visits,
-      pendingVisits: new Int32Array(4),
-      prior: Float32Array.from([0, 0.5, 0.3, 0.2]),
-      toPlay: Int8Array.from([0, 1, 1, 1]),
-      flags: new Uint8Array(4),
-      valueSum,
-      terminalValue: new Float32Array(4 * P),
-      solvedFlag: 8,
-      virtualLoss: 1,
-    };
+    const tree = rootWithChildren(P, [0, 1, 2], visits, [0.5, 0.3, 0.2], valueSum);
     const out = new Float64Array(3);
     sigmaCompletedQ(tree, { gumbelConsideredActions: 16, gumbelCVisit: 50, gumbelCScale: 0.1 }, 0, false, out);
     // Mixed value: (0.2 + 3 · (0.5·0.5 + 0.3·(-0.5)) / 0.8) / 4 = 0.14375; Q [0.5, -0.5, 0.14375] mapped to

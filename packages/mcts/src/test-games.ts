@@ -1,6 +1,7 @@
 // Small games for the search's own tests (not part of the build): a compact tic-tac-toe and a
 // three-seat game whose answer depends on each seat maximising its own value.
 import type { Encoder, Game, GameTraits, Masker, ParsedAction, ResolvedConfig } from '@az/core';
+import type { TreeArrays } from './gumbel.js';
 
 export interface TttState {
   board: Int8Array; // 0 empty, 1 seat 0, 2 seat 1
@@ -94,5 +95,28 @@ export function makeThreeSeatGame(): Game<ThreeSeatState> {
     render: (s) => s.moves.join(','),
     formatAction: (_s, a) => String(a),
     parseAction: (_s, t): ParsedAction => ({ ok: true, action: Number(t) }),
+  };
+}
+
+/**
+ * The tree arrays of a root (node 0, seat 0 to move) with one expanded level of leaf children (nodes
+ * 1..k, seat 1 to move), for unit tests of root rules (Gumbel, forced playouts) without a search.
+ */
+export function rootWithChildren(P: number, actions: readonly number[], visits: Int32Array, priors: readonly number[], valueSum: Float32Array): TreeArrays {
+  const n = actions.length + 1;
+  return {
+    P,
+    actionOf: Int32Array.from([-1, ...actions]),
+    firstChild: Int32Array.from({ length: n }, (_, i) => (i === 0 ? 1 : -1)),
+    childCount: Int32Array.from({ length: n }, (_, i) => (i === 0 ? actions.length : 0)),
+    visits,
+    pendingVisits: new Int32Array(n),
+    prior: Float32Array.from([0, ...priors]),
+    toPlay: Int8Array.from({ length: n }, (_, i) => (i === 0 ? 0 : 1)),
+    flags: new Uint8Array(n),
+    valueSum,
+    terminalValue: new Float32Array(n * P),
+    solvedFlag: 8,
+    virtualLoss: 1,
   };
 }

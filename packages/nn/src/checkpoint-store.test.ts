@@ -26,18 +26,25 @@ describe('a run’s versioned checkpoints', () => {
   });
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-  it('writes one folder per save, keeps the last K, and lists them oldest first', async () => {
+  it('writes one folder per save, keeps the last K iterations, and lists them oldest first', async () => {
     const run = join(root, 'run');
     const model = buildModel(TINY_MLP, { seed: 1 });
-    for (let i = 1; i <= 4; i++) await saveRunCheckpoint(run, model, manifest(i), undefined, { keep: 3, onnx: false });
+    const removedAt: string[][] = [];
+    for (let i = 1; i <= 4; i++) removedAt.push((await saveRunCheckpoint(run, model, manifest(i), undefined, { keep: 3, onnx: false })).removed.map((e) => e.name));
+    expect(removedAt).toEqual([[], [], [], ['iter-000001']]);
+    // A second save at the newest iteration (the end of a multi-process run) keeps iteration 2: K counts iterations.
     const again = await saveRunCheckpoint(run, model, manifest(4), undefined, { keep: 3, onnx: false });
     expect(again.entry.name).toBe('iter-000004-2');
-    expect(again.removed.map((e) => e.name)).toEqual(['iter-000002']);
+    expect(again.removed).toEqual([]);
     expect(listCheckpoints(run).map((e) => [e.name, e.iteration, e.sequence])).toEqual([
+      ['iter-000002', 2, 1],
       ['iter-000003', 3, 1],
       ['iter-000004', 4, 1],
       ['iter-000004-2', 4, 2],
     ]);
+    const next = await saveRunCheckpoint(run, model, manifest(5), undefined, { keep: 3, onnx: false });
+    expect(next.removed.map((e) => e.name)).toEqual(['iter-000002']);
+    expect(listCheckpoints(run).map((e) => e.name)).toEqual(['iter-000003', 'iter-000004', 'iter-000004-2', 'iter-000005']);
     expect(readdirSync(join(run, 'checkpoints')).filter((n) => n.startsWith('.'))).toEqual([]);
     model.dispose();
   });

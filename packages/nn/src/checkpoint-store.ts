@@ -2,8 +2,8 @@
  * A run's checkpoints: `RUN/checkpoints/iter-000012/` (a checkpoint directory, see checkpoint.ts), one
  * per save, never rewritten. A save writes a hidden temporary directory and renames it into place, so
  * the switch to a new checkpoint is one atomic rename: the newest `iter-*` directory is always complete,
- * and a process killed at any step leaves the previous one as the newest. The last `keep` are kept (a
- * rating ladder and a rollback need them); older ones are renamed aside before they are deleted, so a
+ * and a process killed at any step leaves the previous one as the newest. The saves of the last `keep`
+ * iterations are kept (a rating ladder and a rollback need them); older ones are renamed aside before they are deleted, so a
  * half-deleted directory is never mistaken for a checkpoint. Hidden leftovers of killed saves are removed
  * by the next save.
  *
@@ -102,14 +102,14 @@ export function resolveCheckpointPath(path: string): ResolvedCheckpointPath {
 }
 
 export interface SaveRunCheckpointOptions extends SaveCheckpointOptions {
-  /** Checkpoints to keep, the new one included (default 5; at least 1). */
+  /** Iterations whose checkpoints are kept, the new one's included (default 5; at least 1). Every save of a kept iteration stays. */
   readonly keep?: number;
 }
 
 export interface SavedRunCheckpoint {
   readonly manifest: CheckpointManifest;
   readonly entry: CheckpointEntry;
-  /** Checkpoints deleted because more than `keep` were there. */
+  /** Checkpoints deleted because their iteration is older than the last `keep`. */
   readonly removed: readonly CheckpointEntry[];
 }
 
@@ -134,7 +134,11 @@ export async function saveRunCheckpoint(
   const written = await saveCheckpoint(join(root, name), model, manifest, optimizerState, options);
   const entry: CheckpointEntry = { name, dir: join(root, name), iteration: manifest.iteration, sequence };
   const all = listCheckpoints(runDir).filter((e) => e.name !== LEGACY_CHECKPOINT_DIR);
-  const removed = all.slice(0, Math.max(0, all.length - keep)).filter((e) => e.name !== name);
+  // `keep` counts iterations, not folders: a second save at the same iteration (the end of a
+  // multi-process run, Ctrl-C) must not push the oldest kept iteration out of a rating ladder.
+  const iterations = [...new Set(all.map((e) => e.iteration))].sort((a, b) => a - b);
+  const keptFrom = iterations[Math.max(0, iterations.length - keep)] ?? manifest.iteration;
+  const removed = all.filter((e) => e.iteration < keptFrom && e.name !== name);
   for (const old of removed) {
     // Renamed aside first: deleting file by file could be cut short and leave a half checkpoint.
     const aside = join(root, `.${old.name}.removing-${randomBytes(4).toString('hex')}`);

@@ -3,7 +3,7 @@
  *   options.json     the options of the latest session
  *   changes.jsonl    options a `--resume` changed, one line per resume that changed any
  *   metrics.jsonl    one line per iteration
- *   checkpoints/     iter-NNNNNN/ per save, the last --keep of them (see @az/nn checkpoint-store.ts)
+ *   checkpoints/     iter-NNNNNN/ per save, those of the last --keep iterations (see @az/nn checkpoint-store.ts)
  *   replay/          the replay buffer as segments (see replay-store.ts)
  * A new run never writes into a directory that holds another run: it refuses, or with --force moves the
  * old run aside first. `--resume` takes the run directory or any of its checkpoint folders.

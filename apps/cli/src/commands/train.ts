@@ -93,7 +93,7 @@ export const trainSpec = {
     out: { type: 'string', description: 'run directory: checkpoint, replay buffer, metrics.jsonl (default runs/<game>)', placeholder: 'DIR' },
     resume: { type: 'string', description: 'continue a run from its directory or one of its checkpoint folders (weights, optimizer, replay buffer, iteration)', placeholder: 'DIR' },
     force: { type: 'boolean', description: 'start a new run even if --out holds one: the old run is moved to <out>.archived-<time>, not deleted' },
-    keep: { type: 'int', min: 1, description: 'checkpoints kept in the run directory, newest included (default 5)' },
+    keep: { type: 'int', min: 1, description: 'iterations whose checkpoints are kept in the run directory, newest included (default 5)' },
     seed: { type: 'int', min: 0, description: 'random seed (runs are reproducible from it)' },
     gpus: { type: 'string', description: 'self-play in one process per listed GPU (e.g. 0,1,2,3), training on the first; needs @tensorflow/tfjs-node-gpu', placeholder: 'LIST' },
     devices: { type: 'string', description: 'self-play in N CPU processes (wasm backend), training in this one: cpu:N', placeholder: 'cpu:N' },

@@ -1,7 +1,8 @@
 /**
  * Turning a command-line agent name into a player: `random`, `mcts` (search with random rollouts,
- * no network), a bot the game offers (`minimax`, `greedy`, `heuristic`, ...), or a path to a trained
- * model (a run directory or a checkpoint directory).
+ * no network), a bot the game offers (`minimax`, `greedy`, `heuristic`, ...), a path to a trained
+ * model (a run directory or a checkpoint directory), or `policy:<model path>`: that network's policy
+ * alone, no search (what it learnt by itself; `az assess --sims 0` plays the same way).
  */
 import { existsSync } from 'node:fs';
 import {
@@ -22,7 +23,7 @@ import {
   type CheckpointManifest,
 } from '@az/nn';
 import { createSearchEngine, type SearchMethod } from '@az/imperfect-info';
-import { MctsAgent, NetworkEvaluator, RolloutEvaluator, playSearchConfig, type Evaluator, type SearchEngine } from '@az/mcts';
+import { MctsAgent, NetworkEvaluator, PolicyAgent, RolloutEvaluator, playSearchConfig, type Evaluator, type SearchEngine } from '@az/mcts';
 import { UciAgent, UciEngineError, parseUciAgentSpec } from '@az/chess-uci';
 import { UsageError } from './args.js';
 
@@ -124,6 +125,14 @@ export function searchEngineFor<S>(game: Game<S>, evaluator: Evaluator<S>, setti
   );
 }
 
+/** `policy:<model path>`: the network's top legal move, no search. */
+export const POLICY_PREFIX = 'policy:';
+
+/** The model path an agent spec names (`policy:<path>` names `<path>`); other specs are returned as they are. */
+export function modelPathOf(spec: string): string {
+  return spec.startsWith(POLICY_PREFIX) ? spec.slice(POLICY_PREFIX.length) : spec;
+}
+
 /** Names of the agents a game accepts besides model paths (and, for chess, `uci:<command>[,...]`). */
 export function agentNames(plugin: GamePlugin): string[] {
   return ['random', 'mcts', ...Object.keys(plugin.bots ?? {})];
@@ -178,14 +187,18 @@ export async function makeAgent(spec: string, plugin: GamePlugin, game: Game<unk
     const agent = bot(game, settings.seed);
     return { name: spec, act: (states) => agent.act(states) };
   }
-  if (existsSync(spec)) {
-    let model = models.get(spec);
+  const policyOnly = spec.startsWith(POLICY_PREFIX);
+  const path = modelPathOf(spec);
+  if (existsSync(path)) {
+    let model = models.get(path);
     if (!model) {
-      model = await loadModel(plugin, spec, settings.network);
-      models.set(spec, model);
+      model = await loadModel(plugin, path, settings.network);
+      models.set(path, model);
     }
-    return searchAgent(`model ${spec}`, game, model.evaluator, settings);
+    if (policyOnly) return new PolicyAgent(`policy of ${path}`, game, model.evaluator);
+    return searchAgent(`model ${path}`, game, model.evaluator, settings);
   }
+  if (policyOnly) throw new UsageError(`agent '${spec}': no model at ${path} (policy:<path of a trained model>)`);
   const uci = plugin.traits.id === 'chess' ? ', uci:<engine command>[,depth=N|nodes=N|movetime=MS][,UCI option=value...]' : '';
-  throw new UsageError(`unknown agent '${spec}': use ${agentNames(plugin).join(', ')}${uci}, or the path of a trained model (no such file or directory)`);
+  throw new UsageError(`unknown agent '${spec}': use ${agentNames(plugin).join(', ')}${uci}, the path of a trained model, or policy:<model path> (no such file or directory)`);
 }

@@ -134,6 +134,19 @@ describe('az train, resume, eval and play with a model', () => {
     const report = JSON.parse(r.stdout) as { games: number; a: { wins: number; draws: number; losses: number } };
     expect(report.games).toBe(10);
     expect(report.a.wins + report.a.draws + report.a.losses).toBe(10);
+    // The network alone against itself: no search and no sampling, so the seed cannot change a game; a missing model is named.
+    const policyGames = (seed: string): string[] => {
+      const e = az(['eval', '--game', 'tictactoe', '--a', `policy:${out}`, '--b', `policy:${out}`, '--games', '4', '--seed', seed, '--games-out', join(work, `policy-${seed}.jsonl`)]);
+      expect(e.code, e.stderr).toBe(0);
+      expect(e.stdout).toContain(`policy of ${out}`);
+      return readFileSync(join(work, `policy-${seed}.jsonl`), 'utf8').trim().split('\n').map((l) => JSON.stringify((JSON.parse(l) as { moves: unknown }).moves));
+    };
+    const first = policyGames('1');
+    expect(first).toHaveLength(4);
+    expect(policyGames('2')).toEqual(first);
+    const missingPolicy = az(['eval', '--game', 'tictactoe', '--a', `policy:${join(work, 'nope')}`, '--b', 'random']);
+    expect(missingPolicy.code).toBe(2);
+    expect(missingPolicy.stderr).toContain(`no model at ${join(work, 'nope')}`);
     const p = az(['play', '--game', 'tictactoe', '--model', out, '--sims', '16'], 'b2\nquit\n');
     expect(p.code).toBe(0);
     expect(p.stdout).toMatch(/seat 1 \(model .*\) plays/);

@@ -2,7 +2,7 @@ import { Z95, eloFromScore, playArena, resolveGame, studentT975, wilsonInterval,
 import { BACKEND_CHOICES, type BackendChoice } from '@az/nn';
 import { DEFAULT_DETERMINIZATIONS, type SearchMethod } from '@az/imperfect-info';
 import { defaultPlaySimulations } from '@az/mcts';
-import { closeAgent, gameFor, isUciSpec, makeAgent, type LoadedModel, loadModel } from '../agents.js';
+import { closeAgent, gameFor, isUciSpec, makeAgent, modelPathOf, type LoadedModel, loadModel } from '../agents.js';
 import { GameRecorder } from '../records.js';
 import { helpText, parseFlags, UsageError } from '../args.js';
 import { ProgressBar } from '../progress.js';
@@ -14,7 +14,7 @@ export const evalSpec = {
   usage: 'az eval --game ID --a AGENT --b AGENT [options]',
   flags: {
     game: { type: 'string', description: 'game (see az games)', placeholder: 'ID' },
-    a: { type: 'string', description: 'agent A: random, mcts, a game bot, a model directory, or (chess) uci:<engine command>[,depth=N|nodes=N|movetime=MS][,UCI option=value...]', placeholder: 'AGENT' },
+    a: { type: 'string', description: 'agent A: random, mcts, a game bot, a model directory, policy:<model directory> (its network alone, no search), or (chess) uci:<engine command>[,depth=N|nodes=N|movetime=MS][,UCI option=value...]', placeholder: 'AGENT' },
     b: { type: 'string', description: 'agent B (fills every seat A does not hold)', placeholder: 'AGENT' },
     games: { type: 'int', min: 1, default: 100, description: 'games to play (seats rotate every game)' },
     sims: { type: 'int', min: 1, description: "search simulations per move for search agents (default: the game's play setting, else its training setting, at least 100)" },
@@ -105,9 +105,10 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
   let firstModel: LoadedModel | undefined;
   for (const spec of [flags.a, flags.b]) {
     if (!plugin.bots?.[spec] && spec !== 'random' && spec !== 'mcts' && !isUciSpec(spec)) {
-      const m = models.get(spec) ?? (await loadModelIfPath(plugin, spec, network));
+      const path = modelPathOf(spec);
+      const m = models.get(path) ?? (await loadModelIfPath(plugin, path, network));
       if (m) {
-        models.set(spec, m);
+        models.set(path, m);
         firstModel ??= m;
       }
     }

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fitElo, resolveGame, type Agent, type PairResult } from '@az/core';
 import { BACKEND_CHOICES, type BackendChoice } from '@az/nn';
 import { defaultPlaySimulations } from '@az/mcts';
-import { closeAgent, gameFor, isUciSpec, loadModel, makeAgent, type LoadedModel } from '../agents.js';
+import { closeAgent, gameFor, isUciSpec, loadModel, makeAgent, modelPathOf, type LoadedModel } from '../agents.js';
 import { helpText, parseFlags, UsageError } from '../args.js';
 import { expandPlayers, formatRatings, playLadder, schedule, type LadderPlayer } from '../ladder.js';
 import { ProgressBar } from '../progress.js';
@@ -98,10 +98,12 @@ export async function rateCommand(argv: readonly string[]): Promise<number> {
     let firstModel: LoadedModel | undefined;
     for (const spec of specs) {
       if (isUciSpec(spec) || spec === 'random' || spec === 'mcts' || plugin.bots?.[spec]) continue;
-      const m = await loadModel(plugin, spec, network).catch((err: unknown) => {
+      const path = modelPathOf(spec);
+      if (models.has(path)) continue;
+      const m = await loadModel(plugin, path, network).catch((err: unknown) => {
         throw new UsageError(`az rate: '${spec}' is not a player: not random, mcts, a ${plugin.traits.id} bot or uci:..., and not a model (${err instanceof Error ? err.message : String(err)})`);
       });
-      models.set(spec, m);
+      models.set(path, m);
       firstModel ??= m;
     }
     const game = gameFor(plugin, rawConfig, firstModel);

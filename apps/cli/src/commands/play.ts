@@ -3,6 +3,7 @@ import { parseConfigAssignments, resolveGame, Rng, type Agent, type Game, type G
 import { BACKEND_CHOICES, type BackendChoice } from '@az/nn';
 import { defaultPlaySimulations } from '@az/mcts';
 import { agentNames, gameFor, loadModel, makeAgent, type LoadedModel } from '../agents.js';
+import { findModel } from '../model-finder.js';
 import { helpText, parseFlags, UsageError } from '../args.js';
 import { gameOfRecord, readGameRecords, type GameRecordLine } from '../records.js';
 
@@ -12,7 +13,8 @@ export const playSpec = {
   usage: 'az play --game ID [--model DIR] [--seat N] [options]  |  az play --replay FILE [--index N]',
   flags: {
     game: { type: 'string', description: 'game to play (see az games)', placeholder: 'ID' },
-    model: { type: 'string', description: 'trained model (run or checkpoint directory) for the other seats', placeholder: 'DIR' },
+    model: { type: 'string', description: 'trained model (run or checkpoint directory) for the other seats (default: the newest run in --models trained for this game and config)', placeholder: 'DIR' },
+    models: { type: 'string', default: 'runs', description: 'where to look for a trained model when --model is not given: run directories one level down, e.g. runs/blob-5p', placeholder: 'DIR' },
     opponent: { type: 'string', description: "agent for the other seats when there is no model: random, mcts, or a game bot (default: the game's first bot for hidden-information games, else mcts)", placeholder: 'NAME' },
     seat: { type: 'int', min: 0, default: 0, description: 'your seat (0 moves first)' },
     color: { type: 'enum', values: ['white', 'black'], description: 'chess: your colour (white = seat 0)' },
@@ -179,16 +181,28 @@ export async function playCommand(argv: readonly string[]): Promise<number> {
   const models = new Map<string, LoadedModel>();
   const network = { backend: (flags.backend ?? 'auto') as BackendChoice, threads: flags.threads };
   let model: LoadedModel | undefined;
-  if (flags.model) {
-    model = await loadModel(plugin, flags.model, network);
-    models.set(flags.model, model);
+  let modelPath = flags.model;
+  if (!modelPath && !flags.opponent) {
+    // No model named: the newest run trained for exactly this game and config, else bots as before.
+    const modelsDir = flags.models ?? 'runs';
+    const search = await findModel(plugin, rawConfig, modelsDir);
+    modelPath = search.found;
+    if (modelPath) console.log(`using the model in ${modelPath} (the newest run in ${modelsDir}/ trained for this ${plugin.traits.id} config; --model DIR or --opponent NAME to choose)`);
+    else if (search.candidates.length > 0) {
+      console.log(`no model in ${modelsDir}/ was trained for this ${plugin.traits.id} config: ${search.candidates.map((c) => `${c.dir} has ${c.mismatch}`).join('; ')}`);
+      console.log(`train one with: az train --game ${plugin.traits.id}${search.trainConfig ? ` --config ${search.trainConfig}` : ''} --out ${modelsDir}/<name>`);
+    }
+  }
+  if (modelPath) {
+    model = await loadModel(plugin, modelPath, network);
+    models.set(modelPath, model);
   }
   const game = gameFor(plugin, rawConfig, model);
   let humanSeat = flags.seat ?? 0;
   if (flags.color) humanSeat = flags.color === 'white' ? 0 : 1;
   if (humanSeat >= game.numPlayers) throw new UsageError(`az play: --seat must be below ${game.numPlayers} for this ${game.traits.id} game`);
 
-  const opponentSpec = flags.model ?? flags.opponent ?? (game.traits.information === 'imperfect' ? Object.keys(plugin.bots ?? {})[0] ?? 'random' : 'mcts');
+  const opponentSpec = modelPath ?? flags.opponent ?? (game.traits.information === 'imperfect' ? Object.keys(plugin.bots ?? {})[0] ?? 'random' : 'mcts');
   if (flags.model && flags.opponent) throw new UsageError('az play: give --model or --opponent, not both');
   if (!flags.model && flags.opponent && !agentNames(plugin).includes(flags.opponent)) {
     throw new UsageError(`az play: unknown opponent '${flags.opponent}': use ${agentNames(plugin).join(', ')}, or --model DIR`);

@@ -1,0 +1,57 @@
+// `az play` without --model: finds the run trained for the game and config asked for (a model per
+// player count for Blob), says which, and says what to train when none fits.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const bin = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'main.js');
+const work = mkdtempSync(join(tmpdir(), 'az-model-finder-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+function az(args: string[], input = ''): { code: number; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [bin, ...args], { input, encoding: 'utf8', cwd: work, timeout: 240_000 });
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+const round = 'rounds=one,roundCards=2';
+const tiny = ['--iterations', '1', '--games-per-iter', '4', '--parallel-games', '4', '--sims', '2', '--train-steps', '1', '--batch-size', '8', '--eval-games', '0', '--quiet'];
+
+describe('az play finds the model trained for the table size', () => {
+  beforeAll(() => {
+    for (const players of [3, 5]) {
+      const r = az(['train', '--game', 'blob', '--config', `players=${players},${round}`, '--out', `runs/blob-${players}p`, ...tiny]);
+      expect(r.code, r.stderr).toBe(0);
+    }
+  }, 240_000);
+
+  it('plays against the run trained for --players N', () => {
+    for (const players of [3, 5]) {
+      const r = az(['play', '--game', 'blob', '--players', String(players), '--config', round, '--sims', '2'], 'quit\n');
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain(`using the model in ${join('runs', `blob-${players}p`)}`);
+      expect(r.stdout).toMatch(/the other seats are model /);
+    }
+  });
+
+  it('falls back to the bot and says what to train when no run fits, naming the difference', () => {
+    const r = az(['play', '--game', 'blob', '--players', '4', '--config', round], 'quit\n');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`${join('runs', 'blob-3p')} has players=3 where 4 is asked`);
+    expect(r.stdout).toContain(`${join('runs', 'blob-5p')} has players=5 where 4 is asked`);
+    expect(r.stdout).toContain('train one with: az train --game blob --config rounds=one,roundCards=2,players=4 --out runs/<name>');
+    expect(r.stdout).toMatch(/the other seats are heuristic/);
+  });
+
+  it('an explicit --opponent or another --models folder is respected', () => {
+    const bot = az(['play', '--game', 'blob', '--players', '3', '--config', round, '--opponent', 'random'], 'quit\n');
+    expect(bot.code, bot.stderr).toBe(0);
+    expect(bot.stdout).not.toContain('using the model');
+    expect(bot.stdout).toMatch(/the other seats are random/);
+    const elsewhere = az(['play', '--game', 'blob', '--players', '3', '--config', round, '--models', 'nowhere'], 'quit\n');
+    expect(elsewhere.code, elsewhere.stderr).toBe(0);
+    expect(elsewhere.stdout).not.toContain('using the model');
+  });
+});

@@ -1,0 +1,76 @@
+/**
+ * Finding the trained model for a game and config when the user names none (`az play --game blob
+ * --players 5`): the run directories one level below a models folder (default `runs`, where `az
+ * train` writes), each judged by its newest checkpoint's manifest. A run fits when it is of the same
+ * game and was trained with exactly the config asked for, on every setting the network depends on
+ * (those not marked `modelIndependent`); among fitting runs the most recently written wins.
+ */
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { resolveGameConfig, type GamePlugin } from '@az/core';
+import { listCheckpoints, readCheckpointManifest } from '@az/nn';
+
+export interface ModelCandidate {
+  /** The run directory. */
+  readonly dir: string;
+  /** Its newest checkpoint's game config, as `key=value` pairs of the settings the network depends on. */
+  readonly config: string;
+  /** Why it does not fit (undefined when it does). */
+  readonly mismatch?: string;
+}
+
+export interface ModelSearch {
+  /** The fitting run, newest first, if any. */
+  readonly found?: string;
+  /** Every run of this game looked at (fitting or not), for the message when none fits. */
+  readonly candidates: readonly ModelCandidate[];
+  /**
+   * The `--config` of an `az train` that makes a model for this config: the settings asked for and those
+   * the game's training hints would otherwise change (Blob trains single rounds unless told otherwise).
+   */
+  readonly trainConfig: string;
+}
+
+function modelBound(plugin: GamePlugin, config: Readonly<Record<string, unknown>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(config)) if (!plugin.configSchema[key]?.modelIndependent) out[key] = String(value);
+  return out;
+}
+
+export async function findModel(plugin: GamePlugin, rawConfig: Readonly<Record<string, unknown>>, modelsDir: string): Promise<ModelSearch> {
+  const resolved = resolveGameConfig(plugin, rawConfig);
+  const wanted = modelBound(plugin, resolved);
+  const trainKeys = [...new Set([...Object.keys(rawConfig), ...Object.keys(plugin.training?.gameConfig ?? {})])].filter((k) => k in resolved);
+  const trainConfig = trainKeys.map((k) => `${k}=${String(resolved[k])}`).join(',');
+  let names: string[];
+  try {
+    names = readdirSync(modelsDir);
+  } catch {
+    return { candidates: [], trainConfig };
+  }
+  const fitting: { dir: string; time: number }[] = [];
+  const candidates: ModelCandidate[] = [];
+  for (const name of names.sort()) {
+    const dir = join(modelsDir, name);
+    const newest = listCheckpoints(dir).at(-1);
+    if (!newest) continue;
+    let trained: Record<string, string>;
+    try {
+      const manifest = await readCheckpointManifest(newest.dir, { gameId: plugin.traits.id });
+      trained = modelBound(plugin, manifest.gameConfig);
+    } catch {
+      continue; // another game's run, or a damaged one: az play --model DIR names the problem
+    }
+    const keys = [...new Set([...Object.keys(wanted), ...Object.keys(trained)])].sort();
+    const differing = keys.filter((k) => wanted[k] !== trained[k]);
+    const config = Object.keys(trained).sort().map((k) => `${k}=${trained[k]}`).join(',');
+    if (differing.length === 0) {
+      fitting.push({ dir, time: statSync(newest.dir).mtimeMs });
+      candidates.push({ dir, config });
+    } else {
+      candidates.push({ dir, config, mismatch: differing.map((k) => `${k}=${trained[k] ?? '(unset)'} where ${wanted[k] ?? '(unset)'} is asked`).join(', ') });
+    }
+  }
+  fitting.sort((a, b) => b.time - a.time);
+  return { found: fitting[0]?.dir, candidates, trainConfig };
+}

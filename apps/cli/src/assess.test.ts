@@ -1,18 +1,7 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { azInTempDir } from './test-cli.js';
 
-const bin = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'main.js');
-const work = mkdtempSync(join(tmpdir(), 'az-assess-'));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
-
-function az(args: string[]): { code: number; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', cwd: work, timeout: 240_000 });
-  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
-}
+const { work, az } = azInTempDir('az-assess-');
 
 describe('az assess', () => {
   it("runs the game's own assessment on an agent: the minimax bot plays tic-tac-toe perfectly", () => {

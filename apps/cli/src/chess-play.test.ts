@@ -1,20 +1,10 @@
 // End-to-end: `az play --game chess` through the built binary with piped input, as a user would type it.
 // Kept to a few seconds per run: random opponent, and a 1-iteration toy model for the --model path.
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { azInTempDir } from './test-cli.js';
 
-const bin = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'main.js');
-const work = mkdtempSync(join(tmpdir(), 'az-chess-play-'));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
-
-function az(args: string[], input = ''): { code: number; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [bin, ...args], { input, encoding: 'utf8', cwd: work, timeout: 120_000 });
-  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
-}
+const { work, az } = azInTempDir('az-chess-play-', 120_000);
 
 /** The FENs (six fields, eight ranks) printed in `text`, each at the end of a line (after the prompt). */
 function fens(text: string): string[] {

@@ -1,19 +1,11 @@
 // End-to-end tests of the built `az` binary: what a user types, what they see, the exit codes.
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { AZ_BIN, azInTempDir } from './test-cli.js';
 
-const bin = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'main.js');
-const work = mkdtempSync(join(tmpdir(), 'az-cli-'));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
-
-function az(args: string[], input?: string): { code: number; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [bin, ...args], { input: input ?? '', encoding: 'utf8', cwd: work, timeout: 240_000 });
-  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
-}
+const { work, az } = azInTempDir('az-cli-');
 
 describe('az (usage and errors)', () => {
   it('lists commands, and every command has --help', () => {
@@ -112,7 +104,7 @@ describe('az train, resume, eval and play with a model', () => {
 
   it('Ctrl-C writes a checkpoint and exits 130', async () => {
     const dir = join(work, 'interrupted');
-    const child = spawn(process.execPath, [bin, 'train', '--game', 'tictactoe', '--out', dir, '--iterations', '1000', '--games-per-iter', '4', '--parallel-games', '4', '--sims', '4', '--train-steps', '2', '--batch-size', '8', '--eval-games', '0', '--quiet'], { cwd: work });
+    const child = spawn(process.execPath, [AZ_BIN, 'train', '--game', 'tictactoe', '--out', dir, '--iterations', '1000', '--games-per-iter', '4', '--parallel-games', '4', '--sims', '4', '--train-steps', '2', '--batch-size', '8', '--eval-games', '0', '--quiet'], { cwd: work });
     let stdout = '';
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));

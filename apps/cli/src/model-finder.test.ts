@@ -1,20 +1,10 @@
 // `az play` without --model: finds the run trained for the game and config asked for (a model per
 // player count for Blob), says which, and says what to train when none fits.
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { azInTempDir } from './test-cli.js';
 
-const bin = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'main.js');
-const work = mkdtempSync(join(tmpdir(), 'az-model-finder-'));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
-
-function az(args: string[], input = ''): { code: number; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [bin, ...args], { input, encoding: 'utf8', cwd: work, timeout: 240_000 });
-  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
-}
+const { work, az } = azInTempDir('az-model-finder-');
 
 const round = 'rounds=one,roundCards=2';
 const tiny = ['--iterations', '1', '--games-per-iter', '4', '--parallel-games', '4', '--sims', '2', '--train-steps', '1', '--batch-size', '8', '--eval-games', '0', '--quiet'];

@@ -1,21 +1,13 @@
 // UCI end to end through the built binary: `az uci` in a scripted protocol conversation, and engines in
 // the arena (`az eval` with uci: agents, records, replay, ratings). A 1-iteration toy model keeps it short.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { realComponent } from '@az/core/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { AZ_BIN, azInTempDir } from './test-cli.js';
 
-const bin = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'main.js');
-const work = mkdtempSync(join(tmpdir(), 'az-uci-cli-'));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
-
-function az(args: string[], input = ''): { code: number; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [bin, ...args], { input, encoding: 'utf8', cwd: work, timeout: 300_000 });
-  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
-}
+const { work, az } = azInTempDir('az-uci-cli-', 300_000);
 
 beforeAll(() => {
   const train = az([
@@ -79,7 +71,7 @@ const stockfish = realComponent('stockfish', { executables: ['stockfish', '/usr/
 
 describe.skipIf(stockfish.path === undefined)('UCI engines in the arena', () => {
   it('plays az uci against Stockfish through az eval, with PGN and JSONL records that replay', () => {
-    const model = `uci:${process.execPath} ${bin} uci --model toy --sims 16,nodes=16`;
+    const model = `uci:${process.execPath} ${AZ_BIN} uci --model toy --sims 16,nodes=16`;
     const r = az(['eval', '--game', 'chess', '--a', model, '--b', `uci:${stockfish.path},depth=1`, '--games', '2', '--pgn', 'match.pgn', '--games-out', 'match.jsonl', '--config', 'maxPlies=60']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^2 games of chess/m);

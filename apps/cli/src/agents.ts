@@ -76,6 +76,11 @@ export async function loadModel(plugin: GamePlugin, path: string, options: Model
   return { manifest, evaluator: new NetworkEvaluator(inference), dir, backendName: inference.backendName, dispose: () => inference.dispose() };
 }
 
+/** The settings of `config` a network depends on: all but those the schema marks `modelIndependent`. */
+export function modelBoundSettings(plugin: GamePlugin, config: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(config).filter(([key]) => !plugin.configSchema[key]?.modelIndependent));
+}
+
 /**
  * The game to play: with a model, the settings its network depends on are the ones it was trained with
  * (a user setting must agree); the rest (those the schema marks `modelIndependent`: chess's starting
@@ -85,7 +90,7 @@ export async function loadModel(plugin: GamePlugin, path: string, options: Model
 export function gameFor(plugin: GamePlugin, rawConfig: Readonly<Record<string, unknown>>, model?: LoadedModel): Game<unknown> {
   if (!model) return plugin.create(resolveGameConfig(plugin, rawConfig));
   const trained: ResolvedConfig = model.manifest.gameConfig;
-  const modelBound = Object.fromEntries(Object.entries(trained).filter(([key]) => !plugin.configSchema[key]?.modelIndependent));
+  const modelBound = modelBoundSettings(plugin, trained);
   const asked = resolveGameConfig(plugin, { ...modelBound, ...rawConfig });
   for (const key of Object.keys(rawConfig)) {
     if (plugin.configSchema[key]?.modelIndependent) continue;

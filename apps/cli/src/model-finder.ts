@@ -9,12 +9,11 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolveGameConfig, type GamePlugin } from '@az/core';
 import { listCheckpoints, readCheckpointManifest } from '@az/nn';
+import { modelBoundSettings } from './agents.js';
 
 export interface ModelCandidate {
   /** The run directory. */
   readonly dir: string;
-  /** Its newest checkpoint's game config, as `key=value` pairs of the settings the network depends on. */
-  readonly config: string;
   /** Why it does not fit (undefined when it does). */
   readonly mismatch?: string;
 }
@@ -32,9 +31,7 @@ export interface ModelSearch {
 }
 
 function modelBound(plugin: GamePlugin, config: Readonly<Record<string, unknown>>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(config)) if (!plugin.configSchema[key]?.modelIndependent) out[key] = String(value);
-  return out;
+  return Object.fromEntries(Object.entries(modelBoundSettings(plugin, config)).map(([key, value]) => [key, String(value)]));
 }
 
 export async function findModel(plugin: GamePlugin, rawConfig: Readonly<Record<string, unknown>>, modelsDir: string): Promise<ModelSearch> {
@@ -63,12 +60,11 @@ export async function findModel(plugin: GamePlugin, rawConfig: Readonly<Record<s
     }
     const keys = [...new Set([...Object.keys(wanted), ...Object.keys(trained)])].sort();
     const differing = keys.filter((k) => wanted[k] !== trained[k]);
-    const config = Object.keys(trained).sort().map((k) => `${k}=${trained[k]}`).join(',');
     if (differing.length === 0) {
       fitting.push({ dir, time: statSync(newest.dir).mtimeMs });
-      candidates.push({ dir, config });
+      candidates.push({ dir });
     } else {
-      candidates.push({ dir, config, mismatch: differing.map((k) => `${k}=${trained[k] ?? '(unset)'} where ${wanted[k] ?? '(unset)'} is asked`).join(', ') });
+      candidates.push({ dir, mismatch: differing.map((k) => `${k}=${trained[k] ?? '(unset)'} where ${wanted[k] ?? '(unset)'} is asked`).join(', ') });
     }
   }
   fitting.sort((a, b) => b.time - a.time);

@@ -1,7 +1,7 @@
 export { SelfPlay, type SelfPlayOptions, type SelfPlayStats } from './self-play.js';
 export { ReplayBuffer, NonFiniteReplayError, type ReplayShape, type ReplayRange } from './replay-buffer.js';
 export type { SelfPlayOutcomes } from './outcome-tally.js';
-export { encodeGameRecord, decodeGameRecord, gameRecordByteLength, type GameRecord } from './game-record.js';
+export { encodeGameRecord, decodeGameRecord, type GameRecord } from './game-record.js';
 export { resolveTrainOptions, checkTrainOptions, FRAMEWORK_TRAIN_DEFAULTS, type TrainOptions, type TrainOptionsInput } from './options.js';
 export { runTraining } from './train-loop.js';
 export { runPaths, claimRunDirectory, resolveResume, checkRunFitsMemory, RunDirectoryError, type RunPaths } from './run-dir.js';

@@ -17,6 +17,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
+import { gameRecordProblem } from './game-record.js';
 import { resolveResume } from './run-dir.js';
 import type { Device } from './devices.js';
 import {
@@ -91,9 +92,6 @@ interface RemoteWorker {
   stats: WorkerPlayStats;
   stoppedCleanly: boolean;
 }
-
-/** Words of the game record header (see game-record.ts). */
-const RECORD_MAGIC = 0x415a4753;
 
 export class RedisTransport implements SelfPlayTransport {
   private readonly keys: RunKeys;
@@ -407,7 +405,8 @@ export class RedisTransport implements SelfPlayTransport {
     }
     if (text(FIELD.game) !== this.setup?.gameId) return this.dropped('invalid', source, `entry ${id}: game '${text(FIELD.game)}' is not this run's '${this.setup?.gameId}'`);
     if (version > this.maxVersion) return this.dropped('invalid', source, `entry ${id}: weights version ${version} was never published (newest ${this.maxVersion})`);
-    const problem = this.checkRecord(bytes, version);
+    // The header, checked against the run's shapes: a forged or truncated record never reaches the buffer.
+    const problem = gameRecordProblem(bytes, { ...this.expected, weightsVersion: version });
     if (problem) return this.dropped('invalid', source, `entry ${id}: ${problem}`);
     const key = `${worker}|${incarnation}`;
     const last = this.accepted.get(key) ?? -1;
@@ -425,20 +424,6 @@ export class RedisTransport implements SelfPlayTransport {
         this.dropped('invalid', source, `entry ${id}: ${err instanceof Error ? err.message : String(err)}`);
       }
     }
-  }
-
-  /** The header of a game record, checked against the run's shapes: a forged or truncated record never reaches the buffer. */
-  private checkRecord(bytes: Buffer, version: number): string | undefined {
-    if (bytes.byteLength < 32 || bytes.byteLength % 4 !== 0) return `a game record of ${bytes.byteLength} bytes is impossible`;
-    const h = (i: number): number => bytes.readInt32LE(i * 4);
-    if (h(0) !== RECORD_MAGIC) return 'not a game record (bad magic number)';
-    const [length, inputSize, numSeats, nnz, recordVersion, legalCount] = [h(1), h(2), h(3), h(4), h(5), h(6)];
-    if (inputSize !== this.expected.inputSize || numSeats !== this.expected.numSeats) return `positions of ${inputSize} inputs and ${numSeats} seats do not fit this run (${this.expected.inputSize}, ${this.expected.numSeats})`;
-    if (recordVersion !== version) return `the record says weights version ${recordVersion} but the entry ${version}`;
-    if (length < 1 || nnz < 0 || legalCount < 0) return 'negative or empty counts in the header';
-    const words = 8 + length * inputSize + (length + 1) + 2 * nnz + length * numSeats + numSeats + (length + 1) + legalCount;
-    if (words * 4 !== bytes.byteLength) return `the header describes ${words * 4} bytes but the record has ${bytes.byteLength}`;
-    return undefined;
   }
 
   private dropped(reason: 'invalid' | 'duplicate', source: string, detail: string): void {

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { RandomAgent, Rng, playArena, type ArenaGameRecord, type SettlingAgent } from '@az/core';
 import { BatchedMcts, UniformEvaluator } from '@az/mcts';
 import { MinimaxAgent, ticTacToePlugin, type TicTacToeState } from '@az/game-tictactoe';
-import { decodeGameRecord, encodeGameRecord, type GameRecord } from './game-record.js';
+import type { GameRecord } from './game-record.js';
 import { NonFiniteReplayError, ReplayBuffer } from './replay-buffer.js';
 import { loadReplay, saveReplay } from './replay-store.js';
 import { SelfPlay } from './self-play.js';
@@ -202,24 +202,6 @@ describe('SelfPlay', () => {
     const a = await playGames(6, 7);
     const b = await playGames(6, 7);
     expect(a.records.map((r) => Array.from(r.policyIndex))).toEqual(b.records.map((r) => Array.from(r.policyIndex)));
-  });
-});
-
-describe('GameRecord binary form', () => {
-  it('round-trips and rejects corruption', async () => {
-    const { records } = await playGames(2, 3);
-    const bytes = encodeGameRecord(records[0]);
-    const back = decodeGameRecord(bytes);
-    expect(Array.from(back.inputs)).toEqual(Array.from(records[0].inputs));
-    expect(Array.from(back.policyProb)).toEqual(Array.from(records[0].policyProb));
-    expect(Array.from(back.values)).toEqual(Array.from(records[0].values));
-    expect(Array.from(back.legalOffsets)).toEqual(Array.from(records[0].legalOffsets));
-    expect(Array.from(back.legalIndex)).toEqual(Array.from(records[0].legalIndex));
-    expect(back.weightsVersion).toBe(records[0].weightsVersion);
-    expect(() => decodeGameRecord(bytes.subarray(0, bytes.length - 8))).toThrow(/truncated/);
-    const bad = bytes.slice();
-    bad[0] ^= 0xff;
-    expect(() => decodeGameRecord(bad)).toThrow(/magic/);
   });
 });
 

@@ -308,6 +308,8 @@ export interface TrainingHints {
   readonly gumbelCScale?: number;
   /** PUCT self-play: k of KataGo's forced playouts at the root, with policy target pruning (default 0, off; KataGo: 2). */
   readonly forcedPlayouts?: number;
+  /** Learning rate over the run: 'constant' (default) or 'cosine' (from the learning rate down to a tenth of it at the last iteration; see docs/training.md). */
+  readonly learningRateSchedule?: 'constant' | 'cosine';
 }
 
 /** How determinized search values leaves: random playouts of the sampled world, or the network on its full state. */

@@ -8,6 +8,7 @@ import { RandomAgent, playArena, type Agent, type Game } from '@az/core';
 import { tf } from '@az/nn';
 import type { ArenaSummary, IterationMetrics, WorkerIterationMetrics } from './metrics.js';
 import type { RunSession } from './run-session.js';
+import { learningRateAt } from './options.js';
 import { makeSearchAgent } from './search-settings.js';
 
 /** What one iteration's training phase did (averaged losses). */
@@ -84,6 +85,7 @@ export async function trainPhase(run: RunSession, iteration: number, betweenStep
   const legal = new Float32Array(B * shape.actionSize);
   const sums = { policyLoss: 0, valueLoss: 0, l2: 0, total: 0 };
   const weightsFiniteAtStart = nonFiniteWeight(run) === null;
+  trainer.learningRate = learningRateAt(options, iteration);
   let steps = 0;
   for (; steps < options.trainingSteps && !stopped(); steps++) {
     // Each position is seen through a random symmetry of the game (or as is): free data augmentation.
@@ -114,6 +116,7 @@ export async function trainPhase(run: RunSession, iteration: number, betweenStep
     l2: steps ? sums.l2 / steps : 0,
     total: steps ? sums.total / steps : 0,
     positionsPerSecond: (steps * B) / Math.max(1e-9, (t2 - t1) / 1000),
+    learningRate: trainer.learningRate,
   };
 }
 

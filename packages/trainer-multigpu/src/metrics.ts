@@ -55,6 +55,8 @@ export interface IterationMetrics {
     readonly l2: number;
     readonly total: number;
     readonly positionsPerSecond: number;
+    /** The learning rate of this iteration's steps (`learningRateAt`). */
+    readonly learningRate: number;
   };
   readonly replay: { readonly size: number; readonly totalAdded: number };
   /** Arena results of the current network (with search) against each opponent. */

@@ -3,7 +3,7 @@ import { ticTacToePlugin } from '@az/game-tictactoe';
 import { UniformEvaluator, BatchedMcts, defaultPlaySimulations } from '@az/mcts';
 import { createSearchEngine } from '@az/imperfect-info';
 import type { GamePlugin } from '@az/core';
-import { resolveTrainOptions, selfPlaySettings } from './options.js';
+import { learningRateAt, resolveTrainOptions, selfPlaySettings } from './options.js';
 import { searchConfigFrom } from './search-settings.js';
 
 describe('resolveTrainOptions: determinizations and the game’s training config', () => {
@@ -30,6 +30,26 @@ describe('resolveTrainOptions: determinizations and the game’s training config
     expect(() => resolveTrainOptions({ game: 'tictactoe', fullSearchShare: 0 }, withHints({}))).toThrow(/fullSearchShare/);
     expect(() => resolveTrainOptions({ game: 'tictactoe', fullSearchShare: 0.5, reducedSimulations: 100, simulations: 64 }, withHints({}))).toThrow(/reducedSimulations/);
     expect(() => resolveTrainOptions({ game: 'tictactoe', evalCacheSize: -1 }, withHints({}))).toThrow(/evalCacheSize/);
+  });
+
+  it('keeps the learning rate constant by default; cosine falls from --lr to --lr-final (default a tenth) at the last iteration', () => {
+    const constant = resolveTrainOptions({ game: 'tictactoe', iterations: 10, learningRate: 2e-3 }, withHints({}));
+    expect(constant.learningRateSchedule).toBe('constant');
+    expect([1, 5, 10].map((i) => learningRateAt(constant, i))).toEqual([2e-3, 2e-3, 2e-3]);
+    const cosine = resolveTrainOptions({ game: 'tictactoe', iterations: 11, learningRate: 2e-3 }, withHints({ learningRateSchedule: 'cosine' }));
+    expect(cosine.finalLearningRate).toBeCloseTo(2e-4, 12);
+    expect(learningRateAt(cosine, 1)).toBeCloseTo(2e-3, 12);
+    // Halfway (iteration 6 of 11) the cosine is at the mean of the two ends; it falls at every step.
+    expect(learningRateAt(cosine, 6)).toBeCloseTo(1.1e-3, 12);
+    expect(learningRateAt(cosine, 11)).toBeCloseTo(2e-4, 12);
+    const rates = Array.from({ length: 11 }, (_, i) => learningRateAt(cosine, i + 1));
+    for (let i = 1; i < rates.length; i++) expect(rates[i]).toBeLessThan(rates[i - 1]);
+    // Past the last iteration (a resumed run given fewer iterations cannot get here, but stay put).
+    expect(learningRateAt(cosine, 20)).toBeCloseTo(2e-4, 12);
+    const user = resolveTrainOptions({ game: 'tictactoe', learningRateSchedule: 'constant', finalLearningRate: 1e-5 }, withHints({ learningRateSchedule: 'cosine' }));
+    expect([user.learningRateSchedule, user.finalLearningRate]).toEqual(['constant', 1e-5]);
+    expect(() => resolveTrainOptions({ game: 'tictactoe', learningRate: 1e-3, finalLearningRate: 1e-2 }, withHints({}))).toThrow(/--lr-final/);
+    expect(() => resolveTrainOptions({ game: 'tictactoe', learningRateSchedule: 'step' as 'cosine' }, withHints({}))).toThrow(/--lr-schedule/);
   });
 
   it('passes Gumbel root search and forced playouts to the self-play search only, and refuses bad values', () => {

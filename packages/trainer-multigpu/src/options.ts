@@ -4,6 +4,8 @@ import { DEFAULT_DETERMINIZATIONS } from '@az/imperfect-info';
 import { defaultSearchConfig, type RootSelection } from '@az/mcts';
 import type { SelfPlayOptions } from './self-play.js';
 
+export type LearningRateSchedule = 'constant' | 'cosine';
+
 /** Everything a training run is configured by; `resolveTrainOptions` fills the defaults. */
 export interface TrainOptions {
   readonly game: string;
@@ -51,7 +53,12 @@ export interface TrainOptions {
   readonly forcedPlayouts: number;
   readonly trainingSteps: number;
   readonly batchSize: number;
+  /** Adam's learning rate: the whole run's under 'constant', the first iteration's under 'cosine'. */
   readonly learningRate: number;
+  /** How the learning rate moves over the iterations (see `learningRateAt`). */
+  readonly learningRateSchedule: LearningRateSchedule;
+  /** 'cosine': the learning rate of the last iteration (default learningRate / 10). */
+  readonly finalLearningRate: number;
   readonly weightDecay: number;
   readonly replayCapacity: number;
   /** Arena games per opponent after each iteration (0 = none). */
@@ -107,6 +114,7 @@ export function resolveTrainOptions(input: TrainOptionsInput, plugin: GamePlugin
   const maxLen = plugin.traits.maxGameLength;
   const simulations = input.simulations ?? hints.simulations ?? d.simulations;
   const network: NetworkSpec = input.network ?? hints.network ?? { kind: 'mlp', hidden: [128, 128] };
+  const learningRate = input.learningRate ?? d.learningRate;
   const options: TrainOptions = {
     game: input.game,
     // The game's suggested training settings, under whatever the user set.
@@ -135,7 +143,9 @@ export function resolveTrainOptions(input: TrainOptionsInput, plugin: GamePlugin
     forcedPlayouts: input.forcedPlayouts ?? hints.forcedPlayouts ?? 0,
     trainingSteps: input.trainingSteps ?? hints.trainingSteps ?? d.trainingSteps,
     batchSize: input.batchSize ?? hints.batchSize ?? d.batchSize,
-    learningRate: input.learningRate ?? d.learningRate,
+    learningRate,
+    learningRateSchedule: input.learningRateSchedule ?? hints.learningRateSchedule ?? 'constant',
+    finalLearningRate: input.finalLearningRate ?? learningRate / 10,
     weightDecay: input.weightDecay ?? d.weightDecay,
     replayCapacity: input.replayCapacity ?? hints.replayCapacity ?? d.replayCapacity,
     evalGames: input.evalGames ?? d.evalGames,
@@ -167,13 +177,15 @@ export function checkTrainOptions(o: TrainOptions): void {
     const v = o[key];
     if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) throw new RangeError(`${key} must be a non-negative integer, got ${String(v)}`);
   }
-  const positiveNumbers: (keyof TrainOptions)[] = ['cPuct', 'learningRate'];
+  const positiveNumbers: (keyof TrainOptions)[] = ['cPuct', 'learningRate', 'finalLearningRate'];
   for (const key of positiveNumbers) {
     const v = o[key];
     if (typeof v !== 'number' || !(v > 0)) throw new RangeError(`${key} must be a positive number, got ${String(v)}`);
   }
   // Adam moves each weight by about the learning rate per step: beyond 1 a network only diverges.
   if (!(o.learningRate <= 1)) throw new RangeError(`learningRate (--lr) must be at most 1, got ${o.learningRate}: Adam steps that large make the network diverge (try 1e-3)`);
+  if (o.learningRateSchedule !== 'constant' && o.learningRateSchedule !== 'cosine') throw new RangeError(`learningRateSchedule (--lr-schedule) must be 'constant' or 'cosine', got ${String(o.learningRateSchedule)}`);
+  if (!(o.finalLearningRate <= o.learningRate)) throw new RangeError(`finalLearningRate (--lr-final) must not exceed the learning rate (--lr ${o.learningRate}), got ${o.finalLearningRate}`);
   if (!(o.dirichletEpsilon >= 0 && o.dirichletEpsilon <= 1)) throw new RangeError(`dirichletEpsilon must be in [0, 1], got ${o.dirichletEpsilon}`);
   if (!(o.dirichletAlpha >= 0)) throw new RangeError(`dirichletAlpha must be >= 0, got ${o.dirichletAlpha}`);
   if (o.leafValues !== 'playouts' && o.leafValues !== 'world') throw new RangeError(`leafValues must be 'playouts' or 'world', got ${String(o.leafValues)}`);
@@ -193,6 +205,18 @@ export function checkTrainOptions(o: TrainOptions): void {
   if (o.inferenceThreads !== undefined && !(Number.isInteger(o.inferenceThreads) && o.inferenceThreads >= 1)) {
     throw new RangeError(`inferenceThreads must be a positive integer, got ${String(o.inferenceThreads)}`);
   }
+}
+
+/**
+ * The learning rate of iteration `iteration` (1-based) of a run of `iterations`. 'cosine' falls from
+ * `learningRate` at the first iteration to `finalLearningRate` at the last along half a cosine, so the
+ * last iterations fit the replay buffer with small steps; 'constant' is `learningRate` throughout. Set
+ * before every training phase, so a resumed run follows the schedule of its new options.
+ */
+export function learningRateAt(o: Pick<TrainOptions, 'learningRate' | 'learningRateSchedule' | 'finalLearningRate' | 'iterations'>, iteration: number): number {
+  if (o.learningRateSchedule === 'constant' || o.iterations <= 1) return o.learningRate;
+  const progress = Math.min(1, Math.max(0, (iteration - 1) / (o.iterations - 1)));
+  return o.finalLearningRate + (o.learningRate - o.finalLearningRate) * 0.5 * (1 + Math.cos(Math.PI * progress));
 }
 
 /** How self-play plays and records its games, from the run's options (the same in every process). */

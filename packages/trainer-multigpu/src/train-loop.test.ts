@@ -1,6 +1,6 @@
 // The single-process loop on onnxruntime: self-play and evaluation search with an exported snapshot of the
 // weights, re-exported and swapped after each training phase, and model.onnx in every checkpoint.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -59,6 +59,13 @@ describe('runTraining with onnx inference', () => {
     for (let i = 0; i < a.length; i++) expect(Math.abs(a[i] - b[i])).toBeLessThan(1e-5);
     onnx.inference.dispose();
     tfjs.dispose();
+  });
+
+  it('trains each iteration at the learning rate of its schedule and reports it in metrics.jsonl', async () => {
+    const out = join(work, 'cosine');
+    await runTraining({ ...tiny, iterations: 3, evalGames: 0, learningRate: 2e-3, learningRateSchedule: 'cosine', out }, { registry });
+    const lines = readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { train: { learningRate: number } });
+    expect(lines.map((l) => l.train.learningRate)).toEqual([2e-3, 1.1e-3, 2e-4].map((x) => expect.closeTo(x, 12)));
   });
 
   it('refreshInference re-exports only when the weights version moved; tfjs inference shares the weights', async () => {

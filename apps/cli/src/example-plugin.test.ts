@@ -4,7 +4,7 @@
 // The test lives here, not in the example, so the plugin itself installs without the CLI's ML stack.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -28,5 +28,16 @@ describe('az train --game connect4', () => {
     expect(existsSync(join(out, 'run', 'checkpoints', 'iter-000002', 'manifest.json'))).toBe(true);
     const metrics = readFileSync(join(out, 'run', 'metrics.jsonl'), 'utf8').trim().split('\n');
     expect(metrics).toHaveLength(2);
+    // The game's selfPlayProcesses hint (1): with a core to spare, self-play runs in a worker process
+    // beside the trainer, and the metrics say where the games came from.
+    const beside = availableParallelism() > 1;
+    expect(r.stderr.includes('self-play: 1 worker process beside the trainer'), r.stderr).toBe(beside);
+    expect('workers' in JSON.parse(metrics[1])).toBe(beside);
+    // --single-process: self-play and training in turns in this process, as before the hint.
+    const single = run(['train', '--game', 'connect4', '--iterations', '1', ...tiny, '--network', 'resnet:8x1', '--out', join(out, 'single'), '--quiet', '--single-process']);
+    expect(single.status, single.stderr).toBe(0);
+    expect(single.stderr).not.toContain('worker process');
+    expect('workers' in JSON.parse(readFileSync(join(out, 'single', 'metrics.jsonl'), 'utf8'))).toBe(false);
+    expect(run(['train', '--game', 'connect4', '--devices', 'cpu:1', '--single-process', '--out', join(out, 'bad')]).stderr).toMatch(/--single-process cannot be combined/);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { workerCountWarning } from './worker-count.js';
+import { defaultSelfPlayProcesses, workerCountWarning } from './worker-count.js';
 
 describe('workerCountWarning', () => {
   it('warns above the core count, naming both and the largest useful setting', () => {
@@ -10,5 +10,18 @@ describe('workerCountWarning', () => {
   it('is silent up to the core count', () => {
     expect(workerCountWarning(2, 2)).toBeNull();
     expect(workerCountWarning(1, 8)).toBeNull();
+  });
+});
+
+describe('defaultSelfPlayProcesses', () => {
+  it("takes the game's hint where the machine has a core for each worker besides the trainer's", () => {
+    expect(defaultSelfPlayProcesses(1, 2)).toBe(1);
+    expect(defaultSelfPlayProcesses(3, 8)).toBe(3);
+  });
+
+  it('is 0 (one process, in turns) without a hint or without a spare core', () => {
+    expect(defaultSelfPlayProcesses(0, 8)).toBe(0);
+    expect(defaultSelfPlayProcesses(1, 1)).toBe(0);
+    expect(defaultSelfPlayProcesses(2, 2)).toBe(0);
   });
 });

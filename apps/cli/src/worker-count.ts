@@ -12,3 +12,11 @@ export function workerCountWarning(processes: number, cores: number = availableP
     `so self-play gets no faster; use at most ${cores} (e.g. --devices cpu:${cores})`
   );
 }
+
+/**
+ * Self-play processes to run beside the trainer when the user chose none: the game's `selfPlayProcesses`
+ * hint, where the machine has a core for each besides the trainer's; else 0 (one process, in turns).
+ */
+export function defaultSelfPlayProcesses(hint: number, cores: number): number {
+  return hint >= 1 && cores > hint ? Math.floor(hint) : 0;
+}

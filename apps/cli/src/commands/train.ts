@@ -1,4 +1,4 @@
-import { parseConfigAssignments, resolveGame, resolveGameConfig, type LeafValues, type NetworkSpec } from '@az/core';
+import { parseConfigAssignments, resolveGame, resolveGameConfig, type GamePlugin, type LeafValues, type NetworkSpec } from '@az/core';
 import { BACKEND_CHOICES, splitBackendChoice, type BackendChoice } from '@az/nn';
 import {
   DeviceSpecError,
@@ -207,7 +207,7 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
   if (flags.force && flags.resume) throw new UsageError('az train: --force starts a new run and --resume continues one; give one of them');
   for (const key of Object.keys(input) as (keyof TrainOptionsInput)[]) if (input[key] === undefined) delete input[key];
   // Checked before anything starts: a bad device list exits 2 naming the flag.
-  const multi = multiProcessOptions(flags, plugin.traits.id, input.backend);
+  const multi = multiProcessOptions(flags, plugin, input.backend);
 
   // The run directory the trainer will use (its own default), so the dashboard can follow it from the start.
   const runDir = resolve(input.out ?? input.resume ?? `runs/${plugin.traits.id}`);
@@ -343,16 +343,19 @@ type TrainFlags = ParsedFlags<typeof trainSpec.flags>;
  * The multi-process settings from --gpus / --devices and their companion flags, or null for the
  * single-process loop. Every problem is a UsageError naming the flag, raised before anything starts.
  */
-function multiProcessOptions(flags: TrainFlags, gameId: string, backend: TrainOptionsInput['backend']): MultiProcessOptions | null {
+function multiProcessOptions(flags: TrainFlags, plugin: GamePlugin, backend: TrainOptionsInput['backend']): MultiProcessOptions | null {
+  const gameId = plugin.traits.id;
+  // Workers are separate programs: they import the game from the module plugin discovery loaded it from.
+  const source = lastDiscovery().loaded.find((l) => l.gameId === gameId);
   const companions = (['workers-per-device', 'max-game-age', 'heartbeat-timeout'] as const).filter((f) => flags[f] !== undefined);
   if (flags['run-id'] !== undefined && flags.transport === undefined) throw new UsageError('az train: --run-id only applies with --transport');
   if (flags['tls-ca'] !== undefined && flags.transport === undefined) throw new UsageError('az train: --tls-ca only applies with --transport rediss://...');
   if (flags.gpus === undefined && flags.devices === undefined && flags.transport === undefined) {
     if (companions.length) throw new UsageError(`az train: --${companions[0]} only applies with --gpus or --devices`);
-    const beside = flags['single-process'] ? 0 : defaultSelfPlayProcesses(resolveGame(gameId).training?.selfPlayProcesses ?? 0, availableParallelism());
-    const source = lastDiscovery().loaded.find((l) => l.gameId === gameId);
+    const cores = availableParallelism();
+    const beside = flags['single-process'] ? 0 : defaultSelfPlayProcesses(plugin.training?.selfPlayProcesses ?? 0, cores);
     if (beside === 0 || !source) return null;
-    console.error(`self-play: ${beside} worker process${beside > 1 ? 'es' : ''} beside the trainer (the game's default on ${availableParallelism()} cores; --single-process to train and self-play in turns in one)`);
+    console.error(`self-play: ${beside} worker process${beside > 1 ? 'es' : ''} beside the trainer (the game's default on ${cores} cores; --single-process to train and self-play in turns in one)`);
     const multi: MultiProcessOptions = { devices: parseDeviceSpec(`cpu:${beside}`), plugin: { moduleUrl: source.moduleUrl, exportName: source.exportName } };
     checkMultiProcessOptions(multi, backend);
     return multi;
@@ -361,8 +364,6 @@ function multiProcessOptions(flags: TrainFlags, gameId: string, backend: TrainOp
   if (flags.gpus !== undefined && flags.devices !== undefined) throw new UsageError('az train: give --gpus or --devices, not both');
   try {
     const devices = flags.gpus !== undefined ? parseGpuList(flags.gpus) : flags.devices !== undefined ? parseDeviceSpec(flags.devices) : [];
-    // Workers are separate programs: they import the game from the module plugin discovery loaded it from.
-    const source = lastDiscovery().loaded.find((l) => l.gameId === gameId);
     if (!source) throw new Error(`game '${gameId}' was not loaded from a plugin package, so self-play worker processes cannot import it; train it without --gpus/--devices`);
     const multi: MultiProcessOptions = {
       devices,

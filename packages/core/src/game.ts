@@ -318,6 +318,8 @@ export interface TrainingHints {
   readonly selfPlayProcesses?: number;
   /** Learning rate over the run: 'constant' (default) or 'cosine' (from the learning rate down to a tenth of it at the last iteration; see docs/training.md). */
   readonly learningRateSchedule?: 'constant' | 'cosine';
+  /** Decay per iteration of the moving average of weights that plays (default 0, off; see docs/training.md). */
+  readonly weightsAverageDecay?: number;
 }
 
 /** How determinized search values leaves: random playouts of the sampled world, or the network on its full state. */

@@ -29,7 +29,7 @@ export {
 } from './model.js';
 export { TfjsInferenceModel, createInferenceModel, checkModelMatchesConfig, ModelShapeError, type TfjsInferenceOptions } from './tfjs-model.js';
 export { NetworkTrainer, OptimizerStateError, type TrainerOptions, type TrainLosses, type OptimizerState } from './training.js';
-export { serializeWeights, loadWeightsInto, weightsByteLength, WeightsMismatchError, type SerializedWeights, type WeightSpec } from './weights.js';
+export { serializeWeights, loadWeightsInto, foldWeightsAverage, weightsByteLength, WeightsMismatchError, type SerializedWeights, type WeightSpec } from './weights.js';
 export {
   saveCheckpoint,
   loadCheckpoint,

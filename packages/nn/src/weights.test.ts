@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { initBackend } from './backend.js';
 import { buildModel } from './model.js';
 import { tf } from './tf.js';
-import { loadWeightsInto, serializeWeights, weightsByteLength, WeightsMismatchError } from './weights.js';
+import { foldWeightsAverage, loadWeightsInto, serializeWeights, weightsByteLength, WeightsMismatchError } from './weights.js';
 import { TINY_MLP, TINY_RESNET, randomArray } from './test-nets.js';
 
 function predictions(model: tf.LayersModel, input: Float32Array, shape: number[]): Float32Array[] {
@@ -57,5 +57,26 @@ describe('weights transport', () => {
     expect(() => loadWeightsInto(model, { specs: good.specs, data: good.data.slice(4) })).toThrow(/bytes but the specs need/);
     expect(new Float32Array(serializeWeights(model).data)).toEqual(before);
     for (const m of [model, wider, shallower, resnet]) m.dispose();
+  });
+
+  it('folds a trained model into a moving average, weight by weight, batch-norm statistics included', () => {
+    const average = buildModel(TINY_RESNET, { seed: 1 });
+    const trained = buildModel(TINY_RESNET, { seed: 2 });
+    const bn = trained.getLayer('stem_bn');
+    bn.setWeights(bn.getWeights().map((w, i) => (i >= 2 ? tf.fill(w.shape, 0.5 + i) : w)));
+    const a = new Float32Array(serializeWeights(average).data);
+    const t = new Float32Array(serializeWeights(trained).data);
+    foldWeightsAverage(average, trained, 0.75);
+    const folded = new Float32Array(serializeWeights(average).data);
+    for (let i = 0; i < folded.length; i++) expect(folded[i]).toBeCloseTo(0.75 * a[i] + 0.25 * t[i], 6);
+    // decay 0 copies the trained weights exactly; the trained model is never touched.
+    foldWeightsAverage(average, trained, 0);
+    expect(new Float32Array(serializeWeights(average).data)).toEqual(t);
+    expect(new Float32Array(serializeWeights(trained).data)).toEqual(t);
+    expect(() => foldWeightsAverage(average, trained, 1)).toThrow(/decay must be in \[0, 1\), got 1/);
+    const mlp = buildModel(TINY_MLP, { seed: 1 });
+    expect(() => foldWeightsAverage(average, mlp, 0.5)).toThrow(WeightsMismatchError);
+    expect(new Float32Array(serializeWeights(average).data)).toEqual(t);
+    for (const m of [average, trained, mlp]) m.dispose();
   });
 });

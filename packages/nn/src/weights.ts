@@ -97,3 +97,24 @@ export function elementCount(shape: readonly number[]): number {
   for (const d of shape) n *= d;
   return n;
 }
+
+/**
+ * One step of an exponential moving average of weights: every weight of `average` (including batch-norm
+ * statistics) becomes decay * average + (1 - decay) * trained. decay 0 copies `trained`. The two models
+ * must have the same architecture (WeightsMismatchError otherwise, with `average` unchanged).
+ */
+export function foldWeightsAverage(average: tf.LayersModel, trained: tf.LayersModel, decay: number): void {
+  if (!(decay >= 0 && decay < 1)) throw new RangeError(`foldWeightsAverage: decay must be in [0, 1), got ${decay}`);
+  const current = serializeWeights(trained);
+  const sum = new Float32Array(current.data);
+  const previous = serializeWeights(average);
+  if (previous.data.byteLength !== sum.byteLength) {
+    throw new WeightsMismatchError(`foldWeightsAverage: the average holds ${previous.data.byteLength} bytes of weights but the trained model ${sum.byteLength} (different architecture?)`);
+  }
+  if (decay > 0) {
+    const old = new Float32Array(previous.data);
+    for (let i = 0; i < sum.length; i++) sum[i] = decay * old[i] + (1 - decay) * sum[i];
+  }
+  // The trained model's specs: loadWeightsInto checks each name and shape against the average's.
+  loadWeightsInto(average, { specs: current.specs, data: sum.buffer });
+}

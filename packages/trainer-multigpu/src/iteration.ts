@@ -133,9 +133,9 @@ function diverged(run: RunSession, iteration: number, step: number, what: string
   );
 }
 
-/** Evaluation: the trainer's network with search against random and the game's own bots. */
+/** Evaluation: the run's playing network with search against random and the game's own bots. */
 export async function evalPhase(run: RunSession, iteration: number): Promise<Record<string, ArenaSummary>> {
-  const { options, game, plugin, evaluator, events, stopped } = run;
+  const { options, game, plugin, playingEvaluator, events, stopped } = run;
   const evalResults: Record<string, ArenaSummary> = {};
   if (options.evalGames > 0 && !stopped()) {
     await run.refreshInference();
@@ -143,7 +143,7 @@ export async function evalPhase(run: RunSession, iteration: number): Promise<Rec
     events.phase?.('eval', options.evalGames * opponents.length, iteration);
     let doneBefore = 0;
     for (const opponent of opponents) {
-      const me = makeSearchAgent(game, evaluator, options, options.seed + iteration);
+      const me = makeSearchAgent(game, playingEvaluator, options, options.seed + iteration);
       const lineup = Array.from({ length: game.numPlayers }, (_, seat) => (seat === 0 ? me : opponent));
       const result = await playArena(game, lineup, options.evalGames, { seed: options.seed * 7919 + iteration, onProgress: (n) => events.progress?.(doneBefore + n) });
       doneBefore += options.evalGames;
@@ -193,6 +193,7 @@ export async function finishIteration(run: RunSession, start: IterationStart): P
   const { state, replay } = run;
   const { iteration } = start;
   const train = await trainPhase(run, iteration, start.betweenSteps);
+  run.foldWeightsAverage(iteration);
   state.weightsVersion++;
   state.iteration = iteration;
   start.onNewWeights?.();

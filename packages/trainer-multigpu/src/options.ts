@@ -60,6 +60,12 @@ export interface TrainOptions {
   /** 'cosine': the learning rate of the last iteration (default learningRate / 10). */
   readonly finalLearningRate: number;
   readonly weightDecay: number;
+  /**
+   * Decay per iteration of the moving average of the weights that plays (evaluation, checkpoints, the
+   * final assessment): after each training phase average = d * average + (1 - d) * trained. 0 = off (the
+   * trained weights play). Self-play always uses the trained weights. See docs/training.md.
+   */
+  readonly weightsAverageDecay: number;
   readonly replayCapacity: number;
   /** Arena games per opponent after each iteration (0 = none). */
   readonly evalGames: number;
@@ -147,6 +153,7 @@ export function resolveTrainOptions(input: TrainOptionsInput, plugin: GamePlugin
     learningRateSchedule: input.learningRateSchedule ?? hints.learningRateSchedule ?? 'constant',
     finalLearningRate: input.finalLearningRate ?? learningRate / 10,
     weightDecay: input.weightDecay ?? d.weightDecay,
+    weightsAverageDecay: input.weightsAverageDecay ?? hints.weightsAverageDecay ?? 0,
     replayCapacity: input.replayCapacity ?? hints.replayCapacity ?? d.replayCapacity,
     evalGames: input.evalGames ?? d.evalGames,
     evalSimulations: input.evalSimulations ?? simulations,
@@ -201,6 +208,7 @@ export function checkTrainOptions(o: TrainOptions): void {
   if (!(o.forcedPlayouts >= 0)) throw new RangeError(`forcedPlayouts must be >= 0, got ${o.forcedPlayouts}`);
   if (o.forcedPlayouts > 0 && o.rootSelection === 'gumbel') throw new RangeError('forcedPlayouts is a PUCT technique: it cannot be combined with rootSelection gumbel');
   if (!(o.playValueScale > 0 && o.playValueScale <= 1)) throw new RangeError(`playValueScale must be in (0, 1], got ${o.playValueScale}`);
+  if (!(o.weightsAverageDecay >= 0 && o.weightsAverageDecay < 1)) throw new RangeError(`weightsAverageDecay (--weights-average) must be in [0, 1), got ${o.weightsAverageDecay}: 0 plays the trained weights, 0.75 averages over about the last four iterations`);
   if (!(o.weightDecay >= 0)) throw new RangeError(`weightDecay must be >= 0, got ${o.weightDecay}`);
   if (o.inferenceThreads !== undefined && !(Number.isInteger(o.inferenceThreads) && o.inferenceThreads >= 1)) {
     throw new RangeError(`inferenceThreads must be a positive integer, got ${String(o.inferenceThreads)}`);

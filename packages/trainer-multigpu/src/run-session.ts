@@ -23,12 +23,15 @@ import {
   TfjsInferenceModel,
   buildModel,
   createInferenceModelFor,
+  foldWeightsAverage,
   initBackend,
   listCheckpoints,
   loadCheckpoint,
   readCheckpointManifest,
   removeStaleTemporaries,
   saveRunCheckpoint,
+  serializeWeights,
+  loadWeightsInto,
   verifyCheckpointFile,
   verifyCheckpointFiles,
   type BackendInfo,
@@ -43,6 +46,13 @@ import { ReplayBuffer } from './replay-buffer.js';
 import { REPLAY_INDEX_FILE, loadReplay, parseReplayIndex, pruneReplay, saveReplay, type ReplayIndex } from './replay-store.js';
 import { RunDirectoryError, checkRunFitsMemory, claimRunDirectory, resolveResume, runPaths, type RunPaths } from './run-dir.js';
 import { makeSearchAgent } from './search-settings.js';
+
+/**
+ * With a weights average on, a checkpoint's model files (model.json, weights.bin, model.onnx) hold the
+ * average, so everything that plays from a checkpoint plays the average; the trained weights, which a
+ * resumed run trains on, are this file (float32, in `model.weights` order: `serializeWeights`' layout).
+ */
+export const TRAINING_WEIGHTS_FILE = 'training-weights.bin';
 
 /** What a checkpoint's `extra` carries besides the manifest's iteration and weights version. */
 interface TrainerState {
@@ -61,7 +71,13 @@ export interface RunSession {
   readonly gameConfig: ResolvedConfig;
   readonly networkConfig: NetworkConfig;
   readonly paths: RunPaths;
+  /** The network being trained (self-play plays it). */
   readonly model: LayersModel;
+  /**
+   * The network that plays for the run (evaluation, checkpoints, the final assessment): `model` itself, or
+   * the moving average of its weights when `weightsAverageDecay` > 0.
+   */
+  readonly playingModel: LayersModel;
   readonly trainer: NetworkTrainer;
   readonly replay: ReplayBuffer;
   readonly state: TrainerState;
@@ -69,10 +85,14 @@ export interface RunSession {
   readonly rng: Rng;
   /** The network the search calls: an onnxruntime session on a snapshot of the weights, or the training model (tfjs). */
   inference: InferenceModel;
-  /** The trainer's own network with search: self-play (single process), evaluation and the final assessment. */
+  /** The trained network with search: single-process self-play. */
   readonly evaluator: NetworkEvaluator<unknown>;
-  /** Brings `inference` up to the trainer's weights (a fresh onnx export when the weights version moved). */
+  /** `playingModel` with search: evaluation and the final assessment (`evaluator` when there is no average). */
+  readonly playingEvaluator: NetworkEvaluator<unknown>;
+  /** Brings both evaluators up to the current weights (a fresh onnx export when the weights version moved). */
   refreshInference(): Promise<void>;
+  /** Folds the weights just trained in `iteration` into `playingModel` (nothing without an average). */
+  foldWeightsAverage(iteration: number): void;
   /** The newest checkpoint directory (null until the first save of a new run). */
   readonly latestCheckpoint: () => string | null;
   readonly startedAt: number;
@@ -229,7 +249,7 @@ export async function openRun(input: TrainOptionsInput, deps: RunDeps): Promise<
   }
   const networkConfig: NetworkConfig = { spec: options.network, inputShape: game.encoder.shape, actionSize: game.masker.actionSize, numSeats: game.numPlayers };
 
-  const model = resumed ? resumed.model : buildModel(networkConfig, { seed: options.seed });
+  const { model, playingModel } = trainedAndPlayingModels(resumed, resumeFrom?.checkpointDir ?? null, networkConfig, options, log);
   const trainer = new NetworkTrainer(model, networkConfig, { learningRate: options.learningRate, weightDecay: options.weightDecay });
   if (resumed?.optimizerState) trainer.setOptimizerState(resumed.optimizerState);
   let replay: ReplayBuffer;
@@ -274,15 +294,33 @@ export async function openRun(input: TrainOptionsInput, deps: RunDeps): Promise<
   const inference = await createInferenceModelFor(model, networkConfig, { ...inferenceOptions, backend: options.inferenceBackend });
   log(`inference: ${inference instanceof OnnxInferenceModel ? `${inference.backendName} (onnxruntime, ${inference.threads} thread${inference.threads > 1 ? 's' : ''})` : `tfjs ${inference.backendName}`}`);
   const evaluator = new NetworkEvaluator(inference);
+  const averaged = playingModel !== model;
+  if (averaged) log(`playing network: the moving average of the trained weights (decay ${options.weightsAverageDecay} per iteration); self-play uses the trained weights`);
+  let playingInference = averaged ? await createInferenceModelFor(playingModel, networkConfig, { ...inferenceOptions, backend: inference instanceof OnnxInferenceModel ? inference.backendName : 'tfjs' }) : inference;
+  const playingEvaluator = averaged ? new NetworkEvaluator(playingInference) : evaluator;
   let inferenceVersion = state.weightsVersion;
   const refreshInference = async (): Promise<void> => {
     const current = session.inference;
+    // tfjs inference runs the models themselves, so it is always current.
     if (inferenceVersion === state.weightsVersion || current instanceof TfjsInferenceModel) return;
-    const next = await createInferenceModelFor(model, networkConfig, { ...inferenceOptions, backend: current.backendName === 'onnx-cuda' ? 'onnx-cuda' : 'onnx' });
+    const engine = { ...inferenceOptions, backend: current.backendName === 'onnx-cuda' ? ('onnx-cuda' as const) : ('onnx' as const) };
+    const next = await createInferenceModelFor(model, networkConfig, engine);
     evaluator.setModel(next);
     current.dispose();
     session.inference = next;
+    if (averaged) {
+      const nextPlaying = await createInferenceModelFor(playingModel, networkConfig, engine);
+      playingEvaluator.setModel(nextPlaying);
+      playingInference.dispose();
+      playingInference = nextPlaying;
+    }
     inferenceVersion = state.weightsVersion;
+  };
+  const foldAverage = (iteration: number): void => {
+    if (!averaged) return;
+    // Until the average spans 1 / (1 - decay) iterations it is the plain mean of those trained so far,
+    // so the random initial weights never weigh in.
+    foldWeightsAverage(playingModel, model, Math.min(options.weightsAverageDecay, (iteration - 1) / iteration));
   };
 
   let latest: string | null = resumeFrom?.checkpointDir ?? null;
@@ -294,7 +332,7 @@ export async function openRun(input: TrainOptionsInput, deps: RunDeps): Promise<
     const index = await saveReplay(paths.dir, replay, replayIndex);
     const saved = await saveRunCheckpoint(
       paths.dir,
-      model,
+      playingModel,
       {
         gameId: game.traits.id,
         gameConfig,
@@ -306,7 +344,13 @@ export async function openRun(input: TrainOptionsInput, deps: RunDeps): Promise<
         extra: { ...extra, gamesPlayed, rngState: state.rngState },
       },
       trainer.getOptimizerState(),
-      { keep: options.keepCheckpoints, extraFiles: { [REPLAY_INDEX_FILE]: JSON.stringify(index) + '\n' } },
+      {
+        keep: options.keepCheckpoints,
+        extraFiles: {
+          [REPLAY_INDEX_FILE]: JSON.stringify(index) + '\n',
+          ...(averaged ? { [TRAINING_WEIGHTS_FILE]: new Uint8Array(serializeWeights(model).data) } : {}),
+        },
+      },
     );
     replayIndex = index;
     latest = saved.entry.dir;
@@ -323,18 +367,21 @@ export async function openRun(input: TrainOptionsInput, deps: RunDeps): Promise<
     networkConfig,
     paths,
     model,
+    playingModel,
     trainer,
     replay,
     state,
     rng,
     inference,
     evaluator,
+    playingEvaluator,
     startedAt: performance.now(),
     events,
     stopped: () => deps.signal?.aborted === true,
     log,
     saveAll,
     refreshInference,
+    foldWeightsAverage: foldAverage,
     latestCheckpoint: () => latest,
   };
   return session;
@@ -387,7 +434,7 @@ function segmentsInUse(runDir: string): Set<string> | null {
  * when it was not, and the tensors freed.
  */
 export async function closeRun(run: RunSession, interrupted: boolean, lastMetrics: IterationMetrics | undefined, saveExtra?: () => Readonly<Record<string, unknown>>): Promise<TrainSummary> {
-  const { plugin, options, game, evaluator, state, paths, events } = run;
+  const { plugin, options, game, playingEvaluator, state, paths, events } = run;
   if (interrupted) {
     await run.saveAll(saveExtra?.());
     run.log(`interrupted: checkpoint written at iteration ${state.iteration} to ${run.latestCheckpoint()}`);
@@ -397,7 +444,7 @@ export async function closeRun(run: RunSession, interrupted: boolean, lastMetric
     await run.refreshInference();
     events.phase?.('assess', 0, state.iteration);
     const playSettings: TrainOptions = { ...options, evalSimulations: defaultPlaySimulations(plugin) };
-    assessment = await plugin.assessAgent(game, makeSearchAgent(game, evaluator, playSettings, options.seed));
+    assessment = await plugin.assessAgent(game, makeSearchAgent(game, playingEvaluator, playSettings, options.seed));
   }
   disposeRun(run);
   return {
@@ -423,5 +470,49 @@ export function disposeRun(run: RunSession): void {
   disposedRuns.add(run);
   run.trainer.dispose();
   run.inference.dispose();
+  if (run.playingEvaluator !== run.evaluator) run.playingEvaluator.model.dispose();
+  if (run.playingModel !== run.model) run.playingModel.dispose();
   run.model.dispose();
+}
+
+/**
+ * The network to train and the one that plays. A resumed checkpoint that holds training weights (it was
+ * written with an average) trains on those and plays its model files; one without them trains on its
+ * model files and, with an average asked for, starts the average there.
+ */
+function trainedAndPlayingModels(
+  resumed: { model: LayersModel; manifest: CheckpointManifest } | null,
+  checkpointDir: string | null,
+  networkConfig: NetworkConfig,
+  options: TrainOptions,
+  log: (m: string) => void,
+): { model: LayersModel; playingModel: LayersModel } {
+  const averaging = options.weightsAverageDecay > 0;
+  const copyOf = (source: LayersModel): LayersModel => {
+    const copy = buildModel(networkConfig, { seed: options.seed });
+    foldWeightsAverage(copy, source, 0);
+    return copy;
+  };
+  if (!resumed || !checkpointDir) {
+    const model = buildModel(networkConfig, { seed: options.seed });
+    return { model, playingModel: averaging ? copyOf(model) : model };
+  }
+  if (!resumed.manifest.files?.[TRAINING_WEIGHTS_FILE]) return { model: resumed.model, playingModel: averaging ? copyOf(resumed.model) : resumed.model };
+  const path = join(checkpointDir, TRAINING_WEIGHTS_FILE);
+  const trained = buildModel(networkConfig, { seed: options.seed });
+  try {
+    const bytes = readFileSync(path);
+    verifyCheckpointFile(checkpointDir, resumed.manifest, TRAINING_WEIGHTS_FILE, bytes);
+    const data = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+    loadWeightsInto(trained, { specs: serializeWeights(resumed.model).specs, data });
+  } catch (err) {
+    trained.dispose();
+    resumed.model.dispose();
+    if (err instanceof CheckpointError) throw err;
+    throw new CheckpointError(path, `${path} does not fit the checkpoint's network: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (averaging) return { model: trained, playingModel: resumed.model };
+  log(`--weights-average 0: training continues from the trained weights of ${checkpointDir}; its average is dropped`);
+  resumed.model.dispose();
+  return { model: trained, playingModel: trained };
 }

@@ -1,14 +1,14 @@
 // The single-process loop on onnxruntime: self-play and evaluation search with an exported snapshot of the
 // weights, re-exported and swapped after each training phase, and model.onnx in every checkpoint.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { GameRegistry, type InferenceModel } from '@az/core';
-import { OnnxInferenceModel, TfjsInferenceModel, loadCheckpoint, openCheckpointInference } from '@az/nn';
+import { CheckpointError, OnnxInferenceModel, TfjsInferenceModel, loadCheckpoint, openCheckpointInference, serializeWeights } from '@az/nn';
 import { ticTacToePlugin } from '@az/game-tictactoe';
 import { runTraining } from './train-loop.js';
-import { disposeRun, openRun } from './run-session.js';
+import { TRAINING_WEIGHTS_FILE, disposeRun, openRun } from './run-session.js';
 
 const work = mkdtempSync(join(tmpdir(), 'az-train-loop-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -95,5 +95,60 @@ describe('runTraining with onnx inference', () => {
     const tfjsRun = await openRun({ ...tiny, inferenceBackend: 'tfjs', out: join(work, 'tfjs') }, { registry });
     expect(tfjsRun.inference).toBeInstanceOf(TfjsInferenceModel);
     disposeRun(tfjsRun);
+  });
+
+  it('--weights-average: checkpoints play the moving average, keep the trained weights, and a resume trains on those', async () => {
+    const out = join(work, 'average');
+    await runTraining({ ...tiny, iterations: 3, weightsAverageDecay: 0.6, inferenceBackend: 'onnx', out }, { registry });
+    const trainedAt: Float32Array[] = [];
+    const averageAt: Float32Array[] = [];
+    for (const i of [1, 2, 3]) {
+      const dir = join(out, 'checkpoints', `iter-00000${i}`);
+      trainedAt[i] = new Float32Array(new Uint8Array(readFileSync(join(dir, TRAINING_WEIGHTS_FILE))).buffer);
+      const { model } = await loadCheckpoint(dir);
+      averageAt[i] = new Float32Array(serializeWeights(model).data);
+      model.dispose();
+    }
+    // The average starts as the plain mean of the iterations so far (decay min(0.6, (i - 1) / i)), then decays by 0.6.
+    expect(averageAt[1]).toEqual(trainedAt[1]);
+    const expected2 = averageAt[1].map((a, k) => 0.5 * a + 0.5 * trainedAt[2][k]);
+    const expected3 = expected2.map((a, k) => 0.6 * a + 0.4 * trainedAt[3][k]);
+    for (let k = 0; k < expected3.length; k++) {
+      expect(averageAt[2][k]).toBeCloseTo(expected2[k], 5);
+      expect(averageAt[3][k]).toBeCloseTo(expected3[k], 5);
+    }
+    expect(trainedAt[3]).not.toEqual(averageAt[3]);
+    // model.onnx is the average too: everything that opens the checkpoint plays it.
+    const onnx = await openCheckpointInference(join(out, 'checkpoints', 'iter-000003'), { backend: 'onnx', threads: 1 });
+    const { model: averageModel, manifest } = await loadCheckpoint(join(out, 'checkpoints', 'iter-000003'));
+    const input = new Float32Array(27).map((_, i) => (i % 3 === 0 ? 1 : 0));
+    const [a, b] = [await outputs(onnx.inference, input), await outputs(new TfjsInferenceModel(averageModel, manifest.network), input)];
+    for (let i = 0; i < a.length; i++) expect(Math.abs(a[i] - b[i])).toBeLessThan(1e-5);
+    onnx.inference.dispose();
+
+    // A resume trains on the trained weights and keeps averaging into the checkpoint's average.
+    const resumed = await openRun({ ...tiny, iterations: 4, weightsAverageDecay: 0.6, resume: out }, { registry });
+    try {
+      expect(new Float32Array(serializeWeights(resumed.model).data)).toEqual(trainedAt[3]);
+      expect(new Float32Array(serializeWeights(resumed.playingModel).data)).toEqual(averageAt[3]);
+      expect(resumed.playingEvaluator).not.toBe(resumed.evaluator);
+    } finally {
+      disposeRun(resumed);
+    }
+    // Averaging turned off: the trained weights train and play.
+    const plain = await openRun({ ...tiny, iterations: 4, weightsAverageDecay: 0, resume: out }, { registry });
+    try {
+      expect(plain.playingModel).toBe(plain.model);
+      expect(new Float32Array(serializeWeights(plain.model).data)).toEqual(trainedAt[3]);
+    } finally {
+      disposeRun(plain);
+    }
+    // Training weights that do not fit the network are refused by name.
+    const damaged = join(work, 'average-damaged');
+    await runTraining({ ...tiny, iterations: 1, weightsAverageDecay: 0.6, out: damaged }, { registry });
+    const file = join(damaged, 'checkpoints', 'iter-000001', TRAINING_WEIGHTS_FILE);
+    writeFileSync(file, readFileSync(file).subarray(4));
+    await expect(openRun({ ...tiny, iterations: 2, weightsAverageDecay: 0.6, resume: damaged }, { registry })).rejects.toThrow(CheckpointError);
+    await expect(openRun({ ...tiny, iterations: 2, weightsAverageDecay: 0.6, resume: damaged }, { registry })).rejects.toThrow(/training-weights\.bin is truncated/);
   });
 });

@@ -1,10 +1,12 @@
 // A simulated worker for redis.bench.mjs (not a benchmark itself): XADDs the recorded games in a file to
-// a run's stream as fast as Redis takes them, in pipelines, with its own worker id and sequence numbers,
-// until told to stop on stdin or `seconds` pass. Prints the number of games sent.
+// a run's stream as fast as Redis takes them, in pipelines of entries grouped as `az worker` groups them
+// (several games an entry), with its own worker id and sequence numbers, until told to stop on stdin or
+// `seconds` pass. Prints the number of games sent.
 //
 //   node bench/suites/redis-sender.mjs <redis-url> <run> <records-file> <sender-id> <seconds>
 import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
+import { entryFields, groupIntoEntries } from '@az/trainer-multigpu';
 
 const [url, run, file, id, seconds] = process.argv.slice(2);
 const data = readFileSync(file);
@@ -23,14 +25,16 @@ let stop = false;
 process.stdin.on('data', () => (stop = true));
 setTimeout(() => (stop = true), Number(seconds) * 1000).unref();
 let seq = 0;
-const batch = 64;
+const batch = 256;
 while (!stop) {
   const p = redis.pipeline();
+  const games = [];
   for (let i = 0; i < batch; i++) {
     const r = records[seq % records.length];
-    p.xadd(key, '*', 'w', `sim-${id}#0.00/0`, 'd', 'cpu:0', 'i', '0', 's', String(seq), 'v', String(r.version), 'g', gameId, 'b', r.bytes);
+    games.push({ workerId: 0, incarnation: 0, seq, version: r.version, bytes: r.bytes });
     seq++;
   }
+  for (const entry of groupIntoEntries(games)) p.xadd(key, '*', ...entryFields(`sim-${id}#0.00/0`, 'cpu:0', 0, gameId, entry));
   await p.exec();
 }
 console.log(`sent ${seq}`);

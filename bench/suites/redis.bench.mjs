@@ -21,7 +21,7 @@ import { Redis } from 'ioredis';
 import { resolveGameConfig } from '@az/core';
 import { RedisServerProcess, realComponent } from '@az/core/testkit';
 import { buildModel, initBackend, serializeWeights } from '@az/nn';
-import { LocalIpcTransport, RedisTransport, ReplayBuffer, decodeGameRecord, parseDeviceSpec, parseRedisUrl, resolveTrainOptions } from '@az/trainer-multigpu';
+import { LocalIpcTransport, RedisTransport, ReplayBuffer, decodeGameRecord, entryFields, groupIntoEntries, parseDeviceSpec, parseRedisUrl, resolveTrainOptions } from '@az/trainer-multigpu';
 import { writeResult } from '@az/bench';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -239,17 +239,21 @@ async function memoryPer1000(g, server, records) {
   const before = await used();
   const p = client.pipeline();
   let bytes = 0;
+  const games = [];
   for (let i = 0; i < 1000; i++) {
     const r = records[i % records.length];
     bytes += r.byteLength;
-    p.xadd(key, '*', 'w', 'mem#0.00/0', 'd', 'cpu:0', 'i', '0', 's', String(i), 'v', '0', 'g', g.id, 'b', Buffer.from(r));
+    games.push({ workerId: 0, incarnation: 0, seq: i, version: 0, bytes: r });
   }
+  // Grouped into entries as `az worker` sends them.
+  const entries = groupIntoEntries(games);
+  for (const entry of entries) p.xadd(key, '*', ...entryFields('mem#0.00/0', 'cpu:0', 0, g.id, entry));
   await p.exec();
   const after = await used();
   const keyUsage = Number(await client.call('MEMORY', 'USAGE', key));
   await client.del(key);
   client.disconnect();
-  return { redisUsedMemoryBytes: after - before, memoryUsageOfKeyBytes: keyUsage, gameRecordBytes: bytes, meanRecordBytes: Math.round(bytes / 1000) };
+  return { redisUsedMemoryBytes: after - before, memoryUsageOfKeyBytes: keyUsage, gameRecordBytes: bytes, meanRecordBytes: Math.round(bytes / 1000), streamEntries: entries.length };
 }
 
 await initBackend('cpu');

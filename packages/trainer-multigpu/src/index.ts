@@ -38,3 +38,5 @@ export { LocalIpcTransport, type LocalIpcTransportOptions } from './ipc-transpor
 export { RedisTransport, readRedisCheckpointState, type RedisTransportOptions, type RedisRunOptions, type RedisCheckpointState } from './redis-transport.js';
 export { RedisWorkerAgent, IncompatibleRunError, type RedisWorkerAgentOptions, type LocalPlugin } from './redis-worker-agent.js';
 export { parseRedisUrl, withTlsCa, checkRunName, RedisUrlError, RedisConnectError, TLS_CA_ENV, type RedisEndpoint } from './redis-common.js';
+// The games stream's entry format, for tools that write to it (the Redis benchmark's simulated workers).
+export { entryFields, groupIntoEntries, GAMES_PER_ENTRY, ENTRY_BYTES, type EntryGame } from './redis-common.js';

@@ -280,5 +280,88 @@ export function defaultMachineName(): string {
   return hostname() || 'localhost';
 }
 
-/** Fields of one stream entry (the bytes field last: it is the large one). */
-export const FIELD = { worker: 'w', device: 'd', incarnation: 'i', seq: 's', version: 'v', game: 'g', bytes: 'b' } as const;
+/**
+ * Fields of one stream entry (the bytes field last: it is the large one). An entry holds one or more
+ * finished games of one worker process: `s` and `v` list each game's sequence number and weights
+ * version (comma-separated), `b` is their records back to back and `l` their byte lengths (only when
+ * there is more than one game). A one-game entry is the same with one number in `s` and `v` and no `l`.
+ */
+export const FIELD = { worker: 'w', device: 'd', incarnation: 'i', seq: 's', version: 'v', game: 'g', lengths: 'l', bytes: 'b' } as const;
+
+/** Games one stream entry holds at most, and about how many record bytes (a larger game goes alone). */
+export const GAMES_PER_ENTRY = 32;
+export const ENTRY_BYTES = 256 * 1024;
+
+/** One game of an entry: what the learner checks and de-duplicates on. */
+export interface EntryGame {
+  readonly seq: number;
+  readonly version: number;
+  readonly bytes: Uint8Array;
+}
+
+/**
+ * The XADD field-value list of one entry holding `games` (in order) of one worker process. Every value is
+ * a string but the records, which go as one Buffer.
+ */
+export function entryFields(worker: string, device: string, incarnation: number, gameId: string, games: readonly EntryGame[]): (string | Buffer)[] {
+  const fields: (string | Buffer)[] = [
+    FIELD.worker, worker,
+    FIELD.device, device,
+    FIELD.incarnation, String(incarnation),
+    FIELD.seq, games.map((g) => g.seq).join(','),
+    FIELD.version, games.map((g) => g.version).join(','),
+    FIELD.game, gameId,
+  ];
+  if (games.length > 1) fields.push(FIELD.lengths, games.map((g) => g.bytes.byteLength).join(','));
+  fields.push(FIELD.bytes, games.length === 1 ? Buffer.from(games[0].bytes.buffer, games[0].bytes.byteOffset, games[0].bytes.byteLength) : Buffer.concat(games.map((g) => g.bytes)));
+  return fields;
+}
+
+/**
+ * Splits queued games into entries: runs of one worker process's games, at most GAMES_PER_ENTRY each and
+ * closed once they pass ENTRY_BYTES, in their original order.
+ */
+export function groupIntoEntries<G extends { readonly workerId: number; readonly incarnation: number; readonly bytes: Uint8Array }>(games: readonly G[]): G[][] {
+  const entries: G[][] = [];
+  let current: G[] = [];
+  let bytes = 0;
+  for (const g of games) {
+    const head = current[0];
+    if (head && (head.workerId !== g.workerId || head.incarnation !== g.incarnation || current.length >= GAMES_PER_ENTRY || bytes >= ENTRY_BYTES)) {
+      entries.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(g);
+    bytes += g.bytes.byteLength;
+  }
+  if (current.length) entries.push(current);
+  return entries;
+}
+
+/**
+ * The games of an entry's `s`, `v`, `l` and `b` fields, each record copied into its own buffer (reply
+ * buffers may be views into the client's shared pool), or what is wrong with them.
+ */
+export function entryGames(seqs: string | undefined, versions: string | undefined, lengths: string | undefined, bytes: Buffer | undefined): EntryGame[] | string {
+  if (seqs === undefined || versions === undefined || bytes === undefined) return 'missing or malformed fields';
+  const numbers = (text: string): number[] | null => {
+    const parts = text.split(',');
+    if (parts.length > GAMES_PER_ENTRY * 64 || !parts.every((p) => /^\d{1,15}$/.test(p))) return null;
+    return parts.map(Number);
+  };
+  const s = numbers(seqs);
+  const v = numbers(versions);
+  if (!s || !v || s.length !== v.length) return 'missing or malformed fields';
+  const l = lengths === undefined ? (s.length === 1 ? [bytes.byteLength] : null) : numbers(lengths);
+  if (!l || l.length !== s.length) return `${s.length} games but ${lengths === undefined ? 'no' : l ? l.length : 'malformed'} byte lengths`;
+  const total = l.reduce((a, b) => a + b, 0);
+  if (total !== bytes.byteLength) return `the byte lengths add up to ${total} but the records are ${bytes.byteLength} bytes`;
+  const out: EntryGame[] = [];
+  let offset = 0;
+  for (let k = 0; k < s.length; k++) {
+    out.push({ seq: s[k], version: v[k], bytes: new Uint8Array(bytes.subarray(offset, offset + l[k])) });
+    offset += l[k];
+  }
+  return out;
+}

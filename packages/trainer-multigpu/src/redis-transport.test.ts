@@ -13,7 +13,7 @@ import { RedisServerProcess, freePort, realComponent } from '@az/core/testkit';
 import { ticTacToePlugin } from '@az/game-tictactoe';
 import { parseDeviceSpec } from './devices.js';
 import { runMultiProcessTraining, type MultiProcessOptions, type MultiProcessTrainSummary } from './multiprocess.js';
-import { fatalConnectProblem, parseRedisUrl, runKeys, RedisUrlError, withTlsCa } from './redis-common.js';
+import { ENTRY_BYTES, FIELD, GAMES_PER_ENTRY, entryFields, entryGames, fatalConnectProblem, groupIntoEntries, parseRedisUrl, runKeys, RedisUrlError, withTlsCa } from './redis-common.js';
 import { IncompatibleRunError, RedisWorkerAgent, type LocalPlugin } from './redis-worker-agent.js';
 import type { IterationMetrics } from './metrics.js';
 import type { WorkerEvent, WorkerSetup } from './transport.js';
@@ -76,6 +76,67 @@ const registry = new GameRegistry();
 registry.register({ ...ticTacToePlugin, assessAgent: undefined });
 const debug = process.env.AZ_TEST_LOG ? (l: string): void => console.error(l) : (): void => undefined;
 const redis = realComponent('redis-server', { install: 'apt-get install redis-server', suite: 'the Redis transport tests' });
+
+describe('stream entries of several games', () => {
+  const game = (workerId: number, incarnation: number, seq: number, bytes: number): { workerId: number; incarnation: number; seq: number; bytes: Uint8Array } => ({
+    workerId,
+    incarnation,
+    seq,
+    bytes: new Uint8Array(bytes).fill(seq & 255),
+  });
+  /** The fields as the learner's parser sees them: a name -> Buffer map. */
+  const asRead = (fields: (string | Buffer)[]): Map<string, Buffer> => {
+    const map = new Map<string, Buffer>();
+    for (let i = 0; i < fields.length; i += 2) map.set(String(fields[i]), Buffer.isBuffer(fields[i + 1]) ? (fields[i + 1] as Buffer) : Buffer.from(String(fields[i + 1]), 'latin1'));
+    return map;
+  };
+  const parse = (m: Map<string, Buffer>) => entryGames(m.get(FIELD.seq)?.toString('latin1'), m.get(FIELD.version)?.toString('latin1'), m.get(FIELD.lengths)?.toString('latin1'), m.get(FIELD.bytes));
+
+  it('groups queued games by worker process, in order, at most GAMES_PER_ENTRY and about ENTRY_BYTES an entry', () => {
+    const queue = [game(0, 0, 0, 10), game(0, 0, 1, 10), game(1, 0, 0, 10), game(0, 0, 2, 10), game(0, 1, 0, 10)];
+    expect(groupIntoEntries(queue).map((e) => e.map((g) => `${g.workerId}.${g.incarnation}.${g.seq}`))).toEqual([['0.0.0', '0.0.1'], ['1.0.0'], ['0.0.2'], ['0.1.0']]);
+    const many = Array.from({ length: GAMES_PER_ENTRY * 2 + 1 }, (_, i) => game(0, 0, i, 8));
+    expect(groupIntoEntries(many).map((e) => e.length)).toEqual([GAMES_PER_ENTRY, GAMES_PER_ENTRY, 1]);
+    const large = [game(0, 0, 0, ENTRY_BYTES - 1), game(0, 0, 1, 2), game(0, 0, 2, 5), game(0, 0, 3, ENTRY_BYTES * 2), game(0, 0, 4, 1)];
+    expect(groupIntoEntries(large).map((e) => e.map((g) => g.seq))).toEqual([[0, 1], [2, 3], [4]]);
+    expect(groupIntoEntries([])).toEqual([]);
+  });
+
+  it('writes several games to one entry and reads each back, byte for byte, in a buffer of its own', () => {
+    const games = [3, 4, 5].map((seq, k) => ({ seq, version: 7 + k, bytes: new Uint8Array(5 + 4 * k).map((_, i) => seq * 16 + i) }));
+    const fields = entryFields('m#1.ab.0/2', 'cpu:0', 1, 'tictactoe', games);
+    const m = asRead(fields);
+    expect(m.get(FIELD.seq)?.toString()).toBe('3,4,5');
+    expect(m.get(FIELD.version)?.toString()).toBe('7,8,9');
+    expect(m.get(FIELD.lengths)?.toString()).toBe('5,9,13');
+    expect(fields.at(-2)).toBe(FIELD.bytes); // the large field last
+    const back = parse(m);
+    if (typeof back === 'string') throw new Error(back);
+    expect(back.map((g) => [g.seq, g.version, [...g.bytes]])).toEqual(games.map((g) => [g.seq, g.version, [...g.bytes]]));
+    // Own buffers from offset 0: records are read through typed-array views that need aligned offsets.
+    for (const g of back) expect(g.bytes.byteOffset).toBe(0);
+    expect(new Set(back.map((g) => g.bytes.buffer)).size).toBe(3);
+  });
+
+  it('a one-game entry has no lengths field: the format of one game per entry, which is still read', () => {
+    const one = asRead(entryFields('w', 'd', 0, 'tictactoe', [{ seq: 9, version: 2, bytes: Uint8Array.from([1, 2, 3]) }]));
+    expect(one.has(FIELD.lengths)).toBe(false);
+    expect(parse(one)).toEqual([{ seq: 9, version: 2, bytes: Uint8Array.from([1, 2, 3]) }]);
+  });
+
+  it('names what is wrong with a malformed entry', () => {
+    const b = Buffer.alloc(10);
+    expect(entryGames('1,2', '0,0', '4,6', b)).toHaveLength(2);
+    expect(entryGames('1,2', '0', '4,6', b)).toBe('missing or malformed fields');
+    expect(entryGames('1,x', '0,0', '4,6', b)).toBe('missing or malformed fields');
+    expect(entryGames('1,2', '0,0', undefined, b)).toBe('2 games but no byte lengths');
+    expect(entryGames('1,2', '0,0', '10', b)).toBe('2 games but 1 byte lengths');
+    expect(entryGames('1,2', '0,0', '4,7', b)).toBe('the byte lengths add up to 11 but the records are 10 bytes');
+    expect(entryGames('1,2', '0,0', '4,-6', b)).toBe('2 games but malformed byte lengths');
+    expect(entryGames(undefined, '0', undefined, b)).toBe('missing or malformed fields');
+    expect(entryGames('1', '0', undefined, undefined)).toBe('missing or malformed fields');
+  });
+});
 
 describe.skipIf(redis.path === undefined)('training over Redis (real redis-server, tic-tac-toe)', () => {
   let server: RedisServerProcess;
@@ -407,6 +468,72 @@ describe.skipIf(redis.path === undefined)('RedisTransport reading through a loss
       expect(relay.swallowed).toBe(1);
       expect(seqs).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
       expect(gaps).toEqual([]);
+    } finally {
+      writer.disconnect();
+      await transport.close();
+    }
+  });
+
+  it('an entry of several games: each game is checked, de-duplicated and counted on its own, and the entry acknowledged once', async () => {
+    const run = 'multi';
+    const keys = runKeys(run);
+    const inputSize = registry.create('tictactoe').encoder.size;
+    const record = encodeGameRecord({
+      length: 1,
+      inputSize,
+      numSeats: 2,
+      inputs: new Float32Array(inputSize),
+      policyOffsets: Int32Array.from([0, 1]),
+      policyIndex: Int32Array.from([4]),
+      policyProb: Float32Array.from([1]),
+      legalOffsets: Int32Array.from([0, 1]),
+      legalIndex: Int32Array.from([4]),
+      values: new Float32Array(2),
+      returns: new Float32Array(2),
+      weightsVersion: 0,
+    });
+    const transport = new RedisTransport({ endpoint: parseRedisUrl(`redis://127.0.0.1:${server.port}/0`), run, plugin: localPlugin, heartbeatTimeoutMs: 4000 });
+    const seqs: number[] = [];
+    const events: string[] = [];
+    let lastArrived: () => void = () => undefined;
+    const fiveArrived = new Promise<void>((resolve) => (lastArrived = resolve));
+    transport.onGame((g) => {
+      seqs.push(g.seq);
+      if (g.seq === 5) lastArrived();
+    });
+    transport.onWorkerEvent((e) => void (e.kind === 'dropped' ? events.push(`${e.reason}: ${e.detail.replace(/^entry \S+: /, '')}`) : e.kind === 'gap' ? events.push(`gap ${e.expected}->${e.got}`) : undefined));
+    const setup = {
+      plugin: { moduleUrl: tictactoeUrl, exportName: 'ticTacToePlugin' },
+      gameId: 'tictactoe',
+      gameConfig: {},
+      encoderVersion: 'test',
+      network: { inputShape: [inputSize], numSeats: 2 },
+      weightSpecs: [],
+      options: {},
+    } as unknown as WorkerSetup;
+    const writer = new Redis({ host: '127.0.0.1', port: server.port, protocol: 2 });
+    const entry = (games: { seq: number; bytes: Uint8Array }[]) => writer.xadd(keys.games, '*', ...entryFields('m#1/0', 'cpu:0', 0, 'tictactoe', games.map((g) => ({ ...g, version: 0 }))));
+    try {
+      await transport.start(setup, { version: 0, data: new Uint8Array(0) });
+      await entry([{ seq: 0, bytes: record }, { seq: 1, bytes: record }, { seq: 2, bytes: record }]);
+      await entry([{ seq: 2, bytes: record }, { seq: 3, bytes: record }, { seq: 4, bytes: Uint8Array.from([1, 2, 3]) }]);
+      await writer.xadd(keys.games, '*', 'w', 'm#1/0', 'd', 'cpu:0', 'i', '0', 's', '7,8', 'v', '0,0', 'g', 'tictactoe', 'l', '1,1', 'b', Buffer.from(record));
+      await entry([{ seq: 5, bytes: record }]);
+      await fiveArrived;
+      expect(seqs).toEqual([0, 1, 2, 3, 5]);
+      expect(events).toEqual([
+        'duplicate: game 2 of m#1/0|0 was already taken in',
+        expect.stringMatching(/^invalid: /),
+        `invalid: the byte lengths add up to 2 but the records are ${record.byteLength} bytes`,
+        'gap 4->5',
+      ]);
+      // Four entries delivered, each acknowledged once the checkpoint holding its games is written.
+      expect(transport.stats().pendingAcks).toBe(4);
+      transport.checkpointState();
+      await transport.checkpointed();
+      const pending = (await writer.xpending(keys.games, 'learner')) as [number, ...unknown[]];
+      expect(pending[0]).toBe(0);
+      expect(await writer.xlen(keys.games)).toBeLessThanOrEqual(4);
     } finally {
       writer.disconnect();
       await transport.close();

@@ -23,6 +23,8 @@ import type { Device } from './devices.js';
 import {
   FIELD,
   GAMES_CONSUMER,
+  entryGames,
+  type EntryGame,
   GAMES_GROUP,
   connectRedis,
   connected,
@@ -52,7 +54,10 @@ export interface RedisRunOptions {
   readonly plugin: { readonly packageName: string; readonly version: string; readonly exportName: string };
   /** Weights versions kept in Redis besides the current one (default 2), for workers that read the current key just before it moved. */
   readonly keepOldWeights?: number;
-  /** Entries read per XREADGROUP (default 64: a batch is delivered whole, so it bounds how far an iteration overshoots). */
+  /**
+   * Entries read per XREADGROUP (default 4, up to 4 x GAMES_PER_ENTRY = 128 games: a batch is delivered
+   * whole, so it bounds how far an iteration overshoots).
+   */
   readonly readBatch?: number;
 }
 
@@ -273,7 +278,7 @@ export class RedisTransport implements SelfPlayTransport {
     } catch (err) {
       // Unacknowledged games are re-read after a restart and dropped as duplicates: nothing is lost.
       this.toAcknowledge = ids.concat(this.toAcknowledge);
-      this.options.log?.(`redis: acknowledging ${ids.length} games failed (${err instanceof Error ? err.message : String(err)}); will retry after the next checkpoint`);
+      this.options.log?.(`redis: acknowledging ${ids.length} entries of games failed (${err instanceof Error ? err.message : String(err)}); will retry after the next checkpoint`);
     } finally {
       const gate = this.gate;
       this.gate = null;
@@ -287,7 +292,7 @@ export class RedisTransport implements SelfPlayTransport {
     await Promise.allSettled([this.cmd.quit(), this.reader.quit()]);
   }
 
-  /** Counters for tests and the benchmark. */
+  /** Counters for tests and the benchmark (`pendingAcks`: stream entries delivered, not yet in a checkpoint). */
   stats(): { readonly pendingAcks: number; readonly workersKnown: number; readonly maxVersion: number } {
     return { pendingAcks: this.delivered.length, workersKnown: this.workersByName.size, maxVersion: this.maxVersion };
   }
@@ -331,7 +336,7 @@ export class RedisTransport implements SelfPlayTransport {
 
   private async readGames(): Promise<void> {
     const k = this.keys;
-    const count = this.options.readBatch ?? 64;
+    const count = this.options.readBatch ?? 4;
     // This consumer's unacknowledged entries first (a restarted learner's), then new ones.
     let cursor = '0';
     let failures = 0;
@@ -387,23 +392,27 @@ export class RedisTransport implements SelfPlayTransport {
     // Trimmed while pending: nothing to read (only possible when something else trimmed the stream).
     if (fields === null) return this.dropped('invalid', 'unknown', `entry ${id} was deleted before it was read`);
     const text = (name: string): string | undefined => fields.get(name)?.toString('latin1');
-    const int = (name: string): number => {
-      const t = text(name);
-      return t !== undefined && /^\d{1,15}$/.test(t) ? Number(t) : -1;
-    };
     const worker = text(FIELD.worker);
     const device = text(FIELD.device);
-    const incarnation = int(FIELD.incarnation);
-    const seq = int(FIELD.seq);
-    const version = int(FIELD.version);
-    // A copy: reply buffers may be views into the client parser's shared pool, reused by later replies.
-    const raw = fields.get(FIELD.bytes);
-    const bytes = raw ? Buffer.from(new Uint8Array(raw).buffer) : undefined;
+    const incarnationText = text(FIELD.incarnation);
+    const incarnation = incarnationText !== undefined && /^\d{1,15}$/.test(incarnationText) ? Number(incarnationText) : -1;
     const source = worker && worker.length <= 200 ? worker : 'unknown';
-    if (!worker || worker.length > 200 || !device || device.length > 64 || incarnation < 0 || seq < 0 || version < 0 || !bytes) {
+    if (!worker || worker.length > 200 || !device || device.length > 64 || incarnation < 0) {
       return this.dropped('invalid', source, `entry ${id}: missing or malformed fields`);
     }
-    if (text(FIELD.game) !== this.setup?.gameId) return this.dropped('invalid', source, `entry ${id}: game '${text(FIELD.game)}' is not this run's '${this.setup?.gameId}'`);
+    const games = entryGames(text(FIELD.seq), text(FIELD.version), text(FIELD.lengths), fields.get(FIELD.bytes));
+    if (typeof games === 'string') return this.dropped('invalid', source, `entry ${id}: ${games}`);
+    if (text(FIELD.game) !== this.setup?.gameId) {
+      // Counted per game, as every other drop is.
+      for (let k = 0; k < games.length; k++) this.dropped('invalid', source, `entry ${id}: game '${text(FIELD.game)}' is not this run's '${this.setup?.gameId}'`);
+      return;
+    }
+    for (const g of games) this.takeGame(id, worker, device, incarnation, source, g);
+  }
+
+  /** One game of an entry: checked, de-duplicated by (worker, incarnation, seq), then handed to the listeners. */
+  private takeGame(id: string, worker: string, device: string, incarnation: number, source: string, g: EntryGame): void {
+    const { seq, version, bytes } = g;
     if (version > this.maxVersion) return this.dropped('invalid', source, `entry ${id}: weights version ${version} was never published (newest ${this.maxVersion})`);
     // The header, checked against the run's shapes: a forged or truncated record never reaches the buffer.
     const problem = gameRecordProblem(bytes, { ...this.expected, weightsVersion: version });
@@ -415,7 +424,7 @@ export class RedisTransport implements SelfPlayTransport {
     if (seq > last + 1) this.emit({ kind: 'gap', workerId: remote.id, device: `${remote.machine}/${remote.device}`, expected: last + 1, got: seq });
     this.accepted.set(key, seq);
     remote.gamesReceived++;
-    const game: IncomingGame = { workerId: remote.id, device: `${remote.machine}/${remote.device}`, incarnation, seq, weightsVersion: version, bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
+    const game: IncomingGame = { workerId: remote.id, device: `${remote.machine}/${remote.device}`, incarnation, seq, weightsVersion: version, bytes };
     for (const listener of this.gameListeners) {
       try {
         listener(game);

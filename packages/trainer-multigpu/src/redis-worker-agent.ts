@@ -9,7 +9,7 @@
  * (`<machine>#<serial>/<slot>`, the slot's process incarnation, its sequence number in that process), so
  * the learner can drop a game sent twice (a resend after a lost reply) and notice a lost one.
  *
- * Back-pressure: when the stream holds more than `maxBacklog` unread-or-unacknowledged games (the learner
+ * Back-pressure: when the stream holds more than `maxBacklog` unread-or-unacknowledged entries (the learner
  * is down or slow), the agent pauses its workers instead of trimming games nobody has read.
  */
 import { resolveGameConfig, type GamePlugin } from '@az/core';
@@ -19,7 +19,8 @@ import type { Redis } from 'ioredis';
 import type { Device } from './devices.js';
 import { LocalIpcTransport } from './ipc-transport.js';
 import {
-  FIELD,
+  entryFields,
+  groupIntoEntries,
   connectRedis,
   connected,
   defaultMachineName,
@@ -371,25 +372,12 @@ export class RedisWorkerAgent {
         const batch = this.outbox;
         this.outbox = [];
         const pipeline = this.cmd.pipeline();
-        for (const g of batch) {
-          pipeline.xadd(
-            this.keys.games,
-            '*',
-            FIELD.worker,
-            this.workerName(g.workerId),
-            FIELD.device,
-            g.device,
-            FIELD.incarnation,
-            String(g.incarnation),
-            FIELD.seq,
-            String(g.seq),
-            FIELD.version,
-            String(g.weightsVersion),
-            FIELD.game,
-            this.gameId,
-            FIELD.bytes,
-            Buffer.from(g.bytes.buffer, g.bytes.byteOffset, g.bytes.byteLength),
-          );
+        // Several games to an entry: one XADD, and one entry for the learner to read, acknowledge and
+        // trim; the per-entry cost, not the bytes, is what small fast games pay for.
+        for (const entry of groupIntoEntries(batch)) {
+          const head = entry[0];
+          const games = entry.map((g) => ({ seq: g.seq, version: g.weightsVersion, bytes: g.bytes }));
+          pipeline.xadd(this.keys.games, '*', ...entryFields(this.workerName(head.workerId), head.device, head.incarnation, this.gameId, games));
         }
         pipeline.xlen(this.keys.games);
         const results = await pipeline.exec();

@@ -12,7 +12,7 @@ export {
   type ResolvedBackendName,
   type BackendInfo,
 } from './backend.js';
-export { registerWasmTrainingKernels, wasmTrainingKernelsRegistered } from './wasm-kernels.js';
+export { registerWasmTrainingKernels, setFastWasmReductions, wasmTrainingKernelsRegistered } from './wasm-kernels.js';
 export {
   buildModel,
   validateNetworkConfig,

@@ -5,7 +5,7 @@ import { buildModel } from './model.js';
 import { tf } from './tf.js';
 import { NetworkTrainer } from './training.js';
 import { TINY_RESNET, randomArray, randomBatch, relativeError } from './test-nets.js';
-import { tileInto, wasmTrainingKernelsRegistered } from './wasm-kernels.js';
+import { leadingAxesCount, setFastWasmReductions, sumColumnsInto, tileInto, wasmTrainingKernelsRegistered } from './wasm-kernels.js';
 
 type Shape4 = [number, number, number, number];
 
@@ -140,6 +140,80 @@ describe('wasm training kernels', () => {
       }
       expect(relativeError(results[0], results[1]), JSON.stringify(c)).toBeLessThan(1e-5);
     }
+  });
+
+  it('sum and mean match the cpu backend over leading axes (the fast path) and every other axis choice (shipped)', async () => {
+    const cases: { shape: number[]; axis: number | number[] | undefined; keepDims: boolean }[] = [
+      { shape: [16, 6, 7, 32], axis: [0, 1, 2], keepDims: false }, // batch-norm statistics and gradients
+      { shape: [16, 6, 7, 32], axis: [2, 0, 1], keepDims: true },
+      { shape: [16, 6, 7, 32], axis: [-4, -3], keepDims: false },
+      { shape: [9, 5], axis: 0, keepDims: true },
+      { shape: [9, 5], axis: -1, keepDims: false }, // trailing axis: shipped
+      { shape: [4, 3, 2], axis: [1, 2], keepDims: false }, // not leading: shipped
+      { shape: [4, 3, 2], axis: [0, 2], keepDims: true }, // not a run: shipped
+      { shape: [4, 3, 2], axis: undefined, keepDims: false }, // all axes: shipped
+      { shape: [0, 3], axis: 0, keepDims: false }, // nothing to add up
+    ];
+    for (const c of cases) {
+      for (const op of ['sum', 'mean'] as const) {
+        const size = c.shape.reduce((a, b) => a * b, 1);
+        const results: { shape: number[]; values: Float32Array }[] = [];
+        for (const backend of ['cpu', 'wasm']) {
+          await tf.setBackend(backend);
+          const buffersBefore = backend === 'wasm' ? wasmDataIds() : 0;
+          results.push(
+            tf.tidy(() => {
+              const x = tf.tensor(randomArray(size, 3), c.shape);
+              const y = op === 'sum' ? tf.sum(x, c.axis, c.keepDims) : tf.mean(x, c.axis, c.keepDims);
+              return { shape: y.shape, values: y.dataSync() as Float32Array };
+            }),
+          );
+          if (backend === 'wasm') expect(wasmDataIds()).toBe(buffersBefore);
+        }
+        const label = `${op} ${JSON.stringify(c)}`;
+        expect(results[1].shape, label).toEqual(results[0].shape);
+        if (size === 0 && op === 'mean') continue; // 0 / 0 on both
+        expect(relativeError(results[0].values, results[1].values), label).toBeLessThan(1e-5);
+      }
+    }
+  });
+
+  it('setFastWasmReductions switches Sum and Mean between ours and the shipped kernels, same results either way', async () => {
+    await tf.setBackend('wasm');
+    const x = tf.tensor(randomArray(8 * 3 * 4 * 5, 9), [8, 3, 4, 5]);
+    const reduce = (): Float32Array[] => [tf.sum(x, [0, 1, 2]), tf.mean(x, [0, 1])].map((t) => {
+      const v = t.dataSync() as Float32Array;
+      t.dispose();
+      return v;
+    });
+    const ours = reduce();
+    const oursKernel = tf.getKernel('Sum', 'wasm')?.kernelFunc;
+    try {
+      setFastWasmReductions(false);
+      expect(tf.getKernel('Sum', 'wasm')?.kernelFunc).not.toBe(oursKernel);
+      const shipped = reduce();
+      for (let i = 0; i < 2; i++) expect(relativeError(shipped[i], ours[i])).toBeLessThan(1e-5);
+    } finally {
+      setFastWasmReductions(true);
+      x.dispose();
+    }
+  });
+
+  it('leadingAxesCount takes only a run of leading axes that leaves one; sumColumnsInto adds up columns past the unrolled rows', () => {
+    expect(leadingAxesCount([2, 3, 4, 5], [0, 1, 2])).toBe(3);
+    expect(leadingAxesCount([2, 3, 4, 5], [1, 0])).toBe(2);
+    expect(leadingAxesCount([2, 3, 4, 5], -4)).toBe(1);
+    expect(leadingAxesCount([2, 3, 4, 5], [0, 0, 1])).toBe(2);
+    expect(leadingAxesCount([2, 3, 4, 5], [0, 1, 2, 3])).toBeNull();
+    expect(leadingAxesCount([2, 3, 4, 5], [1, 2])).toBeNull();
+    expect(leadingAxesCount([2, 3, 4, 5], [])).toBeNull();
+    expect(leadingAxesCount([2, 3, 4, 5], undefined)).toBeNull();
+    // 11 rows: one block of eight, then three one by one.
+    const rows = 11;
+    const src = Float32Array.from({ length: rows * 3 }, (_, i) => (i % 3) * 100 + Math.floor(i / 3));
+    const dst = new Float32Array(3);
+    sumColumnsInto(src, rows, 3, 0.5, dst);
+    expect([...dst]).toEqual([27.5, 577.5, 1127.5]);
   });
 
   it('tileInto handles scalars and zero-size outputs', () => {

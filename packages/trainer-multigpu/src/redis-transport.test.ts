@@ -24,6 +24,37 @@ const here = dirname(fileURLToPath(import.meta.url));
 const tictactoeUrl = pathToFileURL(join(here, '..', '..', 'game-tictactoe', 'dist', 'index.js')).href;
 const localPlugin: LocalPlugin = { packageName: '@az/game-tictactoe', version: '0.1.0', exportName: 'ticTacToePlugin', moduleUrl: tictactoeUrl };
 
+/** A one-position tic-tac-toe game record (weights v0), as a worker sends it. */
+function oneMoveRecord(inputSize: number): Uint8Array {
+  return encodeGameRecord({
+    length: 1,
+    inputSize,
+    numSeats: 2,
+    inputs: new Float32Array(inputSize),
+    policyOffsets: Int32Array.from([0, 1]),
+    policyIndex: Int32Array.from([4]),
+    policyProb: Float32Array.from([1]),
+    legalOffsets: Int32Array.from([0, 1]),
+    legalIndex: Int32Array.from([4]),
+    values: new Float32Array(2),
+    returns: new Float32Array(2),
+    weightsVersion: 0,
+  });
+}
+
+/** What a RedisTransport reads of a run's setup: the game, the input size and the seats. */
+function transportSetup(inputSize: number): WorkerSetup {
+  return {
+    plugin: { moduleUrl: tictactoeUrl, exportName: 'ticTacToePlugin' },
+    gameId: 'tictactoe',
+    gameConfig: {},
+    encoderVersion: 'test',
+    network: { inputShape: [inputSize], numSeats: 2 },
+    weightSpecs: [],
+    options: {},
+  } as unknown as WorkerSetup;
+}
+
 describe('parseRedisUrl', () => {
   it('takes host, port, database, ACL user and TLS from the URL and hides the password when printed', () => {
     expect(parseRedisUrl('redis://box:6380/2')).toMatchObject({ host: 'box', port: 6380, db: 2, tls: false, username: undefined, password: undefined });
@@ -240,20 +271,7 @@ describe.skipIf(redis.path === undefined)('training over Redis (real redis-serve
     // A finished game as a worker still on weights v0 would send it, long after the run moved on.
     const game = registry.create('tictactoe');
     const inputSize = game.encoder.size;
-    const oldGame = encodeGameRecord({
-      length: 1,
-      inputSize,
-      numSeats: 2,
-      inputs: new Float32Array(inputSize),
-      policyOffsets: Int32Array.from([0, 1]),
-      policyIndex: Int32Array.from([4]),
-      policyProb: Float32Array.from([1]),
-      legalOffsets: Int32Array.from([0, 1]),
-      legalIndex: Int32Array.from([4]),
-      values: new Float32Array(2),
-      returns: new Float32Array(2),
-      weightsVersion: 0,
-    });
+    const oldGame = oneMoveRecord(inputSize);
     const controller = new AbortController();
     const events: WorkerEvent[] = [];
     let killedPid = 0;
@@ -406,22 +424,7 @@ describe.skipIf(redis.path === undefined)('RedisTransport reading through a loss
     const run = 'lossy';
     const keys = runKeys(run);
     const inputSize = registry.create('tictactoe').encoder.size;
-    const record = Buffer.from(
-      encodeGameRecord({
-        length: 1,
-        inputSize,
-        numSeats: 2,
-        inputs: new Float32Array(inputSize),
-        policyOffsets: Int32Array.from([0, 1]),
-        policyIndex: Int32Array.from([4]),
-        policyProb: Float32Array.from([1]),
-        legalOffsets: Int32Array.from([0, 1]),
-        legalIndex: Int32Array.from([4]),
-        values: new Float32Array(2),
-        returns: new Float32Array(2),
-        weightsVersion: 0,
-      }),
-    );
+    const record = Buffer.from(oneMoveRecord(inputSize));
     const logs: string[] = [];
     const transport = new RedisTransport({
       endpoint: parseRedisUrl(`redis://127.0.0.1:${relay.port}/0`),
@@ -441,16 +444,7 @@ describe.skipIf(redis.path === undefined)('RedisTransport reading through a loss
     transport.onWorkerEvent((e) => void (e.kind === 'gap' && gaps.push(e)));
     /** Resolves once game `seq` was taken in (the last one sent: the others are then in, or lost). */
     const arrived = (seq: number): Promise<void> => (seqs.includes(seq) ? Promise.resolve() : new Promise((resolve) => waiters.push({ seq, resolve })));
-    // Only what the transport reads of the setup matters here: the game, the input shape and seats.
-    const setup = {
-      plugin: { moduleUrl: tictactoeUrl, exportName: 'ticTacToePlugin' },
-      gameId: 'tictactoe',
-      gameConfig: {},
-      encoderVersion: 'test',
-      network: { inputShape: [inputSize], numSeats: 2 },
-      weightSpecs: [],
-      options: {},
-    } as unknown as WorkerSetup;
+    const setup = transportSetup(inputSize);
     const writer = new Redis({ host: '127.0.0.1', port: server.port, protocol: 2 });
     const send = async (from: number, to: number): Promise<void> => {
       for (let s = from; s < to; s++) await writer.xadd(keys.games, '*', 'w', 'm#1/0', 'd', 'cpu:0', 'i', '0', 's', String(s), 'v', '0', 'g', 'tictactoe', 'b', record);
@@ -478,20 +472,7 @@ describe.skipIf(redis.path === undefined)('RedisTransport reading through a loss
     const run = 'multi';
     const keys = runKeys(run);
     const inputSize = registry.create('tictactoe').encoder.size;
-    const record = encodeGameRecord({
-      length: 1,
-      inputSize,
-      numSeats: 2,
-      inputs: new Float32Array(inputSize),
-      policyOffsets: Int32Array.from([0, 1]),
-      policyIndex: Int32Array.from([4]),
-      policyProb: Float32Array.from([1]),
-      legalOffsets: Int32Array.from([0, 1]),
-      legalIndex: Int32Array.from([4]),
-      values: new Float32Array(2),
-      returns: new Float32Array(2),
-      weightsVersion: 0,
-    });
+    const record = oneMoveRecord(inputSize);
     const transport = new RedisTransport({ endpoint: parseRedisUrl(`redis://127.0.0.1:${server.port}/0`), run, plugin: localPlugin, heartbeatTimeoutMs: 4000 });
     const seqs: number[] = [];
     const events: string[] = [];
@@ -502,15 +483,7 @@ describe.skipIf(redis.path === undefined)('RedisTransport reading through a loss
       if (g.seq === 5) lastArrived();
     });
     transport.onWorkerEvent((e) => void (e.kind === 'dropped' ? events.push(`${e.reason}: ${e.detail.replace(/^entry \S+: /, '')}`) : e.kind === 'gap' ? events.push(`gap ${e.expected}->${e.got}`) : undefined));
-    const setup = {
-      plugin: { moduleUrl: tictactoeUrl, exportName: 'ticTacToePlugin' },
-      gameId: 'tictactoe',
-      gameConfig: {},
-      encoderVersion: 'test',
-      network: { inputShape: [inputSize], numSeats: 2 },
-      weightSpecs: [],
-      options: {},
-    } as unknown as WorkerSetup;
+    const setup = transportSetup(inputSize);
     const writer = new Redis({ host: '127.0.0.1', port: server.port, protocol: 2 });
     const entry = (games: { seq: number; bytes: Uint8Array }[]) => writer.xadd(keys.games, '*', ...entryFields('m#1/0', 'cpu:0', 0, 'tictactoe', games.map((g) => ({ ...g, version: 0 }))));
     try {

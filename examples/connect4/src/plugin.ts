@@ -61,8 +61,8 @@ export const connect4Plugin: GamePlugin<Connect4State> = {
   // A small residual tower suits a 6x7 board on a CPU; self-play games are at most 42 moves.
   training: {
     network: { kind: 'resnet', filters: 32, blocks: 2 },
-    // Training on tfjs wasm takes one core (~32 s of 100 steps an iteration); one self-play process on
-    // the other plays the next iteration's 384 games meanwhile: ~33 s an iteration, ~27 minutes on 2 cores.
+    // Training on tfjs wasm takes one core (~29 s of 100 steps an iteration); one self-play process on
+    // the other plays the next iteration's 384 games meanwhile: ~30 s an iteration, ~24 minutes on 2 cores.
     iterations: 48,
     selfPlayProcesses: 1,
     gamesPerIteration: 384,

@@ -357,20 +357,21 @@ function multiProcessOptions(flags: TrainFlags, plugin: GamePlugin, backend: Tra
   const companions = (['workers-per-device', 'max-game-age', 'heartbeat-timeout'] as const).filter((f) => flags[f] !== undefined);
   if (flags['run-id'] !== undefined && flags.transport === undefined) throw new UsageError('az train: --run-id only applies with --transport');
   if (flags['tls-ca'] !== undefined && flags.transport === undefined) throw new UsageError('az train: --tls-ca only applies with --transport rediss://...');
+  // No device flags: the game's own default, self-play processes beside the trainer, when there is a core to spare.
+  let besideDefault = 0;
   if (flags.gpus === undefined && flags.devices === undefined && flags.transport === undefined) {
     if (companions.length) throw new UsageError(`az train: --${companions[0]} only applies with --gpus or --devices`);
     const cores = availableParallelism();
-    const beside = flags['single-process'] ? 0 : defaultSelfPlayProcesses(plugin.training?.selfPlayProcesses ?? 0, cores);
-    if (beside === 0 || !source) return null;
-    console.error(`self-play: ${beside} worker process${beside > 1 ? 'es' : ''} beside the trainer (the game's default on ${cores} cores; --single-process to train and self-play in turns in one)`);
-    const multi: MultiProcessOptions = { devices: parseDeviceSpec(`cpu:${beside}`), plugin: { moduleUrl: source.moduleUrl, exportName: source.exportName } };
-    checkMultiProcessOptions(multi, backend);
-    return multi;
+    besideDefault = flags['single-process'] ? 0 : defaultSelfPlayProcesses(plugin.training?.selfPlayProcesses ?? 0, cores);
+    if (besideDefault === 0 || !source) return null;
+    console.error(`self-play: ${besideDefault} worker process${besideDefault > 1 ? 'es' : ''} beside the trainer (the game's default on ${cores} cores; --single-process to train and self-play in turns in one)`);
+  } else if (flags['single-process']) {
+    throw new UsageError('az train: --single-process cannot be combined with --gpus, --devices or --transport');
   }
-  if (flags['single-process']) throw new UsageError('az train: --single-process cannot be combined with --gpus, --devices or --transport');
   if (flags.gpus !== undefined && flags.devices !== undefined) throw new UsageError('az train: give --gpus or --devices, not both');
   try {
-    const devices = flags.gpus !== undefined ? parseGpuList(flags.gpus) : flags.devices !== undefined ? parseDeviceSpec(flags.devices) : [];
+    const devices =
+      flags.gpus !== undefined ? parseGpuList(flags.gpus) : flags.devices !== undefined ? parseDeviceSpec(flags.devices) : besideDefault > 0 ? parseDeviceSpec(`cpu:${besideDefault}`) : [];
     if (!source) throw new Error(`game '${gameId}' was not loaded from a plugin package, so self-play worker processes cannot import it; train it without --gpus/--devices`);
     const multi: MultiProcessOptions = {
       devices,

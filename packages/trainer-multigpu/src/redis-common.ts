@@ -339,6 +339,11 @@ export function groupIntoEntries<G extends { readonly workerId: number; readonly
   return entries;
 }
 
+/** A non-negative integer field as an entry holds it (1 to 15 decimal digits), or null. */
+export function parseCount(text: string | undefined): number | null {
+  return text !== undefined && /^\d{1,15}$/.test(text) ? Number(text) : null;
+}
+
 /**
  * The games of an entry's `s`, `v`, `l` and `b` fields, each record copied into its own buffer (reply
  * buffers may be views into the client's shared pool), or what is wrong with them.
@@ -347,8 +352,9 @@ export function entryGames(seqs: string | undefined, versions: string | undefine
   if (seqs === undefined || versions === undefined || bytes === undefined) return 'missing or malformed fields';
   const numbers = (text: string): number[] | null => {
     const parts = text.split(',');
-    if (parts.length > GAMES_PER_ENTRY * 64 || !parts.every((p) => /^\d{1,15}$/.test(p))) return null;
-    return parts.map(Number);
+    if (parts.length > GAMES_PER_ENTRY * 64) return null;
+    const values = parts.map(parseCount);
+    return values.every((v) => v !== null) ? (values as number[]) : null;
   };
   const s = numbers(seqs);
   const v = numbers(versions);

@@ -24,6 +24,7 @@ import {
   FIELD,
   GAMES_CONSUMER,
   entryGames,
+  parseCount,
   type EntryGame,
   GAMES_GROUP,
   connectRedis,
@@ -394,8 +395,7 @@ export class RedisTransport implements SelfPlayTransport {
     const text = (name: string): string | undefined => fields.get(name)?.toString('latin1');
     const worker = text(FIELD.worker);
     const device = text(FIELD.device);
-    const incarnationText = text(FIELD.incarnation);
-    const incarnation = incarnationText !== undefined && /^\d{1,15}$/.test(incarnationText) ? Number(incarnationText) : -1;
+    const incarnation = parseCount(text(FIELD.incarnation)) ?? -1;
     const source = worker && worker.length <= 200 ? worker : 'unknown';
     if (!worker || worker.length > 200 || !device || device.length > 64 || incarnation < 0) {
       return this.dropped('invalid', source, `entry ${id}: missing or malformed fields`);

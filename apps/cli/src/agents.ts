@@ -85,24 +85,58 @@ export function modelBoundSettings(plugin: GamePlugin, config: Readonly<Record<s
  * The game to play: with a model, the settings its network depends on are the ones it was trained with
  * (a user setting must agree); the rest (those the schema marks `modelIndependent`: chess's starting
  * position, move cap and adjudication) are the user's, else the game's defaults, so a model trained on a
- * short adjudicated variant plays the real game. Without a model, the user's settings.
+ * short adjudicated variant plays the real game. A model trained on parts of a game (the plugin's
+ * `partModels`: Blob's `rounds=sampled`) plays the whole by default. Without a model, the user's settings.
  */
 export function gameFor(plugin: GamePlugin, rawConfig: Readonly<Record<string, unknown>>, model?: LoadedModel): Game<unknown> {
   if (!model) return plugin.create(resolveGameConfig(plugin, rawConfig));
   const trained: ResolvedConfig = model.manifest.gameConfig;
   const modelBound = modelBoundSettings(plugin, trained);
-  const asked = resolveGameConfig(plugin, { ...modelBound, ...rawConfig });
+  const playedByDefault = plugin.partModels?.playedSettings(trained) ?? {};
+  const asked = resolveGameConfig(plugin, { ...modelBound, ...playedByDefault, ...rawConfig });
+  const needs = trainedConfigFor(plugin, asked);
   for (const key of Object.keys(rawConfig)) {
     if (plugin.configSchema[key]?.modelIndependent) continue;
-    if (String(asked[key]) !== String(trained[key])) {
+    if (String(needs[key]) !== String(trained[key])) {
       throw new UsageError(`the model at ${model.dir} was trained with ${key}=${String(trained[key])}; it cannot play ${key}=${String(asked[key])}`);
     }
   }
   const game = plugin.create(asked);
-  if (game.encoder.version !== model.manifest.encoderVersion) {
-    throw new UsageError(`the model at ${model.dir} was trained with encoder ${model.manifest.encoderVersion}, but this version of ${plugin.traits.id} encodes as ${game.encoder.version}; retrain it`);
+  const { game: searched } = modelPlayFor(plugin, game, model);
+  if (searched.encoder.version !== model.manifest.encoderVersion) {
+    throw new UsageError(`the model at ${model.dir} was trained with encoder ${model.manifest.encoderVersion}, but this version of ${plugin.traits.id} encodes as ${searched.encoder.version}; retrain it`);
   }
   return game;
+}
+
+/** The config a model that plays `played` is trained with: `played` itself, or its part's (`GamePlugin.partModels`). */
+export function trainedConfigFor(plugin: GamePlugin, played: ResolvedConfig): ResolvedConfig {
+  const settings = plugin.partModels?.trainedSettings(played);
+  return settings ? resolveGameConfig(plugin, { ...played, ...settings }) : played;
+}
+
+/** The game a model's network and search work on when it plays `game`, and how a state of `game` becomes one of it. */
+export interface ModelPlay {
+  readonly game: Game<unknown>;
+  readonly project: (state: unknown) => unknown;
+}
+
+/**
+ * How `model` plays `game`: on `game` itself, or, for a model trained on parts of it (the plugin's
+ * `partModels`, when the model's config is the part's), on the part's game with each state projected.
+ */
+export function modelPlayFor(plugin: GamePlugin, game: Game<unknown>, model: LoadedModel): ModelPlay {
+  const parts = plugin.partModels;
+  const settings = parts?.trainedSettings(game.config);
+  const trained = model.manifest.gameConfig;
+  if (!parts || !settings || !Object.entries(settings).every(([key, value]) => String(trained[key]) === String(value))) return { game, project: (state) => state };
+  const partGame = plugin.create(trainedConfigFor(plugin, game.config));
+  return { game: partGame, project: (state) => parts.project(state, game, partGame) };
+}
+
+/** `agent` (playing `modelPlay.game`) as a player of the whole game: each state projected first. */
+function projectedAgent(agent: Agent<unknown>, modelPlay: ModelPlay): Agent<unknown> {
+  return { name: agent.name, act: (states) => agent.act(states.map(modelPlay.project)) };
 }
 
 /**
@@ -200,8 +234,9 @@ export async function makeAgent(spec: string, plugin: GamePlugin, game: Game<unk
       model = await loadModel(plugin, path, settings.network);
       models.set(path, model);
     }
-    if (policyOnly) return new PolicyAgent(`policy of ${path}`, game, model.evaluator);
-    return searchAgent(`model ${path}`, game, model.evaluator, settings);
+    const modelPlay = modelPlayFor(plugin, game, model);
+    const agent = policyOnly ? new PolicyAgent(`policy of ${path}`, modelPlay.game, model.evaluator) : searchAgent(`model ${path}`, modelPlay.game, model.evaluator, settings);
+    return modelPlay.game === game ? agent : projectedAgent(agent, modelPlay);
   }
   if (policyOnly) throw new UsageError(`agent '${spec}': no model at ${path} (policy:<path of a trained model>)`);
   const uci = plugin.traits.id === 'chess' ? ', uci:<engine command>[,depth=N|nodes=N|movetime=MS][,UCI option=value...]' : '';

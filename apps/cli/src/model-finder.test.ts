@@ -1,5 +1,6 @@
 // `az play` without --model: finds the run trained for the game and config asked for (a model per
 // player count for Blob), says which, and says what to train when none fits.
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { azInTempDir } from './test-cli.js';
@@ -15,6 +16,8 @@ describe('az play finds the model trained for the table size', () => {
       const r = az(['train', '--game', 'blob', '--config', `players=${players},${round}`, '--out', `runs/blob-${players}p`, ...tiny]);
       expect(r.code, r.stderr).toBe(0);
     }
+    const rounds = az(['train', '--game', 'blob', '--config', 'players=3,rounds=sampled', '--out', 'runs/blob-3p-rounds', ...tiny]);
+    expect(rounds.code, rounds.stderr).toBe(0);
   }, 240_000);
 
   it('plays against the run trained for --players N', () => {
@@ -43,5 +46,30 @@ describe('az play finds the model trained for the table size', () => {
     const elsewhere = az(['play', '--game', 'blob', '--players', '3', '--config', round, '--models', 'nowhere'], 'quit\n');
     expect(elsewhere.code, elsewhere.stderr).toBe(0);
     expect(elsewhere.stdout).not.toContain('using the model');
+  });
+
+  it('a model of rounds drawn from the game (rounds=sampled) plays whole games, round by round', () => {
+    const found = az(['play', '--game', 'blob', '--players', '3', '--sims', '2'], 'quit\n');
+    expect(found.code, found.stderr).toBe(0);
+    expect(found.stdout).toContain(`using the model in ${join('runs', 'blob-3p-rounds')}`);
+    expect(found.stdout).toContain('round 1 of 16');
+    const games = join(work, 'games.jsonl');
+    const whole = az(['eval', '--game', 'blob', '--a', 'runs/blob-3p-rounds', '--b', 'heuristic', '--games', '1', '--sims', '2', '--games-out', games]);
+    expect(whole.code, whole.stderr).toBe(0);
+    const record = JSON.parse(readFileSync(games, 'utf8').split('\n')[0]) as { config: Record<string, unknown>; actions: number[] };
+    expect(record.config.rounds).toBe('game');
+    expect(record.actions.length).toBe(3 * (16 + 58)); // 16 rounds: a bid and every card dealt, for each seat
+    const policy = az(['eval', '--game', 'blob', '--a', 'policy:runs/blob-3p-rounds', '--b', 'heuristic', '--games', '1']);
+    expect(policy.code, policy.stderr).toBe(0);
+    const single = az(['eval', '--game', 'blob', '--a', 'runs/blob-3p-rounds', '--b', 'heuristic', '--games', '1', '--config', 'rounds=one']);
+    expect(single.code).toBe(2);
+    expect(single.stderr).toContain('was trained with rounds=sampled; it cannot play rounds=one');
+  });
+
+  it('names the whole-game model to train when none fits', () => {
+    const r = az(['play', '--game', 'blob', '--players', '4'], 'quit\n');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`${join('runs', 'blob-3p-rounds')} has players=3 where 4 is asked`);
+    expect(r.stdout).toContain('train one with: az train --game blob --config players=4,rounds=sampled --out runs/<name>');
   });
 });

@@ -2,14 +2,16 @@
  * Finding the trained model for a game and config when the user names none (`az play --game blob
  * --players 5`): the run directories one level below a models folder (default `runs`, where `az
  * train` writes), each judged by its newest checkpoint's manifest. A run fits when it is of the same
- * game and was trained with exactly the config asked for, on every setting the network depends on
- * (those not marked `modelIndependent`); among fitting runs the most recently written wins.
+ * game and was trained with exactly the config asked for (or, for a game whose models play parts of it,
+ * the part's config: Blob's whole game is played by a model of `rounds=sampled`), on every setting the
+ * network depends on (those not marked `modelIndependent`); among fitting runs the most recently written
+ * wins.
  */
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolveGameConfig, type GamePlugin } from '@az/core';
 import { listCheckpoints, readCheckpointManifest } from '@az/nn';
-import { modelBoundSettings } from './agents.js';
+import { modelBoundSettings, trainedConfigFor } from './agents.js';
 
 export interface ModelCandidate {
   /** The run directory. */
@@ -35,9 +37,14 @@ function modelBound(plugin: GamePlugin, config: Readonly<Record<string, unknown>
 }
 
 export async function findModel(plugin: GamePlugin, rawConfig: Readonly<Record<string, unknown>>, modelsDir: string): Promise<ModelSearch> {
-  const resolved = resolveGameConfig(plugin, rawConfig);
+  // A model trained on parts of the game (Blob: single rounds for a whole game) plays the whole.
+  const resolved = trainedConfigFor(plugin, resolveGameConfig(plugin, rawConfig));
   const wanted = modelBound(plugin, resolved);
-  const trainKeys = [...new Set([...Object.keys(rawConfig), ...Object.keys(plugin.training?.gameConfig ?? {})])].filter((k) => k in resolved);
+  // The user's settings, and the hint's where the model needs another value than the hint would set
+  // (settings the network does not depend on are left to the hint).
+  const hint = plugin.training?.gameConfig ?? {};
+  const hintKeys = Object.keys(hint).filter((k) => !plugin.configSchema[k]?.modelIndependent && String(hint[k]) !== String(resolved[k]));
+  const trainKeys = [...new Set([...Object.keys(rawConfig), ...hintKeys])].filter((k) => k in resolved);
   const trainConfig = trainKeys.map((k) => `${k}=${String(resolved[k])}`).join(',');
   let names: string[];
   try {

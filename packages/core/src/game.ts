@@ -358,4 +358,29 @@ export interface GamePlugin<S = unknown> {
   outcomeMetrics?(game: Game<S>, finalState: S, seat: number): Readonly<Record<string, number>>;
   /** Optional exact or reference assessment of an agent; the trainer reports it after training. */
   assessAgent?(game: Game<S>, agent: Agent<S>): Promise<AgentAssessment>;
+  /**
+   * For games whose networks play a long game one part at a time (Blob: a network trained on single
+   * rounds drawn from the whole game plays each round of a whole game). Absent: a model plays the
+   * config it was trained on, nothing else.
+   */
+  readonly partModels?: PartModels<S>;
+}
+
+/**
+ * How a model trained on parts of a game plays the whole (see `GamePlugin.partModels`). The two
+ * settings maps are each other's inverse on the keys they name; the CLI uses them to find the model for
+ * a config (`az play --players 5`), to pick the config a model plays by default, and `project` to hand
+ * the model's search each decision as a state of the game it was trained on.
+ */
+export interface PartModels<S> {
+  /** Settings a model that plays `played` was trained with instead (Blob: rounds=game -> rounds=sampled); undefined when `played` needs a model of its own config. */
+  trainedSettings(played: ResolvedConfig): Readonly<Record<string, ConfigValue>> | undefined;
+  /** Settings a model trained on `trained` plays unless told otherwise (Blob: rounds=sampled -> rounds=game); undefined when it plays its own config. */
+  playedSettings(trained: ResolvedConfig): Readonly<Record<string, ConfigValue>> | undefined;
+  /**
+   * The state of `modelGame` (the trained config's game) that asks for the same decision as `state` of
+   * `played`: same seat to act, same legal actions, the same information for every seat. A new object;
+   * `state` is not changed.
+   */
+  project(state: S, played: Game<S>, modelGame: Game<S>): S;
 }

@@ -57,6 +57,7 @@ export {
   type BotFactory,
   type AgentAssessment,
   type GamePlugin,
+  type PartModels,
 } from './game.js';
 export {
   GAME_PLUGIN_TOKEN,

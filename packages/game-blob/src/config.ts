@@ -3,7 +3,7 @@ import { DECK_SIZE } from './cards.js';
 
 export type TrumpRule = 'rotation' | 'turned-up';
 export type ScoringRule = 'blob' | 'oh-hell';
-export type RoundsRule = 'one' | 'game';
+export type RoundsRule = 'one' | 'game' | 'sampled';
 
 /** Default largest hand when `maxHand` is left at 0 (auto): the largest C <= 7 with C * players <= 52. */
 export const DEFAULT_MAX_HAND_CAP = 7;
@@ -30,7 +30,13 @@ export const blobConfigSchema: ConfigSchema = {
     description: 'blob: 10 + bid for an exact bid, else 0; oh-hell: tricks taken + 10 for an exact bid',
   },
   missPenalty: { type: 'boolean', default: false, description: 'oh-hell scoring only: a missed bid also loses the difference' },
-  rounds: { type: 'enum', values: ['one', 'game'], default: 'game', description: 'one: a single round of roundCards cards; game: the whole sequence of rounds' },
+  rounds: {
+    type: 'enum',
+    values: ['one', 'game', 'sampled'],
+    default: 'game',
+    description:
+      'one: a single round of roundCards cards; game: the whole sequence of rounds; sampled: a single round drawn uniformly from the whole sequence (its cards, trump and dealer), what a network that plays whole games round by round trains on',
+  },
   roundCards: { type: 'int', default: 5, min: 1, max: 17, description: 'rounds=one only: cards dealt in that single round' },
   firstDealer: { type: 'int', default: 0, min: 0, max: 7, description: 'seat that deals the first round (the deal then moves left)' },
 };
@@ -46,7 +52,7 @@ export interface BlobRules {
   readonly rounds: RoundsRule;
   readonly roundCards: number;
   readonly firstDealer: number;
-  /** Cards dealt in each round, in order. */
+  /** Cards dealt in each round, in order (for `sampled`, the whole game's sequence the round is drawn from). */
   readonly schedule: readonly number[];
 }
 
@@ -122,7 +128,13 @@ export function blobRules(config: ResolvedConfig): BlobRules {
 
 /** Upper bound (exact, in fact) on actions in one game: every seat bids once and plays every card dealt. */
 export function gameLength(rules: BlobRules): number {
+  if (rules.rounds === 'sampled') return rules.players * (1 + rules.maxHand); // one round, at most maxHand cards
   let total = 0;
   for (const cards of rules.schedule) total += rules.players * (1 + cards);
   return total;
+}
+
+/** Rounds one game of these rules plays: 1 for `one` and `sampled`, the schedule's length for `game`. */
+export function roundsPlayed(rules: BlobRules): number {
+  return rules.rounds === 'game' ? rules.schedule.length : 1;
 }

@@ -20,6 +20,12 @@ describe('blob game contract', () => {
     expect(report.checks['hidden-information']).toBeGreaterThan(0);
   });
 
+  it('meets the contract for single rounds drawn from a 5-player game', async () => {
+    const report = await testGameContract(blobPlugin, { config: { players: 5, rounds: 'sampled' }, playouts: 16, resampleHidden });
+    expect(report.skipped).toEqual([]);
+    expect(report.checks['hidden-information']).toBeGreaterThan(0);
+  });
+
   it('meets the contract for a whole game under the default rules', async () => {
     const report = await testGameContract(blobPlugin, { playouts: 4, resampleHidden, botGames: 2 });
     expect(report.skipped).toEqual([]);

@@ -118,7 +118,7 @@ describe('returns', () => {
   it('uses the single round\'s range for rounds=one and negative bounds with the miss penalty', () => {
     expect(makeGame({ rounds: 'one', roundCards: 5 }).scoreRange).toEqual({ min: 0, max: 15 });
     expect(makeGame({ rounds: 'one', roundCards: 5, scoring: 'oh-hell', missPenalty: true }).scoreRange).toEqual({ min: -5, max: 15 });
-    expect(scoreRange({ scoring: 'oh-hell', missPenalty: false, schedule: [2, 1] })).toEqual({ min: 0, max: 23 });
+    expect(scoreRange({ scoring: 'oh-hell', missPenalty: false, schedule: [2, 1], rounds: 'game', maxHand: 2 })).toEqual({ min: 0, max: 23 });
   });
 });
 

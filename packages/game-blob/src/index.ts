@@ -9,6 +9,7 @@ export {
   defaultMaxHand,
   roundSchedule,
   gameLength,
+  roundsPlayed,
   type BlobRules,
   type TrumpRule,
   type ScoringRule,
@@ -49,4 +50,5 @@ export { blobInformationState, informationKey, type BlobInformationState } from 
 export { formatBlobAction, parseBlobAction, renderBlob, formatHand } from './notation.js';
 export { BlobDeterminizer } from './determinizer.js';
 export { HeuristicAgent, heuristicAction, heuristicBid, heuristicPlay, estimateTricks } from './heuristic.js';
+export { roundState, blobPartModels } from './round-play.js';
 export { CountingAgent, CountingBidder, countingPlay, COUNTING_BID_SAMPLES } from './counting.js';

@@ -1,8 +1,9 @@
 import { GAME_CONTRACT_VERSION, defaultRegistry, type GamePlugin, type GameRegistry, type ResolvedConfig, type TrainingHints } from '@az/core';
-import { blobConfigSchema, blobRules, finalizeBlobConfig } from './config.js';
+import { blobConfigSchema, blobRules, finalizeBlobConfig, roundsPlayed } from './config.js';
 import { BLOB_TRAITS, BlobGame } from './game.js';
 import { CountingAgent } from './counting.js';
 import { HeuristicAgent } from './heuristic.js';
+import { blobPartModels } from './round-play.js';
 import type { BlobState } from './state.js';
 import { scoreRange, scoreToValue } from './value.js';
 
@@ -12,7 +13,7 @@ import { scoreRange, scoreToValue } from './value.js';
  */
 export function blobOutcomeMetrics(config: ResolvedConfig, finalState: BlobState, seat: number): Record<string, number> {
   const rules = blobRules(config);
-  const rounds = rules.schedule.length;
+  const rounds = roundsPlayed(rules);
   const score = finalState.scores[seat];
   return {
     score,
@@ -61,6 +62,7 @@ export const blobPlugin: GamePlugin<BlobState> = {
   },
   outcomeMetrics: (game, finalState, seat) => blobOutcomeMetrics(game.config, finalState, seat),
   training: BLOB_TRAINING,
+  partModels: blobPartModels,
 };
 
 /**

@@ -24,13 +24,17 @@ export function actionSpaceSize(rules: BlobRules): number {
 /** Trump by round index (mod 5) in the default 'rotation' variant. */
 export const TRUMP_ROTATION: readonly number[] = [SPADES, HEARTS, CLUBS, DIAMONDS, NO_TRUMP];
 
-/** A new game: scores at zero, round 0 dealt with `rng`. */
+/**
+ * A new game: scores at zero, round 0 dealt with `rng`. With `rounds=sampled` the round is drawn
+ * uniformly from the whole game's schedule first (one `rng.int`), so every round of a game, with its
+ * cards, trump and dealer, is a training example as often as it occurs in a game.
+ */
 export function newGame(rules: BlobRules, rng: Rng): BlobState {
   const state = new BlobState(rules.players);
   state.scores.fill(0);
   state.lastRoundScores.fill(0);
   state.exactBids.fill(0);
-  state.round = 0;
+  state.round = rules.rounds === 'sampled' ? rng.int(rules.schedule.length) : 0;
   state.moveCount = 0;
   startRound(rules, state, rng);
   return state;
@@ -244,6 +248,10 @@ function finishRound(rules: BlobRules, state: BlobState, rng: Rng): void {
     state.scores[s] += points;
     state.lastRoundScores[s] = points;
     if (state.bids[s] === state.tricksWon[s]) state.exactBids[s]++;
+  }
+  if (rules.rounds === 'sampled') {
+    state.phase = PHASE_OVER; // one round of the game; `round` keeps saying which
+    return;
   }
   state.round++;
   if (state.round >= rules.schedule.length) {

@@ -10,7 +10,8 @@ import type { BlobRules } from './config.js';
  * from the others. An affine map keeps expected values exactly proportional to expected scores, so a
  * search maximizing value maximizes expected score, and values from different seats are comparable.
  * The bounds are the exact per-seat extremes over the configured rounds (the whole game for
- * rounds='game', the single round for rounds='one'), so the map never leaves [-1, 1].
+ * rounds='game', the single round for rounds='one', the largest round for rounds='sampled'), so the
+ * map never leaves [-1, 1].
  * Real scores sit well inside the range (nobody bids exactly every round), which is fine: the network
  * learns the affine image, and `valueToScore` converts back for reports.
  */
@@ -29,8 +30,13 @@ export function roundScoreRange(rules: Pick<BlobRules, 'scoring' | 'missPenalty'
   return { min: rules.missPenalty ? -cards : 0, max: cards + 10 };
 }
 
-/** Per-seat extremes over the configured rounds (sum of the per-round extremes). */
-export function scoreRange(rules: Pick<BlobRules, 'scoring' | 'missPenalty' | 'schedule'>): ScoreRange {
+/**
+ * Per-seat extremes over the configured rounds (sum of the per-round extremes). For `rounds=sampled`
+ * those of the largest round, whichever round is drawn: one scale for every round, so a network
+ * trained on them values each on the same footing.
+ */
+export function scoreRange(rules: Pick<BlobRules, 'scoring' | 'missPenalty' | 'schedule' | 'rounds' | 'maxHand'>): ScoreRange {
+  if (rules.rounds === 'sampled') return roundScoreRange(rules, rules.maxHand);
   let min = 0;
   let max = 0;
   for (const cards of rules.schedule) {

@@ -7,6 +7,9 @@ import { discoverGamePlugins } from '../plugins.js';
 import { createServeApp, startServer, type RunningServer } from './server.js';
 import type { PlaySnapshot } from './sessions.js';
 import { cardsNamedIn } from './test-cards.js';
+import { join } from 'node:path';
+import { loadModel } from '../agents.js';
+import { azInTempDir } from '../test-cli.js';
 
 beforeAll(async () => {
   await discoverGamePlugins(defaultRegistry);
@@ -162,3 +165,28 @@ describe('hidden information', () => {
     expect(snapshot.view?.kind).toBe('cards');
   });
 });
+
+describe('a model of single rounds at the table', () => {
+  it('plays a whole Blob game round by round', async () => {
+    const { work, az } = azInTempDir('az-serve-rounds-');
+    const trained = az(['train', '--game', 'blob', '--config', 'players=3,rounds=sampled', '--out', 'runs/r', '--iterations', '1', '--games-per-iter', '4', '--parallel-games', '4', '--sims', '2', '--train-steps', '1', '--batch-size', '8', '--eval-games', '0', '--quiet']);
+    expect(trained.code, trained.stderr).toBe(0);
+    const model = await loadModel(resolveGame('blob'), join(work, 'runs', 'r'));
+    const served = createServeApp({ game: 'blob', model, gameConfig: { players: 3 }, simulations: 4 });
+    try {
+      const start = await served.app.request('/api/games/blob/sessions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ seat: 0, opponent: 'model', seed: 3 }) });
+      expect(start.status).toBe(200);
+      let snapshot = (await start.json()) as PlaySnapshot;
+      while (!snapshot.over) {
+        const res = await served.app.request(`/api/sessions/${snapshot.id}/move`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ action: snapshot.legal[0].action }) });
+        expect(res.status).toBe(200);
+        snapshot = (await res.json()) as PlaySnapshot;
+      }
+      expect(snapshot.moves.length).toBe(3 * (16 + 58)); // all 16 rounds of a 3-player game
+    } finally {
+      served.close();
+      model.dispose();
+    }
+  }, 120_000);
+});
+

@@ -6,7 +6,7 @@
  */
 import { RandomAgent, Rng, type Agent, type Game, type GamePlugin, type GameView } from '@az/core';
 import { RolloutEvaluator, selectActionFromVisits, type Evaluator, type SearchEngine } from '@az/mcts';
-import { agentNames, searchEngineFor, withGameDefaults, type AgentSettings, type LoadedModel } from '../agents.js';
+import { agentNames, modelPlayFor, searchEngineFor, withGameDefaults, type AgentSettings, type LoadedModel, type ModelPlay } from '../agents.js';
 
 /** What the search behind a computer move thought: shares of its root visits and its value estimate. */
 export interface MoveAnalysis {
@@ -71,13 +71,15 @@ class AnalyzingOpponent implements Opponent {
     private readonly engine: SearchEngine<unknown>,
     private readonly simulations: number,
     seed: number,
+    /** The state the engine searches for a state of the game played (a part model's projection, see `modelPlayFor`). */
+    private readonly project: (state: unknown) => unknown = (state) => state,
   ) {
     this.counts = new Float32Array(game.masker.actionSize);
     this.rng = new Rng(seed + 1);
   }
 
   async move(state: unknown): Promise<{ action: number; analysis?: MoveAnalysis }> {
-    this.engine.setRoot(0, state);
+    this.engine.setRoot(0, this.project(state));
     await this.engine.search();
     this.engine.visitCounts(0, this.counts);
     const action = selectActionFromVisits(this.counts, 0, this.rng);
@@ -118,11 +120,11 @@ function makeOpponent(options: SessionOptions): Opponent {
   const { plugin, game, opponent } = options;
   const settings = withGameDefaults(plugin, { ...options.settings, batchTrees: 1 });
   const seed = settings.seed;
-  const searching = (name: string, evaluator: Evaluator<unknown>): Opponent =>
-    new AnalyzingOpponent(name, game, searchEngineFor(game, evaluator, settings), settings.simulations, seed);
+  const searching = (name: string, evaluator: Evaluator<unknown>, modelPlay: ModelPlay = { game, project: (state) => state }): Opponent =>
+    new AnalyzingOpponent(name, game, searchEngineFor(modelPlay.game, evaluator, settings), settings.simulations, seed, modelPlay.project);
   if (opponent === 'model') {
     if (!options.model) throw new PlayError('no model was given to az serve (--model DIR)');
-    return searching(`model (iteration ${options.model.manifest.iteration})`, options.model.evaluator);
+    return searching(`model (iteration ${options.model.manifest.iteration})`, options.model.evaluator, modelPlayFor(plugin, game, options.model));
   }
   if (opponent === 'mcts') return searching('mcts', new RolloutEvaluator(game, seed));
   if (opponent === 'random') return new AgentOpponent(new RandomAgent(game, seed));

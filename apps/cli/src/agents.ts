@@ -36,6 +36,8 @@ export interface AgentSettings {
   readonly determinizations?: number;
   /** Imperfect-information games with a network: leaf values from playouts or the sampled world (default: the game's hint, else playouts). */
   readonly leafValues?: LeafValues;
+  /** Imperfect-information games with a network: share of a random playout in each leaf's value (default: 0 with world values, 1 with playouts). */
+  readonly playoutWeight?: number;
   /** Imperfect-information games: determinized search (default) or information-set MCTS. */
   readonly searchMethod?: SearchMethod;
   /** Search agents: `SearchConfig.networkValueScale` (default: the game's `playValueScale` hint, else 1). */
@@ -160,7 +162,7 @@ export function searchEngineFor<S>(game: Game<S>, evaluator: Evaluator<S>, setti
       seed: settings.seed,
       networkValueScale: settings.networkValueScale ?? 1,
     },
-    { determinizations: settings.determinizations, worldValues: settings.leafValues === 'world', method: settings.searchMethod },
+    { determinizations: settings.determinizations, worldValues: settings.leafValues === 'world', playoutWeight: settings.playoutWeight, method: settings.searchMethod },
   );
 }
 

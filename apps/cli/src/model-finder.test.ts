@@ -61,6 +61,11 @@ describe('az play finds the model trained for the table size', () => {
     expect(record.actions.length).toBe(3 * (16 + 58)); // 16 rounds: a bid and every card dealt, for each seat
     const policy = az(['eval', '--game', 'blob', '--a', 'policy:runs/blob-3p-rounds', '--b', 'heuristic', '--games', '1']);
     expect(policy.code, policy.stderr).toBe(0);
+    const mixed = az(['eval', '--game', 'blob', '--a', 'runs/blob-3p-rounds', '--b', 'heuristic', '--games', '1', '--sims', '2', '--playout-weight', '0.5']);
+    expect(mixed.code, mixed.stderr).toBe(0);
+    const badWeight = az(['eval', '--game', 'blob', '--a', 'runs/blob-3p-rounds', '--b', 'heuristic', '--playout-weight', '1.5']);
+    expect(badWeight.code).toBe(2);
+    expect(badWeight.stderr).toContain('--playout-weight');
     const single = az(['eval', '--game', 'blob', '--a', 'runs/blob-3p-rounds', '--b', 'heuristic', '--games', '1', '--config', 'rounds=one']);
     expect(single.code).toBe(2);
     expect(single.stderr).toContain('was trained with rounds=sampled; it cannot play rounds=one');

@@ -29,6 +29,12 @@ export const evalSpec = {
       values: ['playouts', 'world'],
       description: "hidden-information games: leaf values of the search, random playouts of each sampled world or the network reading the world's full state (default: the game's setting, else playouts)",
     },
+    'playout-weight': {
+      type: 'number',
+      min: 0,
+      max: 1,
+      description: "hidden-information games with a model: share of one random playout of the sampled world in each leaf's value, (1 - w) x network + w x playout (default: 0 with --leaf-values world, 1 with playouts)",
+    },
     players: { type: 'int', min: 1, description: "number of players, for games with a 'players' setting" },
     config: { type: 'string', description: 'game settings, key=value[,key=value...]', placeholder: 'K=V,...' },
     seed: { type: 'int', min: 0, default: 0, description: 'random seed' },
@@ -120,10 +126,11 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
   const recorder = new GameRecorder({ gamesOut: flags['games-out'], pgn: flags.pgn }, plugin);
   const leafValues = flags['leaf-values'] as LeafValues | undefined;
   const searchMethod = flags.search as SearchMethod | undefined;
-  const agentA = await makeAgent(flags.a, plugin, game, { simulations, seed, determinizations, leafValues, searchMethod, network }, models);
+  const playoutWeight = flags['playout-weight'];
+  const agentA = await makeAgent(flags.a, plugin, game, { simulations, seed, determinizations, leafValues, playoutWeight, searchMethod, network }, models);
   let agentB: Agent<unknown>;
   try {
-    agentB = await makeAgent(flags.b, plugin, game, { simulations, seed: seed + 1, determinizations, leafValues, searchMethod, network }, models);
+    agentB = await makeAgent(flags.b, plugin, game, { simulations, seed: seed + 1, determinizations, leafValues, playoutWeight, searchMethod, network }, models);
   } catch (err) {
     await closeAgent(agentA);
     throw err;

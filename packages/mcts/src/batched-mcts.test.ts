@@ -225,6 +225,73 @@ describe('BatchedMcts bookkeeping', () => {
     expect(compacted.counts).toEqual(pointerOnly.counts);
   });
 
+  it('keeps the documented layout through search, re-rooting and compaction', async () => {
+    // The per-node arrays are private; read them here to check the invariants the class comment states.
+    interface Layout {
+      cap: number;
+      parent: Int32Array;
+      firstChild: Int32Array;
+      childCount: Int32Array;
+      visits: Int32Array;
+      pendingVisits: Int32Array;
+      flags: Uint8Array;
+      states: (TttState | undefined)[];
+      nextFree: Int32Array;
+      rootOf: Int32Array;
+    }
+    const check = (search: BatchedMcts<TttState>, trees: number): void => {
+      const l = search as unknown as Layout;
+      for (let t = 0; t < trees; t++) {
+        const base = t * l.cap;
+        const end = base + l.nextFree[t];
+        // Free nodes hold no state.
+        for (let n = end; n < base + l.cap; n++) expect(l.states[n]).toBeUndefined();
+        if (!search.hasTree(t)) continue;
+        const root = l.rootOf[t];
+        expect(l.parent[root]).toBe(-1);
+        const stack = [root];
+        while (stack.length > 0) {
+          const n = stack.pop() as number;
+          expect(n >= base && n < end).toBe(true);
+          expect(l.pendingVisits[n]).toBe(0);
+          if (l.visits[n] > 0) expect(l.states[n]).toBeDefined();
+          if (!(l.flags[n] & 1)) continue; // not expanded
+          let childVisits = 0;
+          for (let c = l.firstChild[n]; c < l.firstChild[n] + l.childCount[n]; c++) {
+            expect(l.parent[c]).toBe(n);
+            childVisits += l.visits[c];
+            stack.push(c);
+          }
+          // One evaluation expanded the node; every later simulation went on to a child.
+          expect(l.visits[n]).toBe(childVisits + 1);
+        }
+      }
+    };
+    const trees = 3;
+    const search = new BatchedMcts(ttt, new UniformEvaluator<TttState>(), trees, { simulations: 60, leavesPerTree: 4, nodeCapacity: 1000, seed: 8 });
+    const states = [0, 1, 2].map((t) => ttt.initialState(new Rng(t)));
+    states.forEach((s, t) => search.setRoot(t, s));
+    const rng = new Rng(1);
+    const counts = new Float32Array(9);
+    let compactions = 0;
+    for (let move = 0; move < 5; move++) {
+      await search.search();
+      check(search, trees);
+      for (let t = 0; t < trees; t++) {
+        if (!search.hasTree(t) || ttt.isTerminal(states[t])) continue;
+        const action = selectActionFromVisits(search.visitCounts(t, counts), 1, rng);
+        ttt.applyAction(states[t], action, rng);
+        const before = search.treeSize(t);
+        if (ttt.isTerminal(states[t])) search.clearTree(t);
+        else search.advance(t, action, states[t]);
+        if (search.treeSize(t) < before) compactions++;
+        check(search, trees);
+      }
+    }
+    expect(search.stats.capacityHits).toBe(0);
+    expect(compactions).toBeGreaterThan(0);
+  });
+
   it('is reproducible from its seed, noise included', async () => {
     const run = async (): Promise<Float32Array> => {
       const search = new BatchedMcts(ttt, new UniformEvaluator<TttState>(), 2, { simulations: 50, dirichletEpsilon: 0.25, seed: 9 });

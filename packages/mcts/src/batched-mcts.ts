@@ -170,6 +170,8 @@ const NO_ACTIONS: ArrayLike<number> = new Int32Array(0);
  *
  * Node `n` of tree `t` lives at index `t * nodeCapacity + n`; node 0 of a tree's region is its root.
  * Children of a node are contiguous (`firstChild .. firstChild + childCount`). Values are per seat.
+ * Nodes are allocated from the front of the region (`nextFree`); the nodes at or past `nextFree` are free
+ * and hold no state (`states[n]` undefined), so expansion writes a child's fields but never clears its state.
  */
 export class BatchedMcts<S> implements SearchEngine<S> {
   readonly numTrees: number;
@@ -218,6 +220,10 @@ export class BatchedMcts<S> implements SearchEngine<S> {
   private readonly noise: Float64Array;
   private readonly oldOf: Int32Array;
   private readonly newOf: Int32Array;
+  /** Compaction scratch: one tree's kept entries of a per-node array (cap * P values). */
+  private readonly gather: Float64Array;
+  /** Compaction scratch: one tree's kept states (all undefined between compactions). */
+  private readonly stateScratch: (S | undefined)[];
   private readonly valueScratch: Float32Array;
   /** The per-node arrays, for the root-selection modules (gumbel.ts, forced-playouts.ts). */
   private readonly arrays: TreeArrays;
@@ -278,6 +284,8 @@ export class BatchedMcts<S> implements SearchEngine<S> {
     this.noise = new Float64Array(this.A);
     this.oldOf = new Int32Array(this.cap);
     this.newOf = new Int32Array(this.cap).fill(-1);
+    this.gather = new Float64Array(this.cap * Math.max(1, this.P));
+    this.stateScratch = new Array<S | undefined>(this.cap).fill(undefined);
     this.valueScratch = new Float32Array(this.P);
     if (c.rootSelection !== 'puct' && c.rootSelection !== 'gumbel') throw new RangeError(`BatchedMcts: rootSelection must be 'puct' or 'gumbel', got ${String(c.rootSelection)}`);
     if (!(c.forcedPlayouts >= 0)) throw new RangeError(`BatchedMcts: forcedPlayouts must be >= 0, got ${c.forcedPlayouts}`);
@@ -655,8 +663,8 @@ export class BatchedMcts<S> implements SearchEngine<S> {
     for (let k = 0; k < legal; k++, c++) {
       const a = list[k];
       const p = Math.exp(logits[rowBase + a] - maxLogit);
+      // Free nodes hold no state (see the class comment), so the new children need no clearing of `states`.
       this.initNode(c, leaf, a, p);
-      this.states[c] = undefined;
       sum += p;
     }
     for (c = first; c < first + legal; c++) this.prior[c] /= sum;
@@ -730,33 +738,34 @@ export class BatchedMcts<S> implements SearchEngine<S> {
       }
     }
     for (let i = 0; i < count; i++) newOf[oldOf[i]] = i;
-    // Permute every per-node array through a copy of the used region.
+    // Gather the kept nodes' entries (only those) into scratch, then write them back at their new index:
+    // no allocation, and the dropped part of the region is never copied.
     const P = this.P;
-    const permuteInt = (arr: Int32Array | Int8Array | Uint8Array | Float32Array): void => {
-      const copy = arr.slice(base, base + used);
-      for (let i = 0; i < count; i++) arr[base + i] = copy[oldOf[i]];
-    };
-    const permuteWide = (arr: Float32Array): void => {
-      const copy = arr.slice(base * P, (base + used) * P);
-      for (let i = 0; i < count; i++) for (let j = 0; j < P; j++) arr[(base + i) * P + j] = copy[oldOf[i] * P + j];
-    };
-    permuteInt(this.actionOf);
-    permuteInt(this.childCount);
-    permuteInt(this.visits);
-    permuteInt(this.pendingVisits);
-    permuteInt(this.prior);
-    permuteInt(this.toPlay);
-    permuteInt(this.flags);
-    permuteWide(this.valueSum);
-    permuteWide(this.terminalValue);
-    const parentCopy = this.parent.slice(base, base + used);
-    const firstCopy = this.firstChild.slice(base, base + used);
-    const statesCopy = this.states.slice(base, base + used);
+    this.permuteKept(this.actionOf, 1, base, count);
+    this.permuteKept(this.childCount, 1, base, count);
+    this.permuteKept(this.visits, 1, base, count);
+    this.permuteKept(this.pendingVisits, 1, base, count);
+    this.permuteKept(this.prior, 1, base, count);
+    this.permuteKept(this.toPlay, 1, base, count);
+    this.permuteKept(this.flags, 1, base, count);
+    this.permuteKept(this.valueSum, P, base, count);
+    this.permuteKept(this.terminalValue, P, base, count);
+    const g = this.gather;
     for (let i = 0; i < count; i++) {
-      const o = oldOf[i];
-      this.parent[base + i] = i === 0 ? -1 : base + newOf[parentCopy[o] - base];
-      this.firstChild[base + i] = firstCopy[o] < 0 ? -1 : base + newOf[firstCopy[o] - base];
-      this.states[base + i] = statesCopy[o];
+      const parent = this.parent[base + oldOf[i]];
+      g[i] = i === 0 ? -1 : base + newOf[parent - base];
+    }
+    for (let i = 0; i < count; i++) this.parent[base + i] = g[i];
+    for (let i = 0; i < count; i++) {
+      const first = this.firstChild[base + oldOf[i]];
+      g[i] = first < 0 ? -1 : base + newOf[first - base];
+    }
+    for (let i = 0; i < count; i++) this.firstChild[base + i] = g[i];
+    const keptStates = this.stateScratch;
+    for (let i = 0; i < count; i++) keptStates[i] = this.states[base + oldOf[i]];
+    for (let i = 0; i < count; i++) {
+      this.states[base + i] = keptStates[i];
+      keptStates[i] = undefined;
     }
     for (let i = count; i < used; i++) this.states[base + i] = undefined;
     for (let i = 0; i < count; i++) newOf[oldOf[i]] = -1;
@@ -764,5 +773,19 @@ export class BatchedMcts<S> implements SearchEngine<S> {
     this.prior[base] = 0;
     this.nextFree[t] = count;
     this.rootOf[t] = base;
+  }
+
+  /**
+   * Moves entry `oldOf[i]` (local index, `width` values each) of a per-node array to local index i, for
+   * i < count, through the `gather` scratch (float64 holds every per-node type exactly).
+   */
+  private permuteKept(arr: Int32Array | Int8Array | Uint8Array | Float32Array, width: number, base: number, count: number): void {
+    const { oldOf, gather } = this;
+    const offset = base * width;
+    for (let i = 0, k = 0; i < count; i++) {
+      const from = offset + oldOf[i] * width;
+      for (let j = 0; j < width; j++) gather[k++] = arr[from + j];
+    }
+    for (let k = 0, end = count * width; k < end; k++) arr[offset + k] = gather[k];
   }
 }

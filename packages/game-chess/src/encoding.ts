@@ -62,17 +62,12 @@ export class ChessEncoder implements Encoder<ChessState> {
     for (let t = 0; t <= this.history && record !== null; t++) {
       const base = offset + PLANES_PER_POSITION * t;
       if (t === 0 && record.pieces === null) {
-        // The current position, read straight off the 0x88 board (a8 = 0).
+        // The current position, read straight off the board (cell a8 = 0, so the absolute square is cell ^ 56).
         const board = state.pos.board;
-        for (let sq = 0; sq < 120; sq++) {
-          if (sq & 0x88) {
-            sq += 7;
-            continue;
-          }
-          const code = board[sq];
-          if (code === 0) continue;
-          const square = ((7 - (sq >> 4)) << 3) | (sq & 7);
-          out[base + (square ^ flip) * channels + channelOf[code]] = 1;
+        const cellFlip = flip ^ 56;
+        for (let cell = 0; cell < 64; cell++) {
+          const code = board[cell];
+          if (code !== 0) out[base + (cell ^ cellFlip) * channels + channelOf[code]] = 1;
         }
       } else {
         // Earlier positions got their pieces when their move was played (if the state keeps history).

@@ -4,7 +4,7 @@
  * computed caches. A chess.js object for the same position is built only when something asks for it
  * (SAN, FEN, rendering, the bots): search never does.
  *
- * Cost model (see README "Performance"): cloning copies a 128-byte board and a few numbers and shares
+ * Cost model (see README "Performance"): cloning copies a 64-byte board and a few numbers and shares
  * everything immutable (the position history, the legal-move cache); applying a move is `makeMove` on
  * the typed board plus one new `PositionRecord`; legal moves are generated once per state, on first need.
  */
@@ -372,11 +372,11 @@ export function piecesOf(record: PositionRecord, pos: Position): Int8Array {
   return record.pieces;
 }
 
-/** The 0x88 board's 64 squares by absolute index (a1 = 0); the piece codes are the same. */
+/** The board's 64 cells by absolute index (a1 = 0: cell ^ 56); the piece codes are the same. */
 function snapshotPieces(pos: Position): Int8Array {
   const board = pos.board;
   const pieces = new Int8Array(64);
-  for (let rank = 0; rank < 8; rank++) pieces.set(board.subarray((7 - rank) << 4, ((7 - rank) << 4) + 8), rank << 3);
+  for (let cell = 0; cell < 64; cell++) pieces[cell ^ 56] = board[cell];
   return pieces;
 }
 

@@ -65,7 +65,7 @@ class ChessMasker implements Masker<ChessState> {
   }
 }
 
-const NO_ACTIONS = new Int32Array(0);
+const NO_ACTIONS: readonly number[] = [];
 
 export class ChessGame implements Game<ChessState> {
   readonly traits = CHESS_TRAITS;

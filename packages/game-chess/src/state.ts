@@ -120,8 +120,12 @@ export class ChessState {
    * A training device for short CPU runs, off by default (see the README, "Training").
    */
   readonly adjudicateLead: number;
-  /** @internal The actions of the legal moves, or null until first needed. Never mutated: clones share them. */
-  legalActions: Int32Array | null;
+  /**
+   * @internal The actions of the legal moves, or null until first needed. Never mutated: clones share them.
+   * A plain array of small integers: allocated on the V8 heap, where an `Int32Array` of more than 16
+   * moves needs its own backing store (several times the cost, once per searched position).
+   */
+  legalActions: readonly number[] | null;
   /** @internal The same legal moves as chess.js moves (same order), for notation; null until first needed. */
   legalMoves: InternalMove[] | null;
   /** @internal A STATUS_* code, or STATUS_UNKNOWN until first needed. */
@@ -251,16 +255,16 @@ export function cloneState(state: ChessState): ChessState {
   return copy;
 }
 
-/** Generator output, copied out at its length (all calls are synchronous). */
+/** Generator output and its actions, copied out at their length (all calls are synchronous). */
 const scratchMoves = new Int32Array(MAX_MOVES);
+const scratchActions: number[] = new Array<number>(MAX_MOVES).fill(0);
 
 function ensureLegalActions(state: ChessState): void {
   if (state.legalActions !== null) return;
   const count = generateLegalMoves(state.pos, scratchMoves);
-  const actions = new Int32Array(count);
   const black = state.pos.turn;
-  for (let i = 0; i < count; i++) actions[i] = actionOfPackedMove(scratchMoves[i], black);
-  state.legalActions = actions;
+  for (let i = 0; i < count; i++) scratchActions[i] = actionOfPackedMove(scratchMoves[i], black);
+  state.legalActions = scratchActions.slice(0, count);
 }
 
 /**
@@ -282,9 +286,9 @@ export function legalMovesOf(state: ChessState): readonly InternalMove[] {
 }
 
 /** The actions of the legal moves of the side to move. Do not mutate. */
-export function legalActionsOf(state: ChessState): Int32Array {
+export function legalActionsOf(state: ChessState): readonly number[] {
   ensureLegalActions(state);
-  return state.legalActions as Int32Array;
+  return state.legalActions as readonly number[];
 }
 
 /** Where an action appears in `legalMovesOf(state)`, or -1 if it is not a legal move here. */

@@ -60,9 +60,13 @@ function instrumented(game, clock) {
   return wrapped;
 }
 
-/** Answers at once: uniform priors, zero values; `needsInputs` so the search still encodes every leaf. */
+/**
+ * Answers at once: uniform priors, zero values; `needsInputs` so the search still encodes every leaf.
+ * Like the network's evaluator it reads no masks (`needsMasks` false), so the search fills none.
+ */
 class InstantEvaluator {
   needsInputs = true;
+  needsMasks = false;
   evaluate(batch) {
     batch.policyLogits.fill(0, 0, batch.count * batch.actionSize);
     batch.values.fill(0, 0, batch.count * batch.numSeats);
@@ -73,6 +77,7 @@ class InstantEvaluator {
 function timedEvaluator(inner, clock) {
   return {
     needsInputs: inner.needsInputs,
+    needsMasks: inner.needsMasks,
     async evaluate(batch) {
       const t = performance.now();
       await inner.evaluate(batch);

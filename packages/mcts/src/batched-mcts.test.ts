@@ -349,6 +349,44 @@ describe('BatchedMcts bookkeeping', () => {
     expect(await first(withList('reversed'))).toBe(8);
   });
 
+  it('fills the masks only for an evaluator that reads them, or when expansion needs them (no legalActions)', async () => {
+    const listed = {
+      ...ttt,
+      masker: {
+        actionSize: 9,
+        fillMask: ttt.masker.fillMask,
+        legalActions(s: TttState): ArrayLike<number> {
+          const legal: number[] = [];
+          for (let a = 0; a < 9; a++) if (s.winner < 0 && s.board[a] === 0) legal.push(a);
+          return legal;
+        },
+      },
+    };
+    const graded = (needsMasks: boolean | undefined, seen: { marked: number }): Evaluator<TttState> => ({
+      needsInputs: false,
+      ...(needsMasks === undefined ? {} : { needsMasks }),
+      evaluate(batch) {
+        for (let i = 0; i < batch.count * 9; i++) seen.marked += batch.masks[i];
+        for (let i = 0; i < batch.count; i++) for (let a = 0; a < 9; a++) batch.policyLogits[i * 9 + a] = ((a * 7) % 5) * 0.3;
+        batch.values.fill(0, 0, batch.count * 2);
+      },
+    });
+    const run = async (game: typeof ttt, needsMasks: boolean | undefined): Promise<{ visits: number[]; marked: number }> => {
+      const seen = { marked: 0 };
+      const search = new BatchedMcts(game, graded(needsMasks, seen), 1, { simulations: 100, dirichletEpsilon: 0, leavesPerTree: 4 });
+      search.setRoot(0, tttFromString('X...O....', 0));
+      await search.search();
+      return { visits: Array.from(search.visitCounts(0, new Float32Array(9))), marked: seen.marked };
+    };
+    const filled = await run(listed, undefined);
+    expect(filled.marked).toBeGreaterThan(0);
+    const unfilled = await run(listed, false);
+    expect(unfilled.marked).toBe(0);
+    expect(unfilled.visits).toEqual(filled.visits);
+    // Without a legal-action list, expansion reads the masks: they are filled whatever the evaluator says.
+    expect((await run(ttt, false)).marked).toBeGreaterThan(0);
+  });
+
   it('evaluates but does not expand leaves once a tree is full', async () => {
     const search = new BatchedMcts(ttt, new UniformEvaluator<TttState>(), 1, { simulations: 100, nodeCapacity: 20, dirichletEpsilon: 0 });
     search.setRoot(0, ttt.initialState(new Rng(0)));

@@ -214,6 +214,8 @@ export class BatchedMcts<S> implements SearchEngine<S> {
   private readonly leafLegal: ArrayLike<number>[] | null;
   /** Without `legalActions`: the legal actions read off one leaf's mask, for `expand`. */
   private readonly maskActions: Int32Array;
+  /** Whether `evaluateBatch` fills the masks: the evaluator reads them, or `expand` does (no `legalActions`). */
+  private readonly fillMasks: boolean;
   private readonly batch: LeafBatch<S> & { count: number };
 
   // Scratch.
@@ -270,6 +272,7 @@ export class BatchedMcts<S> implements SearchEngine<S> {
     this.batchStates = new Array<S>(this.maxBatch);
     this.leafLegal = game.masker.legalActions ? new Array<ArrayLike<number>>(this.maxBatch).fill(NO_ACTIONS) : null;
     this.maskActions = new Int32Array(this.leafLegal ? 0 : this.A);
+    this.fillMasks = evaluator.needsMasks !== false || this.leafLegal === null;
     this.batch = {
       count: 0,
       actionSize: this.A,
@@ -605,7 +608,7 @@ export class BatchedMcts<S> implements SearchEngine<S> {
     const listed = this.leafLegal;
     for (let i = 0; i < count; i++) {
       const state = this.batchStates[i];
-      game.masker.fillMask(state, batch.masks, i * A);
+      if (this.fillMasks) game.masker.fillMask(state, batch.masks, i * A);
       // Taken before the evaluator runs: it may not touch the states, so the lists stay valid until expand.
       if (listed && game.masker.legalActions) listed[i] = game.masker.legalActions(state);
       if (this.evaluator.needsInputs) game.encoder.encode(state, batch.perspectives[i], batch.inputs, i * encSize);

@@ -19,6 +19,7 @@ export interface EvaluationCacheStats {
  */
 export class CachingEvaluator<S> implements Evaluator<S> {
   readonly needsInputs: boolean;
+  readonly needsMasks: boolean;
   readonly stats: EvaluationCacheStats = { lookups: 0, hits: 0 };
   private readonly index = new Map<string, number>();
   private readonly keys: (string | undefined)[];
@@ -38,6 +39,7 @@ export class CachingEvaluator<S> implements Evaluator<S> {
   ) {
     if (!(Number.isInteger(capacity) && capacity >= 1)) throw new RangeError(`CachingEvaluator: capacity must be a positive integer, got ${capacity}`);
     this.needsInputs = inner.needsInputs;
+    this.needsMasks = inner.needsMasks !== false;
     this.keys = new Array<string | undefined>(capacity);
     this.logits = new Float32Array(capacity * game.masker.actionSize);
     this.values = new Float32Array(capacity * game.numPlayers);
@@ -97,7 +99,7 @@ export class CachingEvaluator<S> implements Evaluator<S> {
       source[i] = m;
       misses.states[m] = batch.states[i];
       misses.perspectives[m] = batch.perspectives[i];
-      misses.masks.set(batch.masks.subarray(i * A, i * A + A), m * A);
+      if (this.needsMasks) misses.masks.set(batch.masks.subarray(i * A, i * A + A), m * A);
       if (enc) misses.inputs.set(batch.inputs.subarray(i * enc, i * enc + enc), m * enc);
     }
     misses.count = count;

@@ -15,7 +15,10 @@ export interface LeafBatch<S> {
   readonly perspectives: Int32Array;
   /** `count * encoder.size` encoded inputs; only filled when the evaluator sets `needsInputs`. */
   readonly inputs: Float32Array;
-  /** `count * actionSize` legal-action masks (1 legal). */
+  /**
+   * `count * actionSize` legal-action masks (1 legal). Left unfilled when the evaluator sets `needsMasks`
+   * to false and the game lists its legal actions (the search then reads those instead).
+   */
   readonly masks: Uint8Array;
   /** Out: `count * actionSize` policy logits (illegal entries are ignored). */
   readonly policyLogits: Float32Array;
@@ -27,12 +30,18 @@ export interface LeafBatch<S> {
 export interface Evaluator<S> {
   /** True when the search must encode the leaves into `inputs` before calling `evaluate`. */
   readonly needsInputs: boolean;
+  /**
+   * False when the evaluator never reads `masks`, so the search need not fill them (4,672 bytes a leaf
+   * for chess); absent or true, they are filled. Wrappers pass their inner evaluator's on.
+   */
+  readonly needsMasks?: boolean;
   evaluate(batch: LeafBatch<S>): Promise<void> | void;
 }
 
 /** Uniform prior and zero value: search guided only by terminal outcomes. */
 export class UniformEvaluator<S> implements Evaluator<S> {
   readonly needsInputs = false;
+  readonly needsMasks = false;
   evaluate(batch: LeafBatch<S>): void {
     batch.policyLogits.fill(0, 0, batch.count * batch.actionSize);
     batch.values.fill(0, 0, batch.count * batch.numSeats);
@@ -42,6 +51,7 @@ export class UniformEvaluator<S> implements Evaluator<S> {
 /** Uniform prior and the returns of one uniformly random playout (classic MCTS, no network). */
 export class RolloutEvaluator<S> implements Evaluator<S> {
   readonly needsInputs = false;
+  readonly needsMasks = false;
   private readonly rng: Rng;
   private readonly mask: Uint8Array;
 
@@ -69,6 +79,8 @@ export class RolloutEvaluator<S> implements Evaluator<S> {
  */
 export class NetworkEvaluator<S> implements Evaluator<S> {
   readonly needsInputs = true;
+  /** The network writes every action's logit; the search masks them itself. */
+  readonly needsMasks = false;
   private relativeValues = new Float32Array(0);
   private current: InferenceModel;
 

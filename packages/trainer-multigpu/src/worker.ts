@@ -194,6 +194,7 @@ async function run(init: InitMessage): Promise<void> {
 function heartbeatingEvaluator<S>(inner: Evaluator<S>, afterCall: () => void): Evaluator<S> {
   return {
     needsInputs: inner.needsInputs,
+    needsMasks: inner.needsMasks,
     async evaluate(batch: LeafBatch<S>): Promise<void> {
       await inner.evaluate(batch);
       afterCall();

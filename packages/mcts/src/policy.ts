@@ -41,6 +41,7 @@ export function selectActionFromVisits(counts: Float32Array, temperature: number
 export function normalizeVisits(counts: Float32Array, actionSize = counts.length): number {
   let total = 0;
   for (let a = 0; a < actionSize; a++) total += counts[a];
-  if (total > 0) for (let a = 0; a < actionSize; a++) counts[a] /= total;
+  // Zeros stay zero (most of a large action space is unvisited): skipping them saves a division and a write each.
+  if (total > 0) for (let a = 0; a < actionSize; a++) if (counts[a] !== 0) counts[a] /= total;
   return total;
 }

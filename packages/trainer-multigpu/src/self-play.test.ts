@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RandomAgent, Rng, playArena, type ArenaGameRecord, type SettlingAgent } from '@az/core';
+import { RandomAgent, Rng, playArena, type ArenaGameRecord, type Game, type SettlingAgent } from '@az/core';
 import { BatchedMcts, UniformEvaluator } from '@az/mcts';
 import { MinimaxAgent, ticTacToePlugin, type TicTacToeState } from '@az/game-tictactoe';
 import type { GameRecord } from './game-record.js';
@@ -113,6 +113,57 @@ describe('SelfPlay', () => {
     }
     expect(blended).toBeGreaterThan(records.length);
     expect(() => new SelfPlay(game, engine, { temperatureMoves: 1, seed: 1, rootValueWeight: 1.5 })).toThrow(/rootValueWeight/);
+  });
+
+  it("records every position's input in a long game (encoded into place, chunk by chunk)", async () => {
+    interface CountState {
+      n: number;
+    }
+    const LENGTH = 40; // past two chunk boundaries
+    const counting: Game<CountState> = {
+      traits: { ...game.traits, id: 'test-count', maxGameLength: LENGTH },
+      config: {},
+      numPlayers: 2,
+      maxGameLength: LENGTH,
+      encoder: {
+        version: 'count',
+        shape: [3],
+        size: 3,
+        encode(s, p, out, off) {
+          out[off] = s.n;
+          out[off + 1] = p;
+          out[off + 2] = 7;
+        },
+      },
+      masker: {
+        actionSize: 2,
+        fillMask(_s, out, off = 0) {
+          out[off] = 1;
+          out[off + 1] = 1;
+          return 2;
+        },
+      },
+      initialState: () => ({ n: 0 }),
+      currentPlayer: (s) => s.n % 2,
+      applyAction(s) {
+        s.n++;
+      },
+      isTerminal: (s) => s.n >= LENGTH,
+      returns: () => Float32Array.of(0, 0),
+      clone: (s) => ({ n: s.n }),
+      hash: (s) => String(s.n),
+      render: (s) => String(s.n),
+      formatAction: (_s, a) => String(a),
+      parseAction: (_s, t) => ({ ok: true, action: Number(t) }),
+    };
+    const engine = new BatchedMcts(counting, new UniformEvaluator<CountState>(), 3, { simulations: 4, leavesPerTree: 2, seed: 1 });
+    const records: GameRecord[] = [];
+    await new SelfPlay(counting, engine, { temperatureMoves: 1, seed: 1 }).play(5, (r) => records.push(r));
+    expect(records).toHaveLength(5);
+    for (const r of records) {
+      expect(r.length).toBe(LENGTH);
+      expect(Array.from(r.inputs)).toEqual(Array.from({ length: LENGTH }, (_, i) => [i, i % 2, 7]).flat());
+    }
   });
 
   it('plays the requested games in parallel slots with consistent targets', async () => {

@@ -56,8 +56,13 @@ export interface SelfPlayStats {
 
 /** Positions of one game in progress, grown as it is played. */
 class GameInProgress {
-  /** One encoded input per position (copied typed arrays: pushing thousands of floats one by one into a JS array costs more). */
-  readonly inputs: Float32Array[] = [];
+  /**
+   * The encoded inputs, end to end in chunks of `INPUT_CHUNK` positions, each position encoded straight
+   * into its place: one allocation per chunk rather than a copy per move.
+   */
+  readonly inputChunks: Float32Array[] = [];
+  /** Positions encoded into `inputChunks`. */
+  inputCount = 0;
   readonly perspectives: number[] = [];
   /** Per position, `estimateReturns` in absolute seat order (value shaping only). */
   readonly estimates: number[] = [];
@@ -83,7 +88,6 @@ export class SelfPlay<S> {
   private readonly counts: Float32Array;
   /** The policy the search teaches for the current move (`SearchEngine.policyTarget`). */
   private readonly target: Float32Array;
-  private readonly encoded: Float32Array;
   private readonly mask: Uint8Array;
   private readonly valueShaping: number;
   private readonly rootValueWeight: number;
@@ -105,7 +109,6 @@ export class SelfPlay<S> {
     this.rng = new Rng(options.seed);
     this.counts = new Float32Array(game.masker.actionSize);
     this.target = new Float32Array(game.masker.actionSize);
-    this.encoded = new Float32Array(game.encoder.size);
     this.mask = new Uint8Array(game.masker.actionSize);
     this.weightsVersion = options.weightsVersion ?? 0;
     this.valueShaping = options.valueShaping ?? 0;
@@ -230,21 +233,32 @@ export class SelfPlay<S> {
   }
 
   private recordPosition(rec: GameInProgress, state: S, player: number, encoder: Game<S>['encoder']): void {
-    encoder.encode(state, player, this.encoded, 0);
-    rec.inputs.push(this.encoded.slice());
+    const size = this.game.encoder.size; // the world encoder's too (checked in the constructor)
+    const slot = rec.inputCount % INPUT_CHUNK;
+    if (slot === 0) rec.inputChunks.push(new Float32Array(INPUT_CHUNK * size));
+    encoder.encode(state, player, rec.inputChunks[rec.inputChunks.length - 1], slot * size);
+    rec.inputCount++;
     rec.perspectives.push(player);
     if (this.valueShaping > 0) {
       const estimate = this.game.estimateReturns!(state);
       for (let j = 0; j < this.game.numPlayers; j++) rec.estimates.push(estimate[j]);
     }
+    // One pass over the actions: those with a share are listed (and everything nonzero summed, which is
+    // the sum of all), then the listed shares are divided by the total.
+    const target = this.target;
+    const first = rec.policyProb.length;
     let total = 0;
-    for (let a = 0; a < this.target.length; a++) total += this.target[a];
-    for (let a = 0; a < this.target.length; a++) {
-      if (this.target[a] > 0) {
-        rec.policyIndex.push(a);
-        rec.policyProb.push(this.target[a] / total);
+    for (let a = 0; a < target.length; a++) {
+      const p = target[a];
+      if (p !== 0) {
+        total += p;
+        if (p > 0) {
+          rec.policyIndex.push(a);
+          rec.policyProb.push(p);
+        }
       }
     }
+    for (let k = first; k < rec.policyProb.length; k++) rec.policyProb[k] /= total;
     rec.policyOffsets.push(rec.policyIndex.length);
     const { masker } = this.game;
     if (masker.legalActions) {
@@ -277,7 +291,7 @@ export class SelfPlay<S> {
       length,
       inputSize: this.game.encoder.size,
       numSeats: P,
-      inputs: concatInputs(rec.inputs, this.game.encoder.size),
+      inputs: concatInputs(rec.inputChunks, rec.inputCount, this.game.encoder.size),
       policyOffsets: Int32Array.from(rec.policyOffsets),
       policyIndex: Int32Array.from(rec.policyIndex),
       policyProb: Float32Array.from(rec.policyProb),
@@ -290,9 +304,15 @@ export class SelfPlay<S> {
   }
 }
 
-/** The positions' inputs end to end. */
-function concatInputs(inputs: readonly Float32Array[], size: number): Float32Array {
-  const out = new Float32Array(inputs.length * size);
-  for (let i = 0; i < inputs.length; i++) out.set(inputs[i], i * size);
+/** Positions' inputs encoded into place, per chunk (see `GameInProgress.inputChunks`). */
+const INPUT_CHUNK = 16;
+
+/** The first `count` positions' inputs of the chunks, end to end. */
+function concatInputs(chunks: readonly Float32Array[], count: number, size: number): Float32Array {
+  const out = new Float32Array(count * size);
+  for (let c = 0; c < chunks.length; c++) {
+    const positions = Math.min(INPUT_CHUNK, count - c * INPUT_CHUNK);
+    out.set(positions === INPUT_CHUNK ? chunks[c] : chunks[c].subarray(0, positions * size), c * INPUT_CHUNK * size);
+  }
   return out;
 }

@@ -43,6 +43,8 @@ export class ChessEncoder implements Encoder<ChessState> {
   readonly shape: readonly number[];
   readonly size: number;
   readonly channels: number;
+  /** `constantImage`'s inputs by key (perspective, to move, castling rights). */
+  private readonly images: (Float32Array | undefined)[] = new Array<Float32Array | undefined>(64).fill(undefined);
 
   constructor(readonly history: number) {
     this.channels = encoderChannels(history);
@@ -54,8 +56,10 @@ export class ChessEncoder implements Encoder<ChessState> {
   encode(state: ChessState, perspective: number, out: Float32Array, offset: number): void {
     if (perspective !== 0 && perspective !== 1) throw new RangeError(`chess encoder: perspective must be seat 0 or 1, got ${perspective}`);
     const channels = this.channels;
-    out.fill(0, offset, offset + this.size);
+    const pos = state.pos;
     const perspectiveIsWhite = perspective === 0;
+    // Zeros and the constant planes but the half-move clock, in one copy (see `constantImage`).
+    out.set(this.constantImage(perspective, pos.turn === perspective, pos.castling), offset);
     const flip = perspectiveIsWhite ? 0 : 56; // relative square = absolute ^ 56 for black
     const channelOf = perspectiveIsWhite ? CHANNEL_FOR_WHITE : CHANNEL_FOR_BLACK;
     let record: ChessState['position'] | null = state.position;
@@ -83,16 +87,33 @@ export class ChessEncoder implements Encoder<ChessState> {
       record = record.previous;
     }
 
-    const pos = state.pos;
-    const rights = pos.castling;
     const k = offset + PLANES_PER_POSITION * (this.history + 1);
-    if (!perspectiveIsWhite) fillPlane(out, k, channels, 1);
-    if (pos.turn === perspective) fillPlane(out, k + 1, channels, 1);
-    if (rights & (perspectiveIsWhite ? WHITE_KINGSIDE : BLACK_KINGSIDE)) fillPlane(out, k + 2, channels, 1);
-    if (rights & (perspectiveIsWhite ? WHITE_QUEENSIDE : BLACK_QUEENSIDE)) fillPlane(out, k + 3, channels, 1);
-    if (rights & (perspectiveIsWhite ? BLACK_KINGSIDE : WHITE_KINGSIDE)) fillPlane(out, k + 4, channels, 1);
-    if (rights & (perspectiveIsWhite ? BLACK_QUEENSIDE : WHITE_QUEENSIDE)) fillPlane(out, k + 5, channels, 1);
     fillPlane(out, k + 6, channels, Math.min(1, pos.halfMoves / 100));
+  }
+
+  /**
+   * An input with every piece and repetition plane zero and constant planes 0-5 set (colour, to move,
+   * the four castling rights; the half-move clock left zero), built on first use: at most 64 of them
+   * (344 KB with history 0). Copying one replaces clearing the input and filling those planes one
+   * strided pass each.
+   */
+  private constantImage(perspective: number, toMove: boolean, rights: number): Float32Array {
+    const key = perspective | (toMove ? 2 : 0) | (rights << 2);
+    let image = this.images[key];
+    if (image === undefined) {
+      const white = perspective === 0;
+      image = new Float32Array(this.size);
+      const k = PLANES_PER_POSITION * (this.history + 1);
+      const channels = this.channels;
+      if (!white) fillPlane(image, k, channels, 1);
+      if (toMove) fillPlane(image, k + 1, channels, 1);
+      if (rights & (white ? WHITE_KINGSIDE : BLACK_KINGSIDE)) fillPlane(image, k + 2, channels, 1);
+      if (rights & (white ? WHITE_QUEENSIDE : BLACK_QUEENSIDE)) fillPlane(image, k + 3, channels, 1);
+      if (rights & (white ? BLACK_KINGSIDE : WHITE_KINGSIDE)) fillPlane(image, k + 4, channels, 1);
+      if (rights & (white ? BLACK_QUEENSIDE : WHITE_QUEENSIDE)) fillPlane(image, k + 5, channels, 1);
+      this.images[key] = image;
+    }
+    return image;
   }
 }
 

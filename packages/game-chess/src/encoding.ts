@@ -24,7 +24,7 @@
  * fast) and play full-length ones.
  */
 import type { Encoder } from '@az/core';
-import { BLACK_KINGSIDE, BLACK_QUEENSIDE, WHITE_KINGSIDE, WHITE_QUEENSIDE } from './position.js';
+import { BLACK_KINGSIDE, BLACK_QUEENSIDE, readCells, WHITE_KINGSIDE, WHITE_QUEENSIDE } from './position.js';
 import { BLACK_PIECE_OFFSET, type ChessState } from './state.js';
 
 export const PLANES_PER_POSITION = 14;
@@ -67,7 +67,7 @@ export class ChessEncoder implements Encoder<ChessState> {
       const base = offset + PLANES_PER_POSITION * t;
       if (t === 0 && record.pieces === null) {
         // The current position, read straight off the board (cell a8 = 0, so the absolute square is cell ^ 56).
-        const board = state.pos.board;
+        const board = readCells(state.pos);
         const cellFlip = flip ^ 56;
         for (let cell = 0; cell < 64; cell++) {
           const code = board[cell];

@@ -1,7 +1,8 @@
 /**
- * The position the search works on: a 64-cell `Int8Array` board plus a few numbers, with its own
- * legal-move generator, make-move and incremental Zobrist key. No objects per piece or per move, no
- * BigInt, so a copy is one 64-byte `slice` and a legal-move list is an `Int32Array` of packed moves.
+ * The position the search works on: the board packed into eight integer fields plus a few numbers, with
+ * its own legal-move generator, make-move and incremental Zobrist key. No objects per piece or per move,
+ * no BigInt, not even an array for the board, so a copy is one small object and a legal-move list is an
+ * `Int32Array` of packed moves.
  *
  * chess.js stays the rules' source of truth at the edges (FEN parsing and validation, SAN, rendering):
  * `positionFromChess` and `chessFromPosition` convert both ways. The generator reproduces chess.js 1.4's
@@ -10,12 +11,14 @@
  * hold it to that on the perft suite and on tens of thousands of random positions.
  *
  * Squares are chess.js's 0x88 squares: square = (7 - rank) * 16 + file, so a8 = 0 and h1 = 119; moves,
- * the en passant square and the kings use them. The board itself is stored in 64 bytes, cell
- * (7 - rank) * 8 + file (`cellOf`): a typed array that small lives on the V8 heap, so copying a position
- * costs ~40 ns instead of ~300 ns for a 128-byte one with its own backing store (plus its garbage
- * collection). The move generator and attack tests run on a 0x88 scratch copy (`loadBoard`), so their
- * off-board test stays one `& 0x88`. Piece codes: 0 empty, 1..6 white pawn, knight, bishop, rook, queen,
- * king, 7..12 black ones (`PIECE_CODES` in state.ts).
+ * the en passant square and the kings use them. The board is stored by cell, (7 - rank) * 8 + file
+ * (`cellOf`), four bits a piece code, one rank per int32 field (`r0` rank 8 .. `r7` rank 1, the file's
+ * code at bits 4 * file): search copies a position for every node it visits, and an array for the board
+ * (even a 64-byte typed array, on the V8 heap) tripled the objects and bytes of a copy and the garbage
+ * collector's work. `pieceAt` and `setPiece` read and write one cell; the move generator and attack
+ * tests run on a 0x88 scratch board unpacked once per call (`loadBoard`), so their off-board test stays
+ * one `& 0x88`; `readCells` unpacks the 64 cells. Piece codes: 0 empty, 1..6 white pawn, knight,
+ * bishop, rook, queen, king, 7..12 black ones (`PIECE_CODES` in state.ts).
  */
 import { Chess, type Color, type PieceSymbol } from 'chess.js';
 import { CASTLE_KINGSIDE, CASTLE_QUEENSIDE, internals, type BoardPiece } from './internals.js';
@@ -63,18 +66,122 @@ export const cellOf = (square: number): number => (square + (square & 7)) >> 1;
  * cells are never written, so they stay 0.
  */
 const scratchBoard = new Int8Array(128);
+/** `readCells`'s output. */
+const scratchCells = new Int8Array(64);
 
-/** Copies a position's 64 cells into the 0x88 scratch board and returns it. */
-function loadBoard(cells: Int8Array): Int8Array {
+/** Unpacks a position's board into the 0x88 scratch board and returns it (valid until the next call). */
+function loadBoard(p: Position): Int8Array {
   const board = scratchBoard;
-  for (let i = 0; i < 64; i++) board[i + (i & 56)] = cells[i];
+  unpackRow(board, 0, p.r0);
+  unpackRow(board, 16, p.r1);
+  unpackRow(board, 32, p.r2);
+  unpackRow(board, 48, p.r3);
+  unpackRow(board, 64, p.r4);
+  unpackRow(board, 80, p.r5);
+  unpackRow(board, 96, p.r6);
+  unpackRow(board, 112, p.r7);
   return board;
 }
 
+/** The position's 64 cells (a8 = 0, h1 = 63), unpacked into a scratch array valid until the next call. */
+export function readCells(p: Position): Int8Array {
+  const cells = scratchCells;
+  unpackRow(cells, 0, p.r0);
+  unpackRow(cells, 8, p.r1);
+  unpackRow(cells, 16, p.r2);
+  unpackRow(cells, 24, p.r3);
+  unpackRow(cells, 32, p.r4);
+  unpackRow(cells, 40, p.r5);
+  unpackRow(cells, 48, p.r6);
+  unpackRow(cells, 56, p.r7);
+  return cells;
+}
+
+function unpackRow(out: Int8Array, at: number, row: number): void {
+  out[at] = row & 15;
+  out[at + 1] = (row >> 4) & 15;
+  out[at + 2] = (row >> 8) & 15;
+  out[at + 3] = (row >> 12) & 15;
+  out[at + 4] = (row >> 16) & 15;
+  out[at + 5] = (row >> 20) & 15;
+  out[at + 6] = (row >> 24) & 15;
+  out[at + 7] = (row >> 28) & 15;
+}
+
+/** The row field (rank 8 - `row`) of the board. */
+function rowOf(p: Position, row: number): number {
+  switch (row) {
+    case 0:
+      return p.r0;
+    case 1:
+      return p.r1;
+    case 2:
+      return p.r2;
+    case 3:
+      return p.r3;
+    case 4:
+      return p.r4;
+    case 5:
+      return p.r5;
+    case 6:
+      return p.r6;
+    default:
+      return p.r7;
+  }
+}
+
+function setRow(p: Position, row: number, value: number): void {
+  switch (row) {
+    case 0:
+      p.r0 = value;
+      break;
+    case 1:
+      p.r1 = value;
+      break;
+    case 2:
+      p.r2 = value;
+      break;
+    case 3:
+      p.r3 = value;
+      break;
+    case 4:
+      p.r4 = value;
+      break;
+    case 5:
+      p.r5 = value;
+      break;
+    case 6:
+      p.r6 = value;
+      break;
+    default:
+      p.r7 = value;
+  }
+}
+
+/** The piece code on a cell (`cellOf`). */
+export function pieceAt(p: Position, cell: number): number {
+  return (rowOf(p, cell >> 3) >> ((cell & 7) << 2)) & 15;
+}
+
+/** Puts a piece code (0 to empty it) on a cell. */
+export function setPiece(p: Position, cell: number, code: number): void {
+  const row = cell >> 3;
+  const shift = (cell & 7) << 2;
+  setRow(p, row, (rowOf(p, row) & ~(15 << shift)) | (code << shift));
+}
+
 export class Position {
+  /** The board, one rank per field (r0 rank 8 .. r7 rank 1), four bits a file: see the module comment. */
+  r0 = 0;
+  r1 = 0;
+  r2 = 0;
+  r3 = 0;
+  r4 = 0;
+  r5 = 0;
+  r6 = 0;
+  r7 = 0;
+
   constructor(
-    /** 64 cells, (7 - rank) * 8 + file (a8 = 0, h1 = 63): see `cellOf`. */
-    readonly board: Int8Array,
     /** 0 white to move, 1 black. */
     public turn: number,
     /** `WHITE_KINGSIDE | ...` bits. */
@@ -91,7 +198,16 @@ export class Position {
   ) {}
 
   clone(): Position {
-    return new Position(this.board.slice(), this.turn, this.castling, this.ep, this.halfMoves, this.moveNumber, this.whiteKing, this.blackKing, this.keyHigh, this.keyLow);
+    const copy = new Position(this.turn, this.castling, this.ep, this.halfMoves, this.moveNumber, this.whiteKing, this.blackKing, this.keyHigh, this.keyLow);
+    copy.r0 = this.r0;
+    copy.r1 = this.r1;
+    copy.r2 = this.r2;
+    copy.r3 = this.r3;
+    copy.r4 = this.r4;
+    copy.r5 = this.r5;
+    copy.r6 = this.r6;
+    copy.r7 = this.r7;
+    return copy;
   }
 
   /** The Zobrist key as one exact number (53 bits: the low half and 21 bits of the high one). */
@@ -144,8 +260,9 @@ let SIDE_KEY_LOW = 0;
 function computeKey(p: Position): void {
   let high = 0;
   let low = 0;
+  const cells = readCells(p);
   for (let i = 0; i < 64; i++) {
-    const code = p.board[i];
+    const code = cells[i];
     if (code === 0) continue;
     const sq = i + (i & 56);
     high ^= PIECE_KEY_HIGH[code * 128 + sq];
@@ -190,15 +307,10 @@ export function pieceSymbol(type: number): PieceSymbol {
 /** Our position of a chess.js one (which should be normalized: see `loadChess` in state.ts). */
 export function positionFromChess(chess: Chess): Position {
   const c = internals(chess);
-  const board = new Int8Array(64);
-  for (let sq = 0; sq < 120; sq++) {
-    const piece = sq & 0x88 ? undefined : c._board[sq];
-    if (piece) board[cellOf(sq)] = TYPE_CODES[piece.type] + (piece.color === 'b' ? BLACK : 0);
-  }
+
   const rights = (color: Color, kingside: number, queenside: number): number =>
     (c._castling[color] & CASTLE_KINGSIDE ? kingside : 0) | (c._castling[color] & CASTLE_QUEENSIDE ? queenside : 0);
   const p = new Position(
-    board,
     c._turn === 'w' ? 0 : 1,
     rights('w', WHITE_KINGSIDE, WHITE_QUEENSIDE) | rights('b', BLACK_KINGSIDE, BLACK_QUEENSIDE),
     c._epSquare,
@@ -209,6 +321,10 @@ export function positionFromChess(chess: Chess): Position {
     0,
     0,
   );
+  for (let sq = 0; sq < 120; sq++) {
+    const piece = sq & 0x88 ? undefined : c._board[sq];
+    if (piece) setPiece(p, cellOf(sq), TYPE_CODES[piece.type] + (piece.color === 'b' ? BLACK : 0));
+  }
   computeKey(p);
   return p;
 }
@@ -224,7 +340,8 @@ export function chessFromPosition(p: Position): Chess {
   const from = internals(TEMPLATE);
   const copy = Object.create(Chess.prototype) as typeof from;
   const board = new Array<BoardPiece | undefined>(128);
-  for (let sq = 0; sq < 128; sq++) board[sq] = sq & 0x88 ? undefined : BOARD_PIECES[p.board[cellOf(sq)]];
+  const cells = loadBoard(p);
+  for (let sq = 0; sq < 128; sq++) board[sq] = BOARD_PIECES[cells[sq]];
   copy._board = board;
   copy._turn = p.turn === 0 ? 'w' : 'b';
   copy._header = from._header;
@@ -293,7 +410,7 @@ export function isAttacked(board: Int8Array, square: number, byBlack: number, ig
 
 /** Whether the side to move is in check. */
 export function inCheck(p: Position): boolean {
-  return isAttacked(loadBoard(p.board), p.turn ? p.blackKing : p.whiteKing, p.turn ^ 1);
+  return isAttacked(loadBoard(p), p.turn ? p.blackKing : p.whiteKing, p.turn ^ 1);
 }
 
 // ---- legal moves ------------------------------------------------------------------------------------
@@ -310,7 +427,7 @@ let stamp = 0;
  * chess.js's order; returns how many. Ignores whether the game has ended by a draw rule.
  */
 export function generateLegalMoves(p: Position, out: Int32Array): number {
-  const board = loadBoard(p.board);
+  const board = loadBoard(p);
   const us = p.turn;
   const them = us ^ 1;
   const own = us ? BLACK : 0; // code = own + type
@@ -484,11 +601,10 @@ function enPassantIsSafe(board: Int8Array, us: number, from: number, to: number,
  * the board, and a pawn reaching the last rank without an underpromotion promotes to a queen.
  */
 export function completeMove(p: Position, squares: number): number {
-  const board = p.board;
   const from = squares & 127;
   const to = (squares >> 7) & 127;
-  const piece = board[cellOf(from)];
-  const target = board[cellOf(to)];
+  const piece = pieceAt(p, cellOf(from));
+  const target = pieceAt(p, cellOf(to));
   const type = piece > BLACK ? piece - BLACK : piece;
   let move = squares;
   if (target !== 0) move |= MOVE_CAPTURE;
@@ -518,14 +634,13 @@ CASTLING_KEPT[116] = 15 & ~(WHITE_KINGSIDE | WHITE_QUEENSIDE); // e1
 
 /** Plays a legal move (from `generateLegalMoves`) in place, as chess.js's `_makeMove` does. */
 export function makeMove(p: Position, move: number): void {
-  const board = p.board;
   const from = move & 127;
   const to = (move >> 7) & 127;
   const fromCell = cellOf(from);
   const toCell = cellOf(to);
   const us = p.turn;
-  const piece = board[fromCell];
-  const captured = board[toCell];
+  const piece = pieceAt(p, fromCell);
+  const captured = pieceAt(p, toCell);
   let high = p.keyHigh;
   let low = p.keyLow;
   if (p.ep !== NONE) {
@@ -540,21 +655,21 @@ export function makeMove(p: Position, move: number): void {
   }
   high ^= PIECE_KEY_HIGH[piece * 128 + from] ^ PIECE_KEY_HIGH[piece * 128 + to];
   low ^= PIECE_KEY_LOW[piece * 128 + from] ^ PIECE_KEY_LOW[piece * 128 + to];
-  board[toCell] = piece;
-  board[fromCell] = 0;
+  setPiece(p, toCell, piece);
+  setPiece(p, fromCell, 0);
   if (move & MOVE_EN_PASSANT) {
     const square = us ? to - 16 : to + 16;
-    const victim = board[cellOf(square)];
+    const victim = pieceAt(p, cellOf(square));
     high ^= PIECE_KEY_HIGH[victim * 128 + square];
     low ^= PIECE_KEY_LOW[victim * 128 + square];
-    board[cellOf(square)] = 0;
+    setPiece(p, cellOf(square), 0);
   }
   const promotion = (move >> 14) & 7;
   if (promotion !== 0) {
     const promoted = promotion + (us ? BLACK : 0);
     high ^= PIECE_KEY_HIGH[piece * 128 + to] ^ PIECE_KEY_HIGH[promoted * 128 + to];
     low ^= PIECE_KEY_LOW[piece * 128 + to] ^ PIECE_KEY_LOW[promoted * 128 + to];
-    board[toCell] = promoted;
+    setPiece(p, toCell, promoted);
   }
   const type = us ? piece - BLACK : piece;
   if (type === KING) {
@@ -563,11 +678,11 @@ export function makeMove(p: Position, move: number): void {
     if (move & (MOVE_KINGSIDE_CASTLE | MOVE_QUEENSIDE_CASTLE)) {
       const rookFrom = move & MOVE_KINGSIDE_CASTLE ? to + 1 : to - 2;
       const rookTo = move & MOVE_KINGSIDE_CASTLE ? to - 1 : to + 1;
-      const rook = board[cellOf(rookFrom)];
+      const rook = pieceAt(p, cellOf(rookFrom));
       high ^= PIECE_KEY_HIGH[rook * 128 + rookFrom] ^ PIECE_KEY_HIGH[rook * 128 + rookTo];
       low ^= PIECE_KEY_LOW[rook * 128 + rookFrom] ^ PIECE_KEY_LOW[rook * 128 + rookTo];
-      board[cellOf(rookTo)] = rook;
-      board[cellOf(rookFrom)] = 0;
+      setPiece(p, cellOf(rookTo), rook);
+      setPiece(p, cellOf(rookFrom), 0);
     }
   }
   const castling = p.castling & CASTLING_KEPT[from] & CASTLING_KEPT[to];
@@ -577,7 +692,7 @@ export function makeMove(p: Position, move: number): void {
   p.ep = NONE;
   if (move & MOVE_BIG_PAWN) {
     const enemyPawn = us ? PAWN : BLACK + PAWN;
-    if ((!((to - 1) & 0x88) && board[toCell - 1] === enemyPawn) || (!((to + 1) & 0x88) && board[toCell + 1] === enemyPawn)) {
+    if ((!((to - 1) & 0x88) && pieceAt(p, toCell - 1) === enemyPawn) || (!((to + 1) & 0x88) && pieceAt(p, toCell + 1) === enemyPawn)) {
       p.ep = us ? to - 16 : to + 16;
       high ^= EP_KEY_HIGH[p.ep & 7];
       low ^= EP_KEY_LOW[p.ep & 7];
@@ -597,7 +712,7 @@ export function makeMove(p: Position, move: number): void {
  * squares of one colour.
  */
 export function isInsufficientMaterial(p: Position): boolean {
-  const board = p.board;
+  const board = readCells(p);
   let pieces = 0;
   let bishops = 0;
   let knights = 0;
@@ -625,8 +740,9 @@ const MATERIAL = [0, 1, 3, 3, 5, 9, 0];
 /** White's material minus black's, in pawns. */
 export function materialBalance(p: Position): number {
   let balance = 0;
+  const cells = readCells(p);
   for (let i = 0; i < 64; i++) {
-    const code = p.board[i];
+    const code = cells[i];
     if (code === 0) continue;
     balance += code > BLACK ? -MATERIAL[code - BLACK] : MATERIAL[code];
   }

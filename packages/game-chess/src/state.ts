@@ -4,9 +4,10 @@
  * computed caches. A chess.js object for the same position is built only when something asks for it
  * (SAN, FEN, rendering, the bots): search never does.
  *
- * Cost model (see README "Performance"): cloning copies a 64-byte board and a few numbers and shares
- * everything immutable (the position history, the legal-move cache); applying a move is `makeMove` on
- * the typed board plus one new `PositionRecord`; legal moves are generated once per state, on first need.
+ * Cost model (see README "Performance"): cloning copies two small objects (the state and its position,
+ * whose board is eight integer fields) and shares everything immutable (the position history, the
+ * legal-move cache); applying a move is `makeMove` on the position plus one new `PositionRecord`; legal
+ * moves are generated once per state, on first need.
  */
 import { Chess, validateFen, type Color, type PieceSymbol, type Square } from 'chess.js';
 import { actionOfInternalMove, actionOfPackedMove, indexOf0x88, packedSquaresOfAction, squareName } from './action-encoding.js';
@@ -28,6 +29,7 @@ import {
   movePromotion,
   moveTo,
   positionFromChess,
+  readCells,
   WHITE_KINGSIDE,
   WHITE_QUEENSIDE,
   type Position,
@@ -378,7 +380,7 @@ export function piecesOf(record: PositionRecord, pos: Position): Int8Array {
 
 /** The board's 64 cells by absolute index (a1 = 0: cell ^ 56); the piece codes are the same. */
 function snapshotPieces(pos: Position): Int8Array {
-  const board = pos.board;
+  const board = readCells(pos);
   const pieces = new Int8Array(64);
   for (let cell = 0; cell < 64; cell++) pieces[cell ^ 56] = board[cell];
   return pieces;

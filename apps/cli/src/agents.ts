@@ -212,7 +212,7 @@ export function withGameDefaults(plugin: GamePlugin, agentSettings: AgentSetting
   return {
     ...agentSettings,
     determinizations: agentSettings.determinizations ?? plugin.training?.determinizations,
-    leafValues: agentSettings.leafValues ?? plugin.training?.leafValues,
+    leafValues: agentSettings.leafValues ?? plugin.training?.playLeafValues ?? plugin.training?.leafValues,
     networkValueScale: agentSettings.networkValueScale ?? plugin.training?.playValueScale,
   };
 }

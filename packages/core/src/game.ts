@@ -282,6 +282,12 @@ export interface TrainingHints {
    */
   readonly leafValues?: LeafValues;
   /**
+   * Imperfect-information games: leaf values when a trained model plays for real (`az play`, `az eval`,
+   * `az serve`, the trainer's evaluation games); default: `leafValues`. A game sets it where the two
+   * measure differently: self-play wants the cheaper setting that trains well, play the stronger one.
+   */
+  readonly playLeafValues?: LeafValues;
+  /**
    * Weight w in [0, 1) of the game's `estimateReturns` in value targets: a position's target is
    * (1 - w) * game result + w * estimate. Games whose results are too sparse or noisy to learn from in a
    * short run (chess: a game's result says little about its opening) give the value head a dense signal

@@ -4,7 +4,7 @@ import { UniformEvaluator, BatchedMcts, defaultPlaySimulations } from '@az/mcts'
 import { createSearchEngine } from '@az/imperfect-info';
 import type { GamePlugin } from '@az/core';
 import { learningRateAt, resolveTrainOptions, selfPlaySettings } from './options.js';
-import { searchConfigFrom } from './search-settings.js';
+import { hiddenInformationSearchFrom, searchConfigFrom } from './search-settings.js';
 
 describe('resolveTrainOptions: determinizations and the game’s training config', () => {
   const withHints = (training: GamePlugin['training']): GamePlugin => ({ ...(ticTacToePlugin as GamePlugin), training });
@@ -95,6 +95,17 @@ describe('resolveTrainOptions: determinizations and the game’s training config
     expect(searchConfigFrom(options, 1, false)).toMatchObject({ solve: false, networkValueScale: 1, resolveDepth: 1 });
     expect(resolveTrainOptions({ game: 'tictactoe' }, withHints({})).playValueScale).toBe(1);
     expect(() => resolveTrainOptions({ game: 'tictactoe' }, withHints({ playValueScale: 0 }))).toThrow(/playValueScale must be in \(0, 1\]/);
+  });
+
+  it('evaluates hidden-information games with the game’s playLeafValues, else with the self-play leaf values', () => {
+    const played = resolveTrainOptions({ game: 'tictactoe' }, withHints({ leafValues: 'world', playLeafValues: 'playouts' }));
+    expect([played.leafValues, played.playLeafValues]).toEqual(['world', 'playouts']);
+    expect(hiddenInformationSearchFrom(played, false)).toEqual({ determinizations: played.determinizations, worldValues: true });
+    expect(hiddenInformationSearchFrom(played, true)).toEqual({ determinizations: played.determinizations, worldValues: false });
+    const same = resolveTrainOptions({ game: 'tictactoe', leafValues: 'world' }, withHints({}));
+    expect(same.playLeafValues).toBe('world');
+    expect(hiddenInformationSearchFrom(same, true).worldValues).toBe(true);
+    expect(() => resolveTrainOptions({ game: 'tictactoe', playLeafValues: 'rollouts' as never }, withHints({}))).toThrow(/playLeafValues must be 'playouts' or 'world', got rollouts/);
   });
 
   it('still builds plain search for perfect-information games', () => {

@@ -23,6 +23,8 @@ export interface TrainOptions {
    * on the sampled world's full state; self-play then records true full states as value rows too).
    */
   readonly leafValues: LeafValues;
+  /** Imperfect-information games: leaf values of the evaluation games (the game's `playLeafValues` hint, else `leafValues`). */
+  readonly playLeafValues: LeafValues;
   /** Leaves per tree per network call. */
   readonly leavesPerTree: number;
   readonly cPuct: number;
@@ -121,6 +123,7 @@ export function resolveTrainOptions(input: TrainOptionsInput, plugin: GamePlugin
   const simulations = input.simulations ?? hints.simulations ?? d.simulations;
   const network: NetworkSpec = input.network ?? hints.network ?? { kind: 'mlp', hidden: [128, 128] };
   const learningRate = input.learningRate ?? d.learningRate;
+  const leafValues = input.leafValues ?? hints.leafValues ?? 'playouts';
   const options: TrainOptions = {
     game: input.game,
     // The game's suggested training settings, under whatever the user set.
@@ -130,7 +133,8 @@ export function resolveTrainOptions(input: TrainOptionsInput, plugin: GamePlugin
     parallelGames: input.parallelGames ?? hints.parallelGames ?? d.parallelGames,
     simulations,
     determinizations: input.determinizations ?? hints.determinizations ?? d.determinizations,
-    leafValues: input.leafValues ?? hints.leafValues ?? 'playouts',
+    leafValues,
+    playLeafValues: input.playLeafValues ?? hints.playLeafValues ?? leafValues,
     leavesPerTree: input.leavesPerTree ?? d.leavesPerTree,
     cPuct: input.cPuct ?? d.cPuct,
     dirichletAlpha: input.dirichletAlpha ?? hints.dirichletAlpha ?? d.dirichletAlpha,
@@ -195,7 +199,9 @@ export function checkTrainOptions(o: TrainOptions): void {
   if (!(o.finalLearningRate <= o.learningRate)) throw new RangeError(`finalLearningRate (--lr-final) must not exceed the learning rate (--lr ${o.learningRate}), got ${o.finalLearningRate}`);
   if (!(o.dirichletEpsilon >= 0 && o.dirichletEpsilon <= 1)) throw new RangeError(`dirichletEpsilon must be in [0, 1], got ${o.dirichletEpsilon}`);
   if (!(o.dirichletAlpha >= 0)) throw new RangeError(`dirichletAlpha must be >= 0, got ${o.dirichletAlpha}`);
-  if (o.leafValues !== 'playouts' && o.leafValues !== 'world') throw new RangeError(`leafValues must be 'playouts' or 'world', got ${String(o.leafValues)}`);
+  for (const key of ['leafValues', 'playLeafValues'] as const) {
+    if (o[key] !== 'playouts' && o[key] !== 'world') throw new RangeError(`${key} must be 'playouts' or 'world', got ${String(o[key])}`);
+  }
   if (!(o.valueShaping >= 0 && o.valueShaping < 1)) throw new RangeError(`valueShaping must be in [0, 1), got ${o.valueShaping}`);
   if (!(o.rootValueWeight >= 0 && o.rootValueWeight <= 1)) throw new RangeError(`rootValueWeight must be in [0, 1], got ${o.rootValueWeight}`);
   if (o.valueShaping + o.rootValueWeight > 1) throw new RangeError(`valueShaping + rootValueWeight must not exceed 1, got ${o.valueShaping} + ${o.rootValueWeight}`);

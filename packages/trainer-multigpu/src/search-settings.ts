@@ -32,6 +32,14 @@ export function searchConfigFrom(o: TrainOptions, seed: number, forEvaluation: b
   };
 }
 
+/**
+ * Determinized search's settings for self-play or evaluation: evaluation values leaves as the game
+ * plays (`playLeafValues`), self-play as it trains (`leafValues`).
+ */
+export function hiddenInformationSearchFrom(o: TrainOptions, forEvaluation: boolean): { determinizations: number; worldValues: boolean } {
+  return { determinizations: o.determinizations, worldValues: (forEvaluation ? o.playLeafValues : o.leafValues) === 'world' };
+}
+
 /** Enough nodes for `simulations` expansions plus reuse from the previous move, bounded for memory. */
 function nodeCapacityFor(simulations: number, leavesPerTree: number): number {
   return Math.max(256, (simulations + leavesPerTree) * 48);
@@ -42,14 +50,11 @@ function nodeCapacityFor(simulations: number, leavesPerTree: number): number {
  * worker process (worker.ts), so both paths play with identical settings.
  */
 export function createSelfPlayEngine<S>(game: Game<S>, evaluator: Evaluator<S>, options: TrainOptions, slots: number, seed: number): SearchEngine<S> {
-  return createSearchEngine(game, evaluator, slots, searchConfigFrom(options, seed, false), {
-    determinizations: options.determinizations,
-    worldValues: options.leafValues === 'world',
-  });
+  return createSearchEngine(game, evaluator, slots, searchConfigFrom(options, seed, false), hiddenInformationSearchFrom(options, false));
 }
 
 /** The network with the evaluation search settings, as a batched agent. */
 export function makeSearchAgent<S>(game: Game<S>, evaluator: Evaluator<S>, o: TrainOptions, seed: number): Agent<S> {
-  const engine = createSearchEngine(game, evaluator, 64, searchConfigFrom(o, seed, true), { determinizations: o.determinizations, worldValues: o.leafValues === 'world' });
+  const engine = createSearchEngine(game, evaluator, 64, searchConfigFrom(o, seed, true), hiddenInformationSearchFrom(o, true));
   return new MctsAgent('az', engine, game.masker.actionSize, 0, seed);
 }

@@ -27,7 +27,7 @@ export const evalSpec = {
     'leaf-values': {
       type: 'enum',
       values: ['playouts', 'world'],
-      description: "hidden-information games: leaf values of the search, random playouts of each sampled world or the network reading the world's full state (default: the game's setting, else playouts)",
+      description: "hidden-information games: leaf values of the search, random playouts of each sampled world or the network reading the world's full state (default: the game's play setting, else its training setting, else playouts)",
     },
     'playout-weight': {
       type: 'number',

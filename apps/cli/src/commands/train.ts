@@ -44,7 +44,7 @@ export const trainSpec = {
     'leaf-values': {
       type: 'enum',
       values: ['playouts', 'world'],
-      description: "hidden-information games: leaf values of the search, random playouts of each sampled world or the network reading the world's full state (default: the game's setting, else playouts)",
+      description: "hidden-information games: leaf values of the search, random playouts of each sampled world or the network reading the world's full state, in self-play; evaluation games use the game's play setting (default: the game's setting, else playouts)",
     },
     leaves: { type: 'int', min: 1, description: 'leaves per tree per network call (virtual loss)' },
     'temperature-moves': { type: 'int', min: 0, description: 'moves per game sampled from the visit counts before playing the most visited' },

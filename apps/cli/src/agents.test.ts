@@ -1,0 +1,16 @@
+import { describe, expect, it } from 'vitest';
+import type { GamePlugin, TrainingHints } from '@az/core';
+import { blobPlugin } from '@az/game-blob';
+import { withGameDefaults } from './agents.js';
+
+const base = { simulations: 100, seed: 0 };
+const withHints = (training: TrainingHints): GamePlugin => ({ ...blobPlugin, training } as unknown as GamePlugin);
+
+describe('withGameDefaults', () => {
+  it('plays with the game’s playLeafValues, else its training leafValues, and a flag beats both', () => {
+    expect(withGameDefaults(withHints({ leafValues: 'world', playLeafValues: 'playouts' }), base).leafValues).toBe('playouts');
+    expect(withGameDefaults(withHints({ leafValues: 'world' }), base).leafValues).toBe('world');
+    expect(withGameDefaults(withHints({}), base).leafValues).toBeUndefined();
+    expect(withGameDefaults(withHints({ leafValues: 'world', playLeafValues: 'playouts' }), { ...base, leafValues: 'world' }).leafValues).toBe('world');
+  });
+});

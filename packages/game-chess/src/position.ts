@@ -71,30 +71,25 @@ const scratchCells = new Int8Array(64);
 
 /** Unpacks a position's board into the 0x88 scratch board and returns it (valid until the next call). */
 function loadBoard(p: Position): Int8Array {
-  const board = scratchBoard;
-  unpackRow(board, 0, p.r0);
-  unpackRow(board, 16, p.r1);
-  unpackRow(board, 32, p.r2);
-  unpackRow(board, 48, p.r3);
-  unpackRow(board, 64, p.r4);
-  unpackRow(board, 80, p.r5);
-  unpackRow(board, 96, p.r6);
-  unpackRow(board, 112, p.r7);
-  return board;
+  return unpackBoard(p, scratchBoard, 16);
 }
 
 /** The position's 64 cells (a8 = 0, h1 = 63), unpacked into a scratch array valid until the next call. */
 export function readCells(p: Position): Int8Array {
-  const cells = scratchCells;
-  unpackRow(cells, 0, p.r0);
-  unpackRow(cells, 8, p.r1);
-  unpackRow(cells, 16, p.r2);
-  unpackRow(cells, 24, p.r3);
-  unpackRow(cells, 32, p.r4);
-  unpackRow(cells, 40, p.r5);
-  unpackRow(cells, 48, p.r6);
-  unpackRow(cells, 56, p.r7);
-  return cells;
+  return unpackBoard(p, scratchCells, 8);
+}
+
+/** Writes the eight packed rows into `out`, row k starting at k * rowStride (16: 0x88, 8: plain cells). */
+function unpackBoard(p: Position, out: Int8Array, rowStride: number): Int8Array {
+  unpackRow(out, 0, p.r0);
+  unpackRow(out, rowStride, p.r1);
+  unpackRow(out, 2 * rowStride, p.r2);
+  unpackRow(out, 3 * rowStride, p.r3);
+  unpackRow(out, 4 * rowStride, p.r4);
+  unpackRow(out, 5 * rowStride, p.r5);
+  unpackRow(out, 6 * rowStride, p.r6);
+  unpackRow(out, 7 * rowStride, p.r7);
+  return out;
 }
 
 function unpackRow(out: Int8Array, at: number, row: number): void {

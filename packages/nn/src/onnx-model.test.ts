@@ -32,6 +32,28 @@ describe('OnnxInferenceModel', () => {
     await expect(onnx.predict(input, 1, policy, value)).rejects.toThrow(/after dispose/);
   });
 
+  it('writes the outputs in place: the same figures as a plain session run, nothing past count touched', async () => {
+    const model = buildModel(TINY_RESNET, { seed: 2 });
+    const graph = exportOnnx(model, TINY_RESNET);
+    model.dispose();
+    const onnx = await OnnxInferenceModel.create(graph, TINY_RESNET, { threads: 1 });
+    const ort = await import('onnxruntime-node');
+    const session = await ort.InferenceSession.create(graph);
+    const input = randomArray(4 * 18, 3);
+    for (const count of [4, 1, 3]) {
+      const policy = new Float32Array(5 * 5).fill(NaN);
+      const value = new Float32Array(5 * 2).fill(NaN);
+      await onnx.predict(input, count, policy, value);
+      const out = await session.run({ input: new ort.Tensor('float32', input.subarray(0, count * 18), [count, ...TINY_RESNET.inputShape]) });
+      expect(Array.from(policy.subarray(0, count * 5))).toEqual(Array.from(out.policy_logits.data as Float32Array));
+      expect(Array.from(value.subarray(0, count * 2))).toEqual(Array.from(out.value.data as Float32Array));
+      expect(policy.subarray(count * 5).every(Number.isNaN)).toBe(true);
+      expect(value.subarray(count * 2).every(Number.isNaN)).toBe(true);
+    }
+    await session.release();
+    onnx.dispose();
+  });
+
   it('defaults to the cores available to the process and rejects bad thread counts', async () => {
     const graph = exportOnnx(buildModel(TINY_MLP, { seed: 1 }), TINY_MLP);
     const onnx = await OnnxInferenceModel.create(graph, TINY_MLP);

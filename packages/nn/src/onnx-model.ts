@@ -230,18 +230,16 @@ export class OnnxInferenceModel implements InferenceModel {
     requireLength('input', input, count * this.inputSize, count);
     requireLength('policyOut', policyOut, count * actionSize, count);
     requireLength('valueOut', valueOut, count * numSeats, count);
-    // The tensor views the caller's buffer (no copy); onnxruntime reads it during run, which the caller awaits.
-    const x = new this.ort.Tensor('float32', input.subarray(0, count * this.inputSize), [count, ...inputShape]);
-    const out = await this.session.run({ [ONNX_INPUT_NAME]: x });
-    const policy = out[POLICY_OUTPUT_NAME];
-    const value = out[VALUE_OUTPUT_NAME];
-    try {
-      policyOut.set(policy.data as Float32Array);
-      valueOut.set(value.data as Float32Array);
-    } finally {
-      policy.dispose();
-      value.dispose();
-    }
+    // The tensors view the caller's buffers (no copy); onnxruntime reads the input and writes the outputs
+    // in place during run, which the caller awaits. Pre-allocated outputs spare a 4,672-float-a-position
+    // copy for chess (9.5 MB a call at 512 positions) out of the tensors onnxruntime would otherwise return.
+    const ort = this.ort;
+    const x = new ort.Tensor('float32', input.subarray(0, count * this.inputSize), [count, ...inputShape]);
+    const fetches = {
+      [POLICY_OUTPUT_NAME]: new ort.Tensor('float32', policyOut.subarray(0, count * actionSize), [count, actionSize]),
+      [VALUE_OUTPUT_NAME]: new ort.Tensor('float32', valueOut.subarray(0, count * numSeats), [count, numSeats]),
+    };
+    await this.session.run({ [ONNX_INPUT_NAME]: x }, fetches);
   }
 
   dispose(): void {

@@ -58,11 +58,10 @@ export interface SelfPlayStats {
 class GameInProgress {
   /**
    * The encoded inputs, end to end in chunks of `INPUT_CHUNK` positions, each position encoded straight
-   * into its place: one allocation per chunk rather than a copy per move.
+   * into its place: one allocation per chunk rather than a copy per move. Position i's is at
+   * i % INPUT_CHUNK of chunk i / INPUT_CHUNK; there are `perspectives.length` of them.
    */
   readonly inputChunks: Float32Array[] = [];
-  /** Positions encoded into `inputChunks`. */
-  inputCount = 0;
   readonly perspectives: number[] = [];
   /** Per position, `estimateReturns` in absolute seat order (value shaping only). */
   readonly estimates: number[] = [];
@@ -234,10 +233,9 @@ export class SelfPlay<S> {
 
   private recordPosition(rec: GameInProgress, state: S, player: number, encoder: Game<S>['encoder']): void {
     const size = this.game.encoder.size; // the world encoder's too (checked in the constructor)
-    const slot = rec.inputCount % INPUT_CHUNK;
+    const slot = rec.perspectives.length % INPUT_CHUNK;
     if (slot === 0) rec.inputChunks.push(new Float32Array(INPUT_CHUNK * size));
     encoder.encode(state, player, rec.inputChunks[rec.inputChunks.length - 1], slot * size);
-    rec.inputCount++;
     rec.perspectives.push(player);
     if (this.valueShaping > 0) {
       const estimate = this.game.estimateReturns!(state);
@@ -291,7 +289,7 @@ export class SelfPlay<S> {
       length,
       inputSize: this.game.encoder.size,
       numSeats: P,
-      inputs: concatInputs(rec.inputChunks, rec.inputCount, this.game.encoder.size),
+      inputs: concatInputs(rec.inputChunks, length, this.game.encoder.size),
       policyOffsets: Int32Array.from(rec.policyOffsets),
       policyIndex: Int32Array.from(rec.policyIndex),
       policyProb: Float32Array.from(rec.policyProb),

@@ -22,6 +22,8 @@ import { assertNetworkFitsGame, MultiRowBuffers } from './multi-row-network.js';
 export class OwnViewNetworkEvaluator<S> implements Evaluator<S> {
   /** It encodes leaves itself, from every seat's view. */
   readonly needsInputs = false;
+  /** The network writes every action's logit; the search masks them itself. */
+  readonly needsMasks = false;
   private readonly buffers: MultiRowBuffers;
 
   constructor(

@@ -13,6 +13,8 @@ import type { Evaluator, LeafBatch } from '@az/mcts';
  */
 export class RolloutMixEvaluator<S> implements Evaluator<S> {
   readonly needsInputs: boolean;
+  /** Its own playouts read no masks, so the inner evaluator's say. */
+  readonly needsMasks: boolean;
   private readonly rng: Rng;
   private readonly mask: Uint8Array;
 
@@ -25,6 +27,7 @@ export class RolloutMixEvaluator<S> implements Evaluator<S> {
   ) {
     if (!(rolloutWeight >= 0 && rolloutWeight <= 1)) throw new RangeError(`RolloutMixEvaluator: rolloutWeight must be in [0, 1], got ${rolloutWeight}`);
     this.needsInputs = inner.needsInputs;
+    this.needsMasks = inner.needsMasks !== false;
     this.rng = new Rng(`rollout:${seed}`);
     this.mask = new Uint8Array(game.masker.actionSize);
   }

@@ -28,6 +28,8 @@ export type WorldPriors = 'own-view' | 'world';
 export class WorldNetworkEvaluator<S> implements Evaluator<S> {
   /** It encodes leaves itself (world and own view). */
   readonly needsInputs = false;
+  /** The network writes every action's logit; the search masks them itself. */
+  readonly needsMasks = false;
   private readonly buffers: MultiRowBuffers;
 
   constructor(

@@ -10,52 +10,19 @@
 //
 // Run: node bench/suites/blob-ismcts.bench.mjs after a build.
 import os from 'node:os';
-import { playArena, validateConfig } from '@az/core';
-import { BlobGame, HeuristicAgent, blobConfigSchema, blobOutcomeMetrics } from '@az/game-blob';
+import { validateConfig } from '@az/core';
+import { BlobGame, HeuristicAgent, blobConfigSchema } from '@az/game-blob';
 import { createSearchEngine } from '@az/imperfect-info';
 import { MctsAgent, RolloutEvaluator } from '@az/mcts';
 import { writeResult } from '@az/bench';
+import { blobMatch } from './blob-match.mjs';
 
 const GAME_CONFIG = { players: 4, rounds: 'one', roundCards: 5 };
 const ROUNDS = Number(process.env.BLOB_BENCH_ROUNDS ?? 1000);
 const game = new BlobGame(validateConfig(blobConfigSchema, GAME_CONFIG));
 
-function summarize(values) {
-  const n = values.length;
-  const mean = values.reduce((s, v) => s + v, 0) / n;
-  const variance = values.reduce((s, v) => s + (v - mean) ** 2, 0) / Math.max(1, n - 1);
-  return { mean: +mean.toFixed(3), ci95: +(1.96 * Math.sqrt(variance / n)).toFixed(3), n };
-}
-
 async function compare(name, a, b, rounds) {
-  const P = game.numPlayers;
-  const lineup = Array.from({ length: P }, (_, i) => (i === 0 ? a : b));
-  const m = { a: { score: [], exact: [] }, b: { score: [], exact: [] }, diffScore: [] };
-  const start = performance.now();
-  await playArena(game, lineup, rounds, {
-    seed: 2024,
-    onGameEnd: (state, seatAgent) => {
-      let aScore = 0;
-      let bScore = 0;
-      for (let seat = 0; seat < P; seat++) {
-        const o = blobOutcomeMetrics(game.config, state, seat);
-        const side = seatAgent[seat] === 0 ? m.a : m.b;
-        side.score.push(o.scorePerRound);
-        side.exact.push(o.bidAccuracy);
-        if (seatAgent[seat] === 0) aScore = o.scorePerRound;
-        else bScore += o.scorePerRound / (P - 1);
-      }
-      m.diffScore.push(aScore - bScore);
-    },
-  });
-  const result = {
-    comparison: name,
-    rounds,
-    seconds: +((performance.now() - start) / 1000).toFixed(1),
-    a: { agent: a.name, scorePerRound: summarize(m.a.score), bidAccuracy: summarize(m.a.exact) },
-    b: { agent: b.name, scorePerRound: summarize(m.b.score), bidAccuracy: summarize(m.b.exact) },
-    aMinusB: { scorePerRound: summarize(m.diffScore) },
-  };
+  const result = await blobMatch(game, name, a, b, rounds);
   console.log(JSON.stringify(result));
   return result;
 }

@@ -20,14 +20,15 @@
 //    each with a 95% confidence interval.
 //
 // Run: npm run bench -- blob-selfplay   (or: node bench/suites/blob-selfplay.bench.mjs after a build)
-import { RandomAgent, Rng, playArena, validateConfig } from '@az/core';
+import { RandomAgent, Rng, validateConfig } from '@az/core';
 import os from 'node:os';
 import { TfjsInferenceModel, buildModel, createInferenceModelFor, initBackend } from '@az/nn';
-import { BLOB_TRAINING, BlobGame, HeuristicAgent, blobConfigSchema, blobOutcomeMetrics, blobPlugin } from '@az/game-blob';
+import { BLOB_TRAINING, BlobGame, HeuristicAgent, blobConfigSchema, blobPlugin } from '@az/game-blob';
 import { createSearchEngine } from '@az/imperfect-info';
 import { MctsAgent, NetworkEvaluator, RolloutEvaluator } from '@az/mcts';
 import { SelfPlay, resolveTrainOptions, searchConfigFrom } from '@az/trainer-multigpu';
 import { timeIt, writeResult } from '@az/bench';
+import { blobMatch } from './blob-match.mjs';
 
 const GAME_CONFIG = { players: 4, rounds: 'one', roundCards: 5 };
 const BASELINE_ROUNDS = Number(process.env.BLOB_BENCH_ROUNDS ?? 1000);
@@ -96,54 +97,8 @@ for (const variant of variantNames) {
 }
 
 // ---- 2. baselines over 1,000+ rounds ---------------------------------------------------------------
-function summarize(values) {
-  const n = values.length;
-  const mean = values.reduce((s, v) => s + v, 0) / n;
-  const variance = values.reduce((s, v) => s + (v - mean) ** 2, 0) / Math.max(1, n - 1);
-  const ci95 = 1.96 * Math.sqrt(variance / n);
-  return { mean: +mean.toFixed(3), ci95: +ci95.toFixed(3), n };
-}
-
-async function compare(name, makeA, makeB, rounds) {
-  const a = makeA(1);
-  const b = makeB(2);
-  const P = game.numPlayers;
-  const lineup = Array.from({ length: P }, (_, i) => (i === 0 ? a : b));
-  const m = { a: { score: [], exact: [] }, b: { score: [], exact: [] }, diffScore: [], diffExact: [] };
-  const start = performance.now();
-  await playArena(game, lineup, rounds, {
-    seed: 2024,
-    onGameEnd: (state, seatAgent) => {
-      let bScore = 0;
-      let bExact = 0;
-      let aScore = 0;
-      let aExact = 0;
-      for (let seat = 0; seat < P; seat++) {
-        const o = blobOutcomeMetrics(game.config, state, seat);
-        const side = seatAgent[seat] === 0 ? m.a : m.b;
-        side.score.push(o.scorePerRound);
-        side.exact.push(o.bidAccuracy);
-        if (seatAgent[seat] === 0) {
-          aScore = o.scorePerRound;
-          aExact = o.bidAccuracy;
-        } else {
-          bScore += o.scorePerRound / (P - 1);
-          bExact += o.bidAccuracy / (P - 1);
-        }
-      }
-      m.diffScore.push(aScore - bScore);
-      m.diffExact.push(aExact - bExact);
-    },
-  });
-  return {
-    comparison: name,
-    rounds,
-    seconds: +((performance.now() - start) / 1000).toFixed(1),
-    a: { agent: a.name, scorePerRound: summarize(m.a.score), bidAccuracy: summarize(m.a.exact) },
-    b: { agent: b.name, scorePerRound: summarize(m.b.score), bidAccuracy: summarize(m.b.exact) },
-    aMinusB: { scorePerRound: summarize(m.diffScore), bidAccuracy: summarize(m.diffExact) },
-  };
-}
+// Each baseline's two agents are built with seeds 1 and 2.
+const compare = (name, makeA, makeB, rounds) => blobMatch(game, name, makeA(1), makeB(2), rounds);
 
 const rolloutMcts = (seed) => {
   const engine = createSearchEngine(game, new RolloutEvaluator(game, seed), 64, { simulations: 30, dirichletEpsilon: 0, nodeCapacity: 4096, seed }, { determinizations: 3 });

@@ -19,6 +19,22 @@ function sum(a: Float32Array): number {
   return a.reduce((x, y) => x + y, 0);
 }
 
+/** Tic-tac-toe whose masker also lists its legal actions, in increasing or reversed order. */
+function tttListingLegalActions(order: 'increasing' | 'reversed'): typeof ttt {
+  return {
+    ...ttt,
+    masker: {
+      actionSize: 9,
+      fillMask: ttt.masker.fillMask,
+      legalActions(s: TttState): ArrayLike<number> {
+        const legal: number[] = [];
+        for (let a = 0; a < 9; a++) if (s.winner < 0 && s.board[a] === 0) legal.push(a);
+        return order === 'increasing' ? legal : legal.reverse();
+      },
+    },
+  };
+}
+
 /** Records every batch size it is called with; answers with a uniform prior and zero value. */
 class RecordingEvaluator<S> implements Evaluator<S> {
   readonly needsInputs = true;
@@ -315,18 +331,6 @@ describe('BatchedMcts bookkeeping', () => {
         batch.values.fill(0, 0, batch.count * 2);
       },
     };
-    const withList = (order: 'increasing' | 'reversed') => ({
-      ...ttt,
-      masker: {
-        actionSize: 9,
-        fillMask: ttt.masker.fillMask,
-        legalActions(s: TttState): ArrayLike<number> {
-          const legal: number[] = [];
-          for (let a = 0; a < 9; a++) if (s.winner < 0 && s.board[a] === 0) legal.push(a);
-          return order === 'increasing' ? legal : legal.reverse();
-        },
-      },
-    });
     const visits = async (game: typeof ttt, simulations: number): Promise<number[]> => {
       const search = new BatchedMcts(game, graded, 1, { simulations, dirichletEpsilon: 0, leavesPerTree: 4 });
       search.setRoot(0, tttFromString('X...O....', 0));
@@ -335,7 +339,7 @@ describe('BatchedMcts bookkeeping', () => {
     };
     // Listed in increasing order, children come in the mask's order: the very same search.
     const fromMask = await visits(ttt, 200);
-    expect(await visits(withList('increasing'), 200)).toEqual(fromMask);
+    expect(await visits(tttListingLegalActions('increasing'), 200)).toEqual(fromMask);
     expect(sum(Float32Array.from(fromMask))).toBe(199);
     // The list is what expand uses: listed in reverse, the first child (and so the first pick among
     // equal scores) is the last action. With a uniform prior the second simulation picks child 0.
@@ -346,22 +350,11 @@ describe('BatchedMcts bookkeeping', () => {
       return argmax(search.visitCounts(0, new Float32Array(9)));
     };
     expect(await first(ttt)).toBe(0);
-    expect(await first(withList('reversed'))).toBe(8);
+    expect(await first(tttListingLegalActions('reversed'))).toBe(8);
   });
 
   it('fills the masks only for an evaluator that reads them, or when expansion needs them (no legalActions)', async () => {
-    const listed = {
-      ...ttt,
-      masker: {
-        actionSize: 9,
-        fillMask: ttt.masker.fillMask,
-        legalActions(s: TttState): ArrayLike<number> {
-          const legal: number[] = [];
-          for (let a = 0; a < 9; a++) if (s.winner < 0 && s.board[a] === 0) legal.push(a);
-          return legal;
-        },
-      },
-    };
+    const listed = tttListingLegalActions('increasing');
     const graded = (needsMasks: boolean | undefined, seen: { marked: number }): Evaluator<TttState> => ({
       needsInputs: false,
       ...(needsMasks === undefined ? {} : { needsMasks }),

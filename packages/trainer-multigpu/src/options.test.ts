@@ -3,7 +3,7 @@ import { ticTacToePlugin } from '@az/game-tictactoe';
 import { UniformEvaluator, BatchedMcts, defaultPlaySimulations } from '@az/mcts';
 import { createSearchEngine } from '@az/imperfect-info';
 import type { GamePlugin } from '@az/core';
-import { learningRateAt, resolveTrainOptions, selfPlaySettings } from './options.js';
+import { learningRateAt, networkFrom, resolveTrainOptions, selfPlaySettings } from './options.js';
 import { hiddenInformationSearchFrom, searchConfigFrom } from './search-settings.js';
 
 describe('resolveTrainOptions: determinizations and the game’s training config', () => {
@@ -14,6 +14,16 @@ describe('resolveTrainOptions: determinizations and the game’s training config
     expect(resolveTrainOptions({ game: 'tictactoe' }, withHints({ determinizations: 5 })).determinizations).toBe(5);
     expect(resolveTrainOptions({ game: 'tictactoe', determinizations: 2 }, withHints({ determinizations: 5 })).determinizations).toBe(2);
     expect(() => resolveTrainOptions({ game: 'tictactoe', determinizations: 0 }, withHints({}))).toThrow(/determinizations/);
+  });
+
+  it('takes a resnet tower from the user and keeps the game’s head settings; another kind replaces the spec', () => {
+    const game = { kind: 'resnet', filters: 16, blocks: 2, valueHead: 'pool', valueFilters: 32 } as const;
+    const hints = withHints({ network: game });
+    expect(resolveTrainOptions({ game: 'tictactoe' }, hints).network).toEqual(game);
+    expect(resolveTrainOptions({ game: 'tictactoe', network: { kind: 'resnet', filters: 24, blocks: 3 } }, hints).network)
+      .toEqual({ kind: 'resnet', filters: 24, blocks: 3, valueHead: 'pool', valueFilters: 32 });
+    expect(resolveTrainOptions({ game: 'tictactoe', network: { kind: 'mlp', hidden: [64] } }, hints).network).toEqual({ kind: 'mlp', hidden: [64] });
+    expect(networkFrom(undefined, undefined)).toEqual({ kind: 'mlp', hidden: [128, 128] });
   });
 
   it('turns the learning techniques on from the user or the game’s hints, off by default, and checks their ranges', () => {

@@ -115,13 +115,24 @@ export const FRAMEWORK_TRAIN_DEFAULTS = {
   seed: 1,
 } as const;
 
+/**
+ * The user's architecture over the game's. A user's resnet (`--network resnet:32x3` gives only the tower)
+ * keeps the game's head settings (pooled value head, head widths), since those were chosen for the game's
+ * board, not for one tower size; any other change of kind replaces the game's spec whole.
+ */
+export function networkFrom(user: NetworkSpec | undefined, game: NetworkSpec | undefined): NetworkSpec {
+  if (user === undefined) return game ?? { kind: 'mlp', hidden: [128, 128] };
+  if (user.kind === 'resnet' && game?.kind === 'resnet') return { ...game, ...user };
+  return user;
+}
+
 /** Merges user options over the game's training hints over the framework defaults. */
 export function resolveTrainOptions(input: TrainOptionsInput, plugin: GamePlugin): TrainOptions {
   const hints = plugin.training ?? {};
   const d = FRAMEWORK_TRAIN_DEFAULTS;
   const maxLen = plugin.traits.maxGameLength;
   const simulations = input.simulations ?? hints.simulations ?? d.simulations;
-  const network: NetworkSpec = input.network ?? hints.network ?? { kind: 'mlp', hidden: [128, 128] };
+  const network = networkFrom(input.network, hints.network);
   const learningRate = input.learningRate ?? d.learningRate;
   const leafValues = input.leafValues ?? hints.leafValues ?? 'playouts';
   const options: TrainOptions = {

@@ -95,7 +95,7 @@ export const trainSpec = {
     replay: { type: 'int', min: 1, description: 'replay buffer capacity (positions)' },
     'eval-games': { type: 'int', min: 0, description: 'arena games per opponent after each iteration (0 = skip)' },
     'eval-sims': { type: 'int', min: 1, description: 'simulations per move in evaluation (default: --sims)' },
-    network: { type: 'string', description: "architecture: 'mlp:128,128' or 'resnet:FILTERSxBLOCKS' (e.g. resnet:64x4)", placeholder: 'SPEC' },
+    network: { type: 'string', description: "architecture: 'mlp:128,128' or 'resnet:FILTERSxBLOCKS' (e.g. resnet:64x4; over a game's resnet, its head settings are kept)", placeholder: 'SPEC' },
     backend: {
       type: 'enum',
       values: BACKEND_CHOICES,

@@ -74,6 +74,7 @@ export {
   type OnnxExecutionProvider,
   type OnnxBackendName,
   type OnnxSessionOptions,
+  type OnnxThread,
 } from './onnx-model.js';
 export {
   createInferenceModelFor,

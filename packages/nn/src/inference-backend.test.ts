@@ -7,7 +7,7 @@ import { loadCheckpoint, saveCheckpoint } from './checkpoint.js';
 import { createInferenceModelFor, openCheckpointInference, splitBackendChoice } from './inference-backend.js';
 import { buildModel } from './model.js';
 import { exportOnnx } from './onnx-export.js';
-import { OnnxUnavailableError, setOnnxRuntimeImporterForTests } from './onnx-model.js';
+import { OnnxInferenceModel, OnnxUnavailableError, setOnnxRuntimeImporterForTests } from './onnx-model.js';
 import type { InferenceModel, NetworkConfig } from '@az/core';
 import { TfjsInferenceModel } from './tfjs-model.js';
 import { TINY_RESNET, randomArray } from './test-nets.js';
@@ -51,12 +51,16 @@ describe('createInferenceModelFor', () => {
     const reference = new TfjsInferenceModel(model, config, { ownsModel: false });
     const expected = await outputs(reference, config, input, 4);
     const onnx = await createInferenceModelFor(model, config, { threads: 1 });
+    const inWorker = await createInferenceModelFor(model, config, { threads: 1, onnxThread: 'worker' });
     expect(onnx.backendName).toBe('onnx');
+    expect([(onnx as OnnxInferenceModel).thread, (inWorker as OnnxInferenceModel).thread]).toEqual(['main', 'worker']);
     expectClose(await outputs(onnx, config, input, 4), expected);
+    expect(await outputs(inWorker, config, input, 4)).toEqual(await outputs(onnx, config, input, 4));
     // Later changes to the tfjs weights do not reach the session.
     model.setWeights(model.getWeights().map((w) => w.mul(0.5)));
     expectClose(await outputs(onnx, config, input, 4), expected);
     onnx.dispose();
+    inWorker.dispose();
     model.dispose();
   });
 
@@ -133,6 +137,10 @@ describe('checkpoints and onnx', () => {
       expectClose(await outputs(opened.inference, config, input, 4), expected);
       opened.inference.dispose();
     }
+    const inWorker = await openCheckpointInference(dir, { backend: 'onnx', threads: 1, onnxThread: 'worker', expect: { gameId: 'g' } });
+    expect((inWorker.inference as OnnxInferenceModel).thread).toBe('worker');
+    expectClose(await outputs(inWorker.inference, config, input, 4), expected);
+    inWorker.inference.dispose();
     const tfjs = await openCheckpointInference(dir, { backend: 'tfjs' });
     expect(tfjs.source).toBe('tfjs');
     expect(tfjs.inference.backendName).toBe('cpu');

@@ -17,7 +17,7 @@ import { join, resolve } from 'node:path';
 import { BACKEND_NAMES, currentBackend, initBackend, type BackendName } from './backend.js';
 import { ONNX_MODEL_FILE, loadCheckpoint, readCheckpointManifest, verifyCheckpointFiles, type CheckpointExpectation, type CheckpointManifest } from './checkpoint.js';
 import { exportOnnx } from './onnx-export.js';
-import { OnnxInferenceModel, OnnxUnavailableError } from './onnx-model.js';
+import { OnnxInferenceModel, OnnxUnavailableError, type OnnxThread } from './onnx-model.js';
 import type { InferenceModel, NetworkConfig } from '@az/core';
 import type { tf } from './tf.js';
 import { TfjsInferenceModel } from './tfjs-model.js';
@@ -46,6 +46,8 @@ export interface InferenceModelOptions {
   readonly backend?: InferenceBackendName;
   /** onnxruntime intra-op threads (default: the cores available to the process; 1 per process when N processes share N cores). */
   readonly threads?: number;
+  /** Which thread runs onnxruntime (default 'main'; see `OnnxThread`). tfjs ignores it. */
+  readonly onnxThread?: OnnxThread;
   /**
    * Whether the returned model may take the LayersModel (default false). With onnx the graph holds a copy of
    * the weights, so an owned LayersModel is disposed at once; with tfjs, `dispose()` disposes it.
@@ -69,7 +71,7 @@ export async function createInferenceModelFor(model: tf.LayersModel, config: Net
   if (backend !== 'tfjs') {
     try {
       const graph = options.onnx ?? exportOnnx(model, config);
-      const onnx = await openOnnx(graph, config, backend, options.threads);
+      const onnx = await openOnnx(graph, config, backend, options);
       if (ownsModel) model.dispose();
       return onnx;
     } catch (err) {
@@ -81,8 +83,13 @@ export async function createInferenceModelFor(model: tf.LayersModel, config: Net
 }
 
 /** onnxruntime on the chosen provider ('auto' means the CPU). */
-function openOnnx(graph: Uint8Array | string, config: NetworkConfig, backend: Exclude<InferenceBackendName, 'tfjs'>, threads: number | undefined): Promise<OnnxInferenceModel> {
-  return OnnxInferenceModel.create(graph, config, { threads, executionProvider: backend === 'onnx-cuda' ? 'cuda' : 'cpu' });
+function openOnnx(
+  graph: Uint8Array | string,
+  config: NetworkConfig,
+  backend: Exclude<InferenceBackendName, 'tfjs'>,
+  options: Pick<InferenceModelOptions, 'threads' | 'onnxThread'>,
+): Promise<OnnxInferenceModel> {
+  return OnnxInferenceModel.create(graph, config, { threads: options.threads, thread: options.onnxThread, executionProvider: backend === 'onnx-cuda' ? 'cuda' : 'cpu' });
 }
 
 export interface CheckpointInferenceOptions extends Omit<InferenceModelOptions, 'ownsModel' | 'onnx'> {
@@ -113,7 +120,7 @@ export async function openCheckpointInference(dir: string, options: CheckpointIn
   const log = options.log ?? console.warn;
   if (backend !== 'tfjs' && existsSync(onnxPath)) {
     try {
-      return { manifest, inference: await openOnnx(onnxPath, manifest.network, backend, options.threads), source: ONNX_MODEL_FILE };
+      return { manifest, inference: await openOnnx(onnxPath, manifest.network, backend, options), source: ONNX_MODEL_FILE };
     } catch (err) {
       if (!(err instanceof OnnxUnavailableError)) {
         // A graph onnxruntime refuses (corrupt file, written by a future az): export the tfjs weights instead.

@@ -3,14 +3,17 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { initBackend } from './backend.js';
 import { buildModel } from './model.js';
 import { exportOnnx } from './onnx-export.js';
-import { OnnxInferenceModel, OnnxUnavailableError, onnxRuntimeStatus, setOnnxRuntimeImporterForTests } from './onnx-model.js';
+import { OnnxInferenceModel, OnnxUnavailableError, onnxRuntimeStatus, setOnnxRuntimeImporterForTests, setOnnxWorkerFaultForTests } from './onnx-model.js';
 import { TINY_MLP, TINY_RESNET, randomArray } from './test-nets.js';
 
 describe('OnnxInferenceModel', () => {
   beforeAll(async () => {
     await initBackend('cpu');
   });
-  afterEach(() => setOnnxRuntimeImporterForTests(null));
+  afterEach(() => {
+    setOnnxRuntimeImporterForTests(null);
+    setOnnxWorkerFaultForTests(undefined);
+  });
 
   it('loads the CPU library shipped in node_modules and runs a session', async () => {
     expect(await onnxRuntimeStatus()).toMatchObject({ available: true, version: expect.stringMatching(/^1\.\d+\.\d+/) });
@@ -97,5 +100,89 @@ describe('OnnxInferenceModel', () => {
       throw Object.assign(new Error("Cannot find package 'onnxruntime-node' imported from x"), { code: 'ERR_MODULE_NOT_FOUND' });
     });
     await expect(OnnxInferenceModel.create(graph, TINY_MLP)).rejects.toThrow(/needs onnxruntime-node, which is not installed .*ONNXRUNTIME_NODE_INSTALL=skip npm install onnxruntime-node/);
+  });
+
+  describe("thread 'worker'", () => {
+    it('gives bitwise the same outputs as the in-thread session, at growing and shrinking batch sizes', async () => {
+      for (const config of [TINY_RESNET, TINY_MLP]) {
+        const model = buildModel(config, { seed: 4 });
+        const graph = exportOnnx(model, config);
+        model.dispose();
+        const main = await OnnxInferenceModel.create(graph, config, { threads: 1 });
+        const worker = await OnnxInferenceModel.create(graph, config, { threads: 1, thread: 'worker' });
+        expect([main.thread, worker.thread, worker.backendName]).toEqual(['main', 'worker', 'onnx']);
+        const inputSize = config.inputShape.reduce((a, b) => a * b, 1);
+        const input = randomArray(40 * inputSize, 5);
+        for (const count of [3, 1, 40, 7]) {
+          const outs = [main, worker].map(() => ({ policy: new Float32Array(41 * config.actionSize).fill(NaN), value: new Float32Array(41 * 2).fill(NaN) }));
+          await main.predict(input, count, outs[0]!.policy, outs[0]!.value);
+          await worker.predict(input, count, outs[1]!.policy, outs[1]!.value);
+          // Bitwise, NaN padding included (toEqual on Float32Arrays compares every element with Object.is).
+          expect(new Uint32Array(outs[1]!.policy.buffer)).toEqual(new Uint32Array(outs[0]!.policy.buffer));
+          expect(new Uint32Array(outs[1]!.value.buffer)).toEqual(new Uint32Array(outs[0]!.value.buffer));
+          expect(outs[1]!.policy.subarray(count * config.actionSize).every(Number.isNaN)).toBe(true);
+        }
+        main.dispose();
+        worker.dispose();
+      }
+    });
+
+    it('runs overlapping calls one after the other, each with its own buffers', async () => {
+      const model = buildModel(TINY_MLP, { seed: 6 });
+      const graph = exportOnnx(model, TINY_MLP);
+      model.dispose();
+      const main = await OnnxInferenceModel.create(graph, TINY_MLP, { threads: 1 });
+      const worker = await OnnxInferenceModel.create(graph, TINY_MLP, { threads: 1, thread: 'worker' });
+      const inputs = [randomArray(4 * 5, 7), randomArray(9 * 5, 8), randomArray(2 * 5, 9)];
+      const counts = [4, 9, 2];
+      const run = (m: OnnxInferenceModel): Promise<Float32Array[]> =>
+        Promise.all(
+          inputs.map(async (input, i) => {
+            const policy = new Float32Array(counts[i]! * 4);
+            await m.predict(input, counts[i]!, policy, new Float32Array(counts[i]! * 2));
+            return policy;
+          }),
+        );
+      expect(await run(worker)).toEqual(await run(main));
+      main.dispose();
+      worker.dispose();
+    });
+
+    it('ends its worker thread on dispose, after the run under way', async () => {
+      const { threadId } = await import('node:worker_threads');
+      const graph = exportOnnx(buildModel(TINY_MLP, { seed: 1 }), TINY_MLP);
+      const onnx = await OnnxInferenceModel.create(graph, TINY_MLP, { threads: 1, thread: 'worker' });
+      const runner = (onnx as unknown as { runner: { worker: import('node:worker_threads').Worker } }).runner;
+      expect(runner.worker.threadId).not.toBe(threadId);
+      const exited = new Promise<number>((resolve) => runner.worker.once('exit', resolve));
+      const input = randomArray(2 * 5, 1);
+      const running = onnx.predict(input, 2, new Float32Array(8), new Float32Array(4));
+      onnx.dispose();
+      await running; // asked for before dispose: it completes
+      expect(await exited).toBe(0);
+      await expect(onnx.predict(input, 1, new Float32Array(4), new Float32Array(2))).rejects.toThrow(/after dispose/);
+    });
+
+    it('reports a graph onnxruntime refuses, or one that does not fit the config, as the in-thread path does', async () => {
+      await expect(OnnxInferenceModel.create(new Uint8Array([1, 2, 3]), TINY_MLP, { threads: 1, thread: 'worker' })).rejects.toThrow(/onnxruntime cannot open the network/);
+      const graph = exportOnnx(buildModel(TINY_MLP, { seed: 1 }), TINY_MLP);
+      await expect(OnnxInferenceModel.create(graph, { ...TINY_MLP, actionSize: 6 }, { threads: 1, thread: 'worker' })).rejects.toThrow(/policy output \[batch, 4\] does not have actionSize 6/);
+      await expect(OnnxInferenceModel.create(graph, TINY_MLP, { thread: 'gpu' as 'worker' })).rejects.toThrow(/onnx thread must be 'main' or 'worker'/);
+    });
+
+    it.each([
+      ['run', /onnxruntime failed on net-7 \(worker thread\): injected fault in run/],
+      ['crash', /onnxruntime worker thread for net-7 failed: injected crash/],
+      ['exit', /onnxruntime worker thread for net-7 ended unexpectedly \(exit code 3\)/],
+    ] as const)('turns a worker that fails (%s) into rejected predictions naming the network, not a hang', async (fault, message) => {
+      setOnnxWorkerFaultForTests(fault);
+      const graph = exportOnnx(buildModel(TINY_MLP, { seed: 1 }), TINY_MLP);
+      const onnx = await OnnxInferenceModel.create(graph, TINY_MLP, { threads: 1, thread: 'worker', name: 'net-7' });
+      const input = randomArray(2 * 5, 1);
+      await expect(onnx.predict(input, 2, new Float32Array(8), new Float32Array(4))).rejects.toThrow(message);
+      // The fault repeats on every run ('run'), or the worker is gone: every later call fails the same way.
+      await expect(onnx.predict(input, 1, new Float32Array(4), new Float32Array(2))).rejects.toThrow(message);
+      onnx.dispose();
+    });
   });
 });

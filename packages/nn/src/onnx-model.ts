@@ -11,13 +11,26 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import type * as Ort from 'onnxruntime-node';
 import { POLICY_OUTPUT_NAME, VALUE_OUTPUT_NAME } from './model.js';
 import { ONNX_INPUT_NAME } from './onnx-export.js';
+import type { OnnxValueMetadata, OnnxWorkerFault, OnnxWorkerInit, OnnxWorkerReply, OnnxWorkerRequest } from './onnx-worker-protocol.js';
 import type { InferenceModel, NetworkConfig } from '@az/core';
 
 /** Where onnxruntime runs the graph: its bundled CPU provider, or CUDA 12 (Linux x64, NVIDIA GPU). */
 export type OnnxExecutionProvider = 'cpu' | 'cuda';
+
+/**
+ * Which thread runs onnxruntime. 'main': the calling thread, in `predict`. 'worker': a worker thread of
+ * its own, with the batch passed through shared memory (two copies of each input and output a call).
+ * onnxruntime-node allocates a new ArrayBuffer for every output of every run (9.5 MB a call for chess
+ * at 512 positions); in the worker those allocations are collected on the worker's nearly empty heap
+ * instead of the caller's, where a search's trees make each young-generation collection expensive (see
+ * docs/performance.md).
+ */
+export type OnnxThread = 'main' | 'worker';
 
 /** The inference backend names an ONNX session reports ('onnx' on the CPU). */
 export type OnnxBackendName = 'onnx' | 'onnx-cuda';
@@ -33,6 +46,16 @@ export interface OnnxSessionOptions {
   readonly executionProvider?: OnnxExecutionProvider;
   /** CUDA only: which GPU (default 0; CUDA_VISIBLE_DEVICES applies first). */
   readonly deviceId?: number;
+  /** Which thread runs onnxruntime (default 'main'). */
+  readonly thread?: OnnxThread;
+  /** The network's name in error messages (default: the graph's path, or "the network"). */
+  readonly name?: string;
+}
+
+let workerFault: OnnxWorkerFault | undefined;
+/** Makes workers started from now on fail as told (undefined: no fault). For tests; not part of the public API. */
+export function setOnnxWorkerFaultForTests(fault: OnnxWorkerFault | undefined): void {
+  workerFault = fault;
 }
 
 /** onnxruntime-node (or its CUDA provider) cannot be used here; the message says why and what to do. */
@@ -156,18 +179,37 @@ export function onnxThreads(threads: number | undefined): number {
   return n;
 }
 
+/** What `graphMismatch` reads of a session: its inputs' and outputs' names and shapes. */
+interface SessionSignature {
+  readonly inputNames: readonly string[];
+  readonly outputNames: readonly string[];
+  readonly inputMetadata: readonly OnnxValueMetadata[];
+  readonly outputMetadata: readonly OnnxValueMetadata[];
+}
+
+/** Runs a batch on an open session, in this thread or another. */
+interface OnnxRunner {
+  readonly signature: SessionSignature;
+  run(input: Float32Array, count: number, policyOut: Float32Array, valueOut: Float32Array): Promise<void>;
+  release(): void;
+}
+
+/** Raised inside the runners when onnxruntime cannot create the session; `create` words it. */
+class SessionOpenError extends Error {}
+
 export class OnnxInferenceModel implements InferenceModel {
   readonly backendName: OnnxBackendName;
   private readonly inputSize: number;
   private disposed = false;
 
   private constructor(
-    private readonly ort: OrtModule,
-    private readonly session: Ort.InferenceSession,
+    private readonly runner: OnnxRunner,
     readonly config: NetworkConfig,
     /** Intra-op threads of the session. */
     readonly threads: number,
     executionProvider: OnnxExecutionProvider,
+    /** The thread onnxruntime runs on. */
+    readonly thread: OnnxThread,
   ) {
     this.backendName = executionProvider === 'cuda' ? 'onnx-cuda' : 'onnx';
     this.inputSize = config.inputShape.reduce((a, b) => a * b, 1);
@@ -181,6 +223,10 @@ export class OnnxInferenceModel implements InferenceModel {
   static async create(graph: Uint8Array | string, config: NetworkConfig, options: OnnxSessionOptions = {}): Promise<OnnxInferenceModel> {
     const provider = options.executionProvider ?? 'cpu';
     const threads = onnxThreads(options.threads);
+    const thread = options.thread ?? 'main';
+    if (thread !== 'main' && thread !== 'worker') throw new RangeError(`onnx thread must be 'main' or 'worker' (got '${String(thread)}')`);
+    const name = options.name ?? (typeof graph === 'string' ? graph : 'the network');
+    // Loaded here in both cases, so that a missing or broken onnxruntime is an OnnxUnavailableError.
     const ort = await loadOnnxRuntime().catch((err: unknown) => {
       if (err instanceof OnnxUnavailableError && provider === 'cuda') throw new OnnxUnavailableError('onnx-cuda', err.message);
       throw err;
@@ -196,40 +242,78 @@ export class OnnxInferenceModel implements InferenceModel {
       // (which runs between network calls) needs.
       extra: { session: { intra_op: { allow_spinning: '0' } } },
     };
-    let session: Ort.InferenceSession;
+    let runner: OnnxRunner;
     try {
-      session =
-        typeof graph === 'string' ? await ort.InferenceSession.create(graph, sessionOptions) : await ort.InferenceSession.create(graph, sessionOptions);
+      runner = thread === 'worker' ? await OnnxWorkerRunner.start(graph, config, sessionOptions, name) : await InThreadRunner.open(ort, graph, config, sessionOptions);
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
+      if (!(err instanceof SessionOpenError)) throw err;
       if (provider === 'cuda') {
         throw new OnnxUnavailableError(
           'onnx-cuda',
-          `--backend onnx-cuda: onnxruntime could not start its CUDA provider (${message}); it needs an NVIDIA GPU with CUDA 12 and cuDNN 9 libraries on the library path, or use --backend onnx`,
+          `--backend onnx-cuda: onnxruntime could not start its CUDA provider (${err.message}); it needs an NVIDIA GPU with CUDA 12 and cuDNN 9 libraries on the library path, or use --backend onnx`,
         );
       }
-      throw new Error(`onnxruntime cannot open the network${typeof graph === 'string' ? ` ${graph}` : ''}: ${message}`);
+      throw new Error(`onnxruntime cannot open the network${typeof graph === 'string' ? ` ${graph}` : ''}: ${err.message}`);
     }
-    const problem = graphMismatch(session, config);
+    const problem = graphMismatch(runner.signature, config);
     if (problem) {
-      void session.release();
+      runner.release();
       throw new Error(`the ONNX graph does not fit the network config: ${problem}`);
     }
-    return new OnnxInferenceModel(ort, session, config, threads, provider);
+    return new OnnxInferenceModel(runner, config, threads, provider, thread);
   }
 
   /**
    * Evaluates `count` positions stored back to back in `input` (encoder layout), writing `count * actionSize`
    * logits to `policyOut` and `count * numSeats` values to `valueOut`. Nothing is kept between calls.
+   * Calls may overlap; they run one after the other.
    */
   async predict(input: Float32Array, count: number, policyOut: Float32Array, valueOut: Float32Array): Promise<void> {
     if (this.disposed) throw new Error('OnnxInferenceModel.predict called after dispose()');
     if (!Number.isInteger(count) || count < 0) throw new RangeError(`predict: count must be a non-negative integer (got ${count})`);
     if (count === 0) return;
-    const { actionSize, numSeats, inputShape } = this.config;
+    const { actionSize, numSeats } = this.config;
     requireLength('input', input, count * this.inputSize, count);
     requireLength('policyOut', policyOut, count * actionSize, count);
     requireLength('valueOut', valueOut, count * numSeats, count);
+    await this.runner.run(input, count, policyOut, valueOut);
+  }
+
+  /** Releases the session; with thread 'worker', the worker thread ends once a run under way has finished. */
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.runner.release();
+  }
+}
+
+/** onnxruntime in the calling thread. */
+class InThreadRunner implements OnnxRunner {
+  private readonly inputSize: number;
+
+  private constructor(
+    private readonly ort: OrtModule,
+    private readonly session: Ort.InferenceSession,
+    private readonly config: NetworkConfig,
+  ) {
+    this.inputSize = config.inputShape.reduce((a, b) => a * b, 1);
+  }
+
+  static async open(ort: OrtModule, graph: Uint8Array | string, config: NetworkConfig, options: Ort.InferenceSession.SessionOptions): Promise<InThreadRunner> {
+    try {
+      const session = typeof graph === 'string' ? await ort.InferenceSession.create(graph, options) : await ort.InferenceSession.create(graph, options);
+      return new InThreadRunner(ort, session, config);
+    } catch (err) {
+      throw new SessionOpenError(errorMessage(err));
+    }
+  }
+
+  get signature(): SessionSignature {
+    return this.session;
+  }
+
+  async run(input: Float32Array, count: number, policyOut: Float32Array, valueOut: Float32Array): Promise<void> {
+    const { actionSize, numSeats, inputShape } = this.config;
     // The tensors view the caller's buffers (no copy); onnxruntime reads the input and writes the outputs
     // in place during run, which the caller awaits. Pre-allocated outputs spare a 4,672-float-a-position
     // copy for chess (9.5 MB a call at 512 positions) out of the tensors onnxruntime would otherwise return.
@@ -242,18 +326,173 @@ export class OnnxInferenceModel implements InferenceModel {
     await this.session.run({ [ONNX_INPUT_NAME]: x }, fetches);
   }
 
-  dispose(): void {
-    if (this.disposed) return;
-    this.disposed = true;
+  release(): void {
     void this.session.release();
   }
 }
 
+/** The worker thread's script: next to this module once built; the built copy when running from source (tests). */
+function onnxWorkerScript(): string {
+  const here = fileURLToPath(import.meta.url);
+  if (!here.endsWith('.ts')) return fileURLToPath(new URL('./onnx-worker.js', import.meta.url));
+  const built = fileURLToPath(new URL('../dist/onnx-worker.js', import.meta.url));
+  if (!existsSync(built)) throw new Error(`the onnxruntime worker ${built} is missing: build @az/nn first (npx turbo run build --filter=@az/nn)`);
+  return built;
+}
+
+interface Pending {
+  readonly resolve: () => void;
+  readonly reject: (err: Error) => void;
+}
+
+/**
+ * onnxruntime in a worker thread of its own. One run at a time: each copies the inputs into shared
+ * memory, posts the count, and copies the outputs out when the worker answers. A worker that fails or
+ * ends rejects the run under way and every later one with an Error naming the network; an idle worker
+ * does not keep the process alive.
+ */
+class OnnxWorkerRunner implements OnnxRunner {
+  private readonly inputSize: number;
+  private capacity = 0;
+  private input = new Float32Array(new SharedArrayBuffer(0));
+  private policy = new Float32Array(new SharedArrayBuffer(0));
+  private value = new Float32Array(new SharedArrayBuffer(0));
+  private pending: Pending | null = null;
+  /** Why the worker can no longer run anything (set once). */
+  private failure: Error | null = null;
+  private closing = false;
+  /** The runs, one after the other. */
+  private queue: Promise<void> = Promise.resolve();
+
+  private constructor(
+    private readonly worker: Worker,
+    readonly signature: SessionSignature,
+    private readonly config: NetworkConfig,
+    private readonly name: string,
+  ) {
+    this.inputSize = config.inputShape.reduce((a, b) => a * b, 1);
+    worker.on('message', (reply: OnnxWorkerReply) => {
+      const pending = this.pending;
+      if (pending === null) return;
+      this.pending = null;
+      if (reply.type === 'done') pending.resolve();
+      else if (reply.type === 'error') pending.reject(new Error(`onnxruntime failed on ${this.name} (worker thread): ${reply.message}`));
+    });
+    worker.on('error', (err) => this.fail(new Error(`the onnxruntime worker thread for ${this.name} failed: ${err.message}`)));
+    worker.on('exit', (code) => {
+      if (!this.closing) this.fail(new Error(`the onnxruntime worker thread for ${this.name} ended unexpectedly (exit code ${code})`));
+      else this.fail(new Error(`the onnxruntime worker thread for ${this.name} was closed`));
+    });
+    worker.unref();
+  }
+
+  static start(graph: Uint8Array | string, config: NetworkConfig, sessionOptions: Ort.InferenceSession.SessionOptions, name: string): Promise<OnnxWorkerRunner> {
+    const init: OnnxWorkerInit = {
+      graph: typeof graph === 'string' ? graph : graph.slice(),
+      sessionOptions: sessionOptions as Readonly<Record<string, unknown>>,
+      inputName: ONNX_INPUT_NAME,
+      policyName: POLICY_OUTPUT_NAME,
+      valueName: VALUE_OUTPUT_NAME,
+      inputShape: config.inputShape,
+      ...(workerFault ? { fault: workerFault } : {}),
+    };
+    const worker = new Worker(onnxWorkerScript(), { workerData: init, transferList: typeof init.graph === 'string' ? [] : [init.graph.buffer as ArrayBuffer] });
+    return new Promise<OnnxWorkerRunner>((resolve, reject) => {
+      const cleanup = (): void => {
+        worker.off('message', onMessage);
+        worker.off('error', onError);
+        worker.off('exit', onExit);
+      };
+      const onMessage = (reply: OnnxWorkerReply): void => {
+        cleanup();
+        if (reply.type === 'ready') {
+          resolve(new OnnxWorkerRunner(worker, reply, config, name));
+        } else {
+          void worker.terminate();
+          reject(reply.type === 'failed' ? new SessionOpenError(reply.message) : new Error(`the onnxruntime worker thread for ${name} answered '${reply.type}' before it was ready`));
+        }
+      };
+      const onError = (err: Error): void => {
+        cleanup();
+        void worker.terminate();
+        reject(new Error(`the onnxruntime worker thread for ${name} failed to start: ${err.message}`));
+      };
+      const onExit = (code: number): void => {
+        cleanup();
+        reject(new Error(`the onnxruntime worker thread for ${name} ended before it was ready (exit code ${code})`));
+      };
+      worker.on('message', onMessage);
+      worker.on('error', onError);
+      worker.on('exit', onExit);
+    });
+  }
+
+  run(input: Float32Array, count: number, policyOut: Float32Array, valueOut: Float32Array): Promise<void> {
+    const result = this.queue.then(() => this.runNow(input, count, policyOut, valueOut));
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  private async runNow(input: Float32Array, count: number, policyOut: Float32Array, valueOut: Float32Array): Promise<void> {
+    if (this.failure) throw this.failure;
+    const { actionSize, numSeats } = this.config;
+    let request: OnnxWorkerRequest = { type: 'run', count };
+    if (count > this.capacity) {
+      // Grown to the batch asked for (the search's batches vary a little below their maximum).
+      const capacity = Math.max(count, Math.ceil(this.capacity * 1.25));
+      const buffers = {
+        capacity,
+        input: new SharedArrayBuffer(capacity * this.inputSize * 4),
+        policy: new SharedArrayBuffer(capacity * actionSize * 4),
+        value: new SharedArrayBuffer(capacity * numSeats * 4),
+      };
+      this.capacity = capacity;
+      this.input = new Float32Array(buffers.input);
+      this.policy = new Float32Array(buffers.policy);
+      this.value = new Float32Array(buffers.value);
+      request = { type: 'run', count, buffers };
+    }
+    this.input.set(input.subarray(0, count * this.inputSize));
+    const done = new Promise<void>((resolve, reject) => {
+      this.pending = { resolve, reject };
+    });
+    this.worker.ref(); // a run under way keeps the process alive
+    this.worker.postMessage(request);
+    try {
+      await done;
+    } finally {
+      this.worker.unref();
+    }
+    policyOut.set(this.policy.subarray(0, count * actionSize));
+    valueOut.set(this.value.subarray(0, count * numSeats));
+  }
+
+  private fail(err: Error): void {
+    this.failure ??= err;
+    const pending = this.pending;
+    this.pending = null;
+    pending?.reject(this.failure);
+  }
+
+  release(): void {
+    if (this.closing) return;
+    this.closing = true;
+    // After the runs already asked for; the worker releases the session and ends.
+    void this.queue.then(() => {
+      if (this.failure === null) this.worker.postMessage({ type: 'close' } satisfies OnnxWorkerRequest);
+    });
+  }
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
 /** Why a session's inputs/outputs do not fit `config`, or null when they do. */
-function graphMismatch(session: Ort.InferenceSession, config: NetworkConfig): string | null {
+function graphMismatch(session: SessionSignature, config: NetworkConfig): string | null {
   if (session.inputNames.length !== 1 || session.inputNames[0] !== ONNX_INPUT_NAME) return `expected one input '${ONNX_INPUT_NAME}', got [${session.inputNames.join(', ')}]`;
   for (const name of [POLICY_OUTPUT_NAME, VALUE_OUTPUT_NAME]) if (!session.outputNames.includes(name)) return `no output '${name}' (outputs: ${session.outputNames.join(', ')})`;
-  const dims = (meta: Ort.InferenceSession.ValueMetadata | undefined): readonly (number | string)[] | null => (meta && meta.isTensor ? meta.shape : null);
+  const dims = (meta: OnnxValueMetadata | undefined): readonly (number | string)[] | null => (meta && meta.isTensor && meta.shape ? meta.shape : null);
   const inputDims = dims(session.inputMetadata[0]);
   const want = ['batch', ...config.inputShape];
   if (inputDims && (inputDims.length !== want.length || inputDims.some((d, i) => i > 0 && d !== want[i]))) {

@@ -1,0 +1,59 @@
+/**
+ * The messages between `OnnxInferenceModel` (thread 'worker') and its worker thread (onnx-worker.ts).
+ * Types only: the worker imports nothing else from the package, so it never loads tfjs.
+ *
+ * The batch travels through SharedArrayBuffers: the calling thread writes the inputs, the worker copies
+ * them into a tensor of its own (onnxruntime-node refuses tensors over shared memory), runs the session
+ * and copies the outputs back. onnxruntime-node returns every output in a newly allocated ArrayBuffer;
+ * those allocations (9.5 MB a call for the chess policy at 512 positions) then land on the worker's
+ * small heap instead of the search's, whose young-generation collections they would otherwise trigger.
+ */
+
+/** What the worker is started with (`workerData`). */
+export interface OnnxWorkerInit {
+  /** The graph: a model.onnx path, or its bytes (a copy; the worker owns it). */
+  readonly graph: string | Uint8Array;
+  /** onnxruntime session options (plain data). */
+  readonly sessionOptions: Readonly<Record<string, unknown>>;
+  readonly inputName: string;
+  readonly policyName: string;
+  readonly valueName: string;
+  /** The input's shape without the batch dimension. */
+  readonly inputShape: readonly number[];
+  /** Test-only fault injection: 'run' fails a run, 'crash' throws outside any handler, 'exit' ends the thread. */
+  readonly fault?: OnnxWorkerFault;
+}
+
+export type OnnxWorkerFault = 'run' | 'crash' | 'exit';
+
+/** The batch buffers, for `capacity` positions; sent again whenever the calling thread grows them. */
+export interface OnnxWorkerBuffers {
+  readonly capacity: number;
+  readonly input: SharedArrayBuffer;
+  readonly policy: SharedArrayBuffer;
+  readonly value: SharedArrayBuffer;
+}
+
+/** Tensor metadata as the session reports it (the subset `graphMismatch` reads). */
+export interface OnnxValueMetadata {
+  readonly name: string;
+  readonly isTensor: boolean;
+  readonly shape?: readonly (number | string)[];
+}
+
+export type OnnxWorkerRequest =
+  | { readonly type: 'run'; readonly count: number; readonly buffers?: OnnxWorkerBuffers }
+  | { readonly type: 'close' };
+
+export type OnnxWorkerReply =
+  | {
+      readonly type: 'ready';
+      readonly inputNames: readonly string[];
+      readonly outputNames: readonly string[];
+      readonly inputMetadata: readonly OnnxValueMetadata[];
+      readonly outputMetadata: readonly OnnxValueMetadata[];
+    }
+  /** The session could not be created (the graph is unusable). */
+  | { readonly type: 'failed'; readonly message: string }
+  | { readonly type: 'done' }
+  | { readonly type: 'error'; readonly message: string };

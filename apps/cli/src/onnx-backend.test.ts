@@ -21,7 +21,7 @@ describe('az --backend onnx', () => {
 
   it('trains with onnxruntime search and evaluates the model on each engine', () => {
     const train = az(['train', '--game', 'tictactoe', '--out', out, '--iterations', '1', '--games-per-iter', '8', '--parallel-games', '8', '--sims', '8', '--train-steps', '2', '--batch-size', '16', '--eval-games', '0', '--backend', 'onnx', '--threads', '1', '--quiet']);
-    expect(train.stderr).toContain('inference: onnx (onnxruntime, 1 thread)');
+    expect(train.stderr).toContain('inference: onnx (onnxruntime, 1 thread, run in the main thread)');
     expect(train.code).toBe(0);
     expect(existsSync(join(out, 'checkpoints', 'iter-000001', 'model.onnx'))).toBe(true);
 

@@ -20,6 +20,7 @@ import {
   CheckpointError,
   NetworkTrainer,
   OnnxInferenceModel,
+  type OnnxThread,
   TfjsInferenceModel,
   buildModel,
   createInferenceModelFor,
@@ -46,6 +47,13 @@ import { ReplayBuffer } from './replay-buffer.js';
 import { REPLAY_INDEX_FILE, loadReplay, parseReplayIndex, pruneReplay, saveReplay, type ReplayIndex } from './replay-store.js';
 import { RunDirectoryError, checkRunFitsMemory, claimRunDirectory, resolveResume, runPaths, type RunPaths } from './run-dir.js';
 import { makeSearchAgent } from './search-settings.js';
+
+/**
+ * The policy output a network call (at the search's largest batch) must reach for onnxruntime to run in a
+ * worker thread. A judgement, not a measured crossover: chess's 9.5 MB gains (see runTraining), 1 MB is
+ * well below it and well above every other game's (tic-tac-toe 18 KB, Blob 123 KB at 64 x 8 leaves).
+ */
+const ONNX_WORKER_MIN_OUTPUT_BYTES = 1 << 20;
 
 /**
  * With a weights average on, a checkpoint's model files (model.json, weights.bin, model.onnx) hold the
@@ -290,9 +298,17 @@ export async function openRun(input: TrainOptionsInput, deps: RunDeps): Promise<
   rng.setState(state.rngState);
   // The search runs on onnxruntime when it loads (several times faster than tfjs on a CPU) while tfjs
   // trains; 'auto' falls back to the training model itself, with the reason logged.
-  const inferenceOptions = { threads: options.inferenceThreads, log };
+  // With outputs of megabytes a call, onnxruntime runs in a worker thread of its own: the new buffers it
+  // allocates for them (9.5 MB a call for chess) are then collected on that thread's small heap, not on
+  // this one with the search trees live (chess self-play at the trainer's settings: 19,100 against
+  // 14,100 evaluations/s at the start, 17,900 against 16,500 in a middlegame; medians of 9 runs in 3
+  // processes each, load 4.5-5.1; docs/performance.md). Small outputs (tic-tac-toe's 9 logits) stay in
+  // this thread, where they cost the collector little and the hop to a worker would be pure overhead.
+  const policyBytesPerCall = networkConfig.actionSize * options.parallelGames * options.leavesPerTree * 4;
+  const onnxThread: OnnxThread = policyBytesPerCall >= ONNX_WORKER_MIN_OUTPUT_BYTES ? 'worker' : 'main';
+  const inferenceOptions = { threads: options.inferenceThreads, onnxThread, log };
   const inference = await createInferenceModelFor(model, networkConfig, { ...inferenceOptions, backend: options.inferenceBackend });
-  log(`inference: ${inference instanceof OnnxInferenceModel ? `${inference.backendName} (onnxruntime, ${inference.threads} thread${inference.threads > 1 ? 's' : ''})` : `tfjs ${inference.backendName}`}`);
+  log(`inference: ${inference instanceof OnnxInferenceModel ? `${inference.backendName} (onnxruntime, ${inference.threads} thread${inference.threads > 1 ? 's' : ''}, run in ${inference.thread === 'worker' ? 'a worker thread' : 'the main thread'})` : `tfjs ${inference.backendName}`}`);
   const evaluator = new NetworkEvaluator(inference);
   const averaged = playingModel !== model;
   if (averaged) log(`playing network: the moving average of the trained weights (decay ${options.weightsAverageDecay} per iteration); self-play uses the trained weights`);

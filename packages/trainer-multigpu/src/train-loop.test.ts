@@ -44,7 +44,7 @@ describe('runTraining with onnx inference', () => {
     const out = join(work, 'run');
     const summary = await runTraining({ ...tiny, iterations: 2, inferenceBackend: 'onnx', out }, { registry, events: { log: (m) => logs.push(m) } });
     expect(summary.iterations).toBe(2);
-    expect(logs).toContain('inference: onnx (onnxruntime, 1 thread)');
+    expect(logs).toContain('inference: onnx (onnxruntime, 1 thread, run in the main thread)');
     const dir = join(out, 'checkpoints', 'iter-000002');
     expect(summary.checkpointDir).toBe(dir);
     expect(existsSync(join(dir, 'model.onnx'))).toBe(true);

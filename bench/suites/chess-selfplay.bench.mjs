@@ -216,6 +216,8 @@ for (const [label, fen] of [['start', ''], ['middlegame', MIDDLEGAME]]) {
       rawInferenceEvalsPerSecondAtThatBatch: raw,
       selfPlayToRawRatio: +(r.evaluationsPerSecond / raw).toFixed(3),
     };
+    // The worker path's own raw speed: what the hop and its copies cost against the in-thread call.
+    if (rawModel !== inference) row[name].rawThroughSelfPlayPathEvalsPerSecond = await rawInference(game, inference, Math.max(1, Math.round(r.averageBatch)));
     gcWindow.row = row[name]; // its collections are counted into the row as written
   }
   // The in-thread raw figure measured right after each self-play run differs between the two (it came

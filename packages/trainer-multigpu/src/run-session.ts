@@ -300,9 +300,10 @@ export async function openRun(input: TrainOptionsInput, deps: RunDeps): Promise<
   // trains; 'auto' falls back to the training model itself, with the reason logged.
   // With outputs of megabytes a call, onnxruntime runs in a worker thread of its own: the new buffers it
   // allocates for them (9.5 MB a call for chess) are then collected on that thread's small heap, not on
-  // this one with the search trees live (chess self-play at the trainer's settings: 19,100 against
-  // 14,100 evaluations/s at the start, 17,900 against 16,500 in a middlegame; medians of 9 runs in 3
-  // processes each, load 4.5-5.1; docs/performance.md). Small outputs (tic-tac-toe's 9 logits) stay in
+  // this one with the search trees live (chess self-play at the trainer's settings on a quiet machine:
+  // 26,200 against 19,800 evaluations/s at the start, 23,600 against 21,100 in a middlegame; medians of
+  // 6 runs in 2 processes each; under load the gain was smaller and once reversed, see
+  // docs/performance.md). Small outputs (tic-tac-toe's 9 logits) stay in
   // this thread, where they cost the collector little and the hop to a worker would be pure overhead.
   const policyBytesPerCall = networkConfig.actionSize * options.parallelGames * options.leavesPerTree * 4;
   const onnxThread: OnnxThread = policyBytesPerCall >= ONNX_WORKER_MIN_OUTPUT_BYTES ? 'worker' : 'main';

@@ -220,12 +220,16 @@ for (const [label, fen] of [['start', ''], ['middlegame', MIDDLEGAME]]) {
     if (rawModel !== inference) row[name].rawThroughSelfPlayPathEvalsPerSecond = await rawInference(game, inference, Math.max(1, Math.round(r.averageBatch)));
     gcWindow.row = row[name]; // its collections are counted into the row as written
   }
-  // The in-thread raw figure measured right after each self-play run differs between the two (it came
-  // out lower after the worker-thread run: 16,078 and 18,665 against 23,283 and 23,648 at the start in two
-  // runs at load 4.8-5.4), so both onnxruntime rows divide by the best raw figure at this position: the
-  // stricter comparison for either.
+  // A raw figure measured right after a self-play run moves with what that run left behind: the in-thread
+  // one came out lower after the worker-thread run (16,078 and 18,665 against 23,283 and 23,648 at the
+  // start in two runs at load 4.8-5.4), and in the quiet 20:07 run even below raw inference through the
+  // worker (31,281 against 38,532), which adds copies to the same call. So both onnxruntime rows divide by
+  // the best raw figure of their position, through either path: the strictest comparison for each.
   const onnxRows = ['onnx', 'onnxWorker'].filter((k) => row[k]);
-  const bestRaw = Math.max(...onnxRows.map((k) => row[k].rawInferenceEvalsPerSecondAtThatBatch));
+  const bestRaw = Math.max(
+    ...onnxRows.map((k) => row[k].rawInferenceEvalsPerSecondAtThatBatch),
+    ...onnxRows.map((k) => row[k].rawThroughSelfPlayPathEvalsPerSecond ?? 0),
+  );
   for (const k of onnxRows) {
     row[k].rawInferenceEvalsPerSecondBestAtThisPosition = bestRaw;
     row[k].selfPlayToRawRatio = +(row[k].evaluationsPerSecond / bestRaw).toFixed(3);

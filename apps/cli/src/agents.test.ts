@@ -13,4 +13,10 @@ describe('withGameDefaults', () => {
     expect(withGameDefaults(withHints({}), base).leafValues).toBeUndefined();
     expect(withGameDefaults(withHints({ leafValues: 'world', playLeafValues: 'playouts' }), { ...base, leafValues: 'world' }).leafValues).toBe('world');
   });
+
+  it('searches with the game’s playSearchMethod unless a flag says otherwise', () => {
+    expect(withGameDefaults(withHints({ playSearchMethod: 'information-set' }), base).searchMethod).toBe('information-set');
+    expect(withGameDefaults(withHints({}), base).searchMethod).toBeUndefined();
+    expect(withGameDefaults(withHints({ playSearchMethod: 'information-set' }), { ...base, searchMethod: 'determinized' }).searchMethod).toBe('determinized');
+  });
 });

@@ -7,6 +7,7 @@
 import { existsSync } from 'node:fs';
 import {
   RandomAgent,
+  playSettingsOf,
   resolveGameConfig,
   type Agent,
   type Game,
@@ -209,11 +210,13 @@ async function uciAgent(spec: string, plugin: GamePlugin): Promise<Agent<unknown
 
 /** Agent settings with the game's hints filled in where the caller left them open. */
 export function withGameDefaults(plugin: GamePlugin, agentSettings: AgentSettings): AgentSettings {
+  const play = playSettingsOf(plugin.training);
   return {
     ...agentSettings,
     determinizations: agentSettings.determinizations ?? plugin.training?.determinizations,
-    leafValues: agentSettings.leafValues ?? plugin.training?.playLeafValues ?? plugin.training?.leafValues,
-    networkValueScale: agentSettings.networkValueScale ?? plugin.training?.playValueScale,
+    leafValues: agentSettings.leafValues ?? play.leafValues,
+    searchMethod: agentSettings.searchMethod ?? play.searchMethod,
+    networkValueScale: agentSettings.networkValueScale ?? play.valueScale,
   };
 }
 

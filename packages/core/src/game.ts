@@ -222,6 +222,16 @@ export interface Game<S> {
    */
   readonly worldEncoder?: Encoder<S>;
   /**
+   * Optional, imperfect-information games: the decisions the seats other than `observer` took earlier
+   * in the current deal, rebuilt inside a sampled `world` (a full state from the determinizer), each as
+   * the full state at the moment it was taken. Search weighs sampled worlds by how likely a model of the
+   * players makes what they did there (`@az/imperfect-info`'s `PolicyWorldWeigher`): inference about
+   * the hidden cards from the public play. A game may list only the decisions that say the most about
+   * hidden cards (Blob: the bids). Each `state` must encode, from its `seat`, exactly as the real state
+   * did when that seat decided, had the world been the real deal.
+   */
+  pastDecisions?(world: S, observer: number): readonly PastDecision<S>[];
+  /**
    * Optional: the state as JSON for graphical front ends (`az serve`), as `seat` may see it (the same
    * information as `render(state, seat)`: for hidden-information games never another seat's cards).
    * Grid games return a `GridView`; games without a view are shown as their `render` text and a list
@@ -288,6 +298,12 @@ export interface TrainingHints {
    */
   readonly playLeafValues?: LeafValues;
   /**
+   * Imperfect-information games: the search a trained model (or the network-free `mcts` player) plays
+   * with (`az play`, `az eval`, `az serve`, the trainer's evaluation games); default 'determinized'.
+   * Self-play always searches determinized (information-set search has no root noise).
+   */
+  readonly playSearchMethod?: SearchMethod;
+  /**
    * Weight w in [0, 1) of the game's `estimateReturns` in value targets: a position's target is
    * (1 - w) * game result + w * estimate. Games whose results are too sparse or noisy to learn from in a
    * short run (chess: a game's result says little about its opening) give the value head a dense signal
@@ -328,8 +344,43 @@ export interface TrainingHints {
   readonly weightsAverageDecay?: number;
 }
 
+/** One earlier decision, rebuilt in a sampled world (`Game.pastDecisions`). */
+export interface PastDecision<S> {
+  /** The full state when `seat` decided. */
+  readonly state: S;
+  readonly seat: number;
+  /** What it chose (public). */
+  readonly action: number;
+}
+
 /** How determinized search values leaves: random playouts of the sampled world, or the network on its full state. */
 export type LeafValues = 'playouts' | 'world';
+
+/**
+ * How an imperfect-information game is searched: 'determinized' (D trees per move, one per sampled
+ * world) or 'information-set' (one tree over the mover's information sets, a world per simulation).
+ */
+export type SearchMethod = 'determinized' | 'information-set';
+
+/** How a trained model plays for real, from the game's hints; each field is undefined where the game is silent. */
+export interface PlaySettings {
+  readonly leafValues?: LeafValues;
+  readonly searchMethod?: SearchMethod;
+  readonly valueScale?: number;
+}
+
+/**
+ * The play-time settings a game's hints ask for: `playLeafValues` (else the self-play `leafValues`),
+ * `playSearchMethod`, `playValueScale`. One place, so the CLI's agents and the trainer's evaluation
+ * games play the same way.
+ */
+export function playSettingsOf(hints: TrainingHints | undefined): PlaySettings {
+  return {
+    leafValues: hints?.playLeafValues ?? hints?.leafValues,
+    searchMethod: hints?.playSearchMethod,
+    valueScale: hints?.playValueScale,
+  };
+}
 
 /** A baseline player a game offers by name (random is built in everywhere). */
 export type BotFactory<S> = (game: Game<S>, seed: number) => Agent<S>;

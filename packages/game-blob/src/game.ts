@@ -1,4 +1,4 @@
-import { validateConfig, type CardTableView, type Game, type GameTraits, type ParsedAction, type ResolvedConfig, type Rng } from '@az/core';
+import { validateConfig, type CardTableView, type Game, type GameTraits, type ParsedAction, type PastDecision, type ResolvedConfig, type Rng } from '@az/core';
 import { blobConfigSchema, blobRules, finalizeBlobConfig, gameLength, type BlobRules } from './config.js';
 import { BlobDeterminizer } from './determinizer.js';
 import { BlobEncoder, BlobMasker } from './encoding.js';
@@ -6,6 +6,7 @@ import { blobInformationState, type BlobInformationState } from './information.j
 import { formatBlobAction, parseBlobAction, renderBlob } from './notation.js';
 import { applyBlobAction, newGame } from './rules.js';
 import { BlobState, PHASE_OVER } from './state.js';
+import { pastBids } from './past-bids.js';
 import { blobTableView } from './view.js';
 import { scoreRange, scoresToValues, type ScoreRange } from './value.js';
 
@@ -98,6 +99,11 @@ export class BlobGame implements Game<BlobState> {
 
   parseAction(state: BlobState, text: string): ParsedAction {
     return parseBlobAction(this.rules, state, text);
+  }
+
+  /** The other seats' bids this round, rebuilt in a sampled world (inference over worlds; see past-bids.ts). */
+  pastDecisions(world: BlobState, observer: number): PastDecision<BlobState>[] {
+    return pastBids(world, observer);
   }
 
   informationState(state: BlobState, seat: number): BlobInformationState {

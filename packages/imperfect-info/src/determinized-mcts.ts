@@ -1,9 +1,10 @@
-import { Rng, type Determinizer, type Game } from '@az/core';
+import { Rng, type Determinizer, type Game, type SearchMethod } from '@az/core';
 import { BatchedMcts, NetworkEvaluator, type Evaluator, type SearchConfig, type SearchEngine, type SearchStats } from '@az/mcts';
 import { OwnViewNetworkEvaluator } from './own-view-evaluator.js';
 import { RolloutMixEvaluator } from './rollout-mix-evaluator.js';
 import { InformationSetMcts } from './ismcts.js';
 import { WorldNetworkEvaluator, type WorldPriors } from './world-evaluator.js';
+import { PolicyWorldWeigher } from './world-inference.js';
 
 /** Options of determinized search: worlds per slot, and how `createSearchEngine` values leaves with a network. */
 export interface DeterminizedSearchOptions {
@@ -36,10 +37,17 @@ export interface DeterminizedSearchOptions {
    * the same evaluator work as determinized search).
    */
   readonly method?: SearchMethod;
+  /**
+   * `createSearchEngine` only, information-set search with a `NetworkEvaluator` and a game with
+   * `pastDecisions`: draw each simulation's world from a pool weighed by how likely the network, as the
+   * model of every player, makes the other seats' earlier decisions in it (`PolicyWorldWeigher`).
+   * Ignored otherwise. Default false.
+   */
+  readonly inferWorlds?: boolean;
 }
 
-/** How an imperfect-information game is searched. */
-export type SearchMethod = 'determinized' | 'information-set';
+/** How an imperfect-information game is searched (defined in `@az/core`, where games name their play search). */
+export type { SearchMethod };
 
 /** The default `playoutWeight`: values from playouts, priors from the network. */
 export const DEFAULT_PLAYOUT_WEIGHT = 1;
@@ -247,7 +255,8 @@ export function createSearchEngine<S>(
   const leafEvaluator = evaluator instanceof NetworkEvaluator ? networkLeafEvaluator(game, evaluator, options, searchConfig.seed ?? 0) : evaluator;
   const determinizations = options.determinizations ?? DEFAULT_DETERMINIZATIONS;
   if (options.method === 'information-set') {
-    return new InformationSetMcts(game, leafEvaluator, slots, { ...searchConfig, simulations: determinizations * (searchConfig.simulations ?? 30) });
+    const inference = options.inferWorlds && evaluator instanceof NetworkEvaluator && game.pastDecisions ? { weigher: new PolicyWorldWeigher(game, evaluator.model) } : undefined;
+    return new InformationSetMcts(game, leafEvaluator, slots, { ...searchConfig, simulations: determinizations * (searchConfig.simulations ?? 30) }, inference);
   }
   return new DeterminizedMcts(game, leafEvaluator, slots, searchConfig, { determinizations });
 }

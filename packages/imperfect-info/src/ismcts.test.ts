@@ -2,6 +2,7 @@ import { UniformEvaluator, type Evaluator, type LeafBatch } from '@az/mcts';
 import { describe, expect, it } from 'vitest';
 import { createSearchEngine } from './determinized-mcts.js';
 import { InformationSetMcts } from './ismcts.js';
+import type { WorldWeigher } from './world-inference.js';
 import { BET, PASS, makeShowdown, showdownState, type ShowdownState } from './test-games.js';
 
 /** Uniform prior, zero value; records batch sizes and every leaf's state. */
@@ -83,5 +84,47 @@ describe('InformationSetMcts', () => {
     expect(Array.from(engine.rootValue(0))).toEqual([1, -1]);
     expect(engine.stats.evaluations).toBe(0);
     expect(() => new InformationSetMcts(makeShowdown({ withoutDeterminizer: true }), new UniformEvaluator<ShowdownState>(), 1)).toThrow(/showdown has no determinizer/);
+  });
+
+  describe('with inference over worlds', () => {
+    /** Weighs worlds by the opponent's card: heavy when it is at least `from`, light otherwise. */
+    class CardWeigher implements WorldWeigher<ShowdownState> {
+      calls = 0;
+      constructor(private readonly from: number | null) {}
+      async logWeights(worlds: readonly ShowdownState[], _observers: ArrayLike<number>, out: Float64Array): Promise<void> {
+        this.calls++;
+        worlds.forEach((w, i) => (out[i] = this.from === null ? 0 : w.cards[1] >= this.from ? 0 : -40));
+      }
+    }
+
+    it('draws every simulation’s world from the weighed pool, once weighed per move for all slots', async () => {
+      const game = makeShowdown();
+      const evaluator = new RecordingEvaluator();
+      const weigher = new CardWeigher(7);
+      const engine = new InformationSetMcts(game, evaluator, 2, { simulations: 100, leavesPerTree: 4, seed: 2 }, { weigher, candidates: 64 });
+      engine.setRoot(0, showdownState(2, 0));
+      engine.setRoot(1, showdownState(3, 0));
+      await engine.search();
+      expect(weigher.calls).toBe(1);
+      expect(game.determinizer?.calls).toBe(128); // the pools only: simulations copy their worlds
+      expect([...evaluator.opponentCards].sort()).toEqual([7, 8, 9]);
+      // A new move is weighed afresh.
+      engine.setRoot(0, showdownState(2, 0));
+      await engine.search();
+      expect(weigher.calls).toBe(2);
+    });
+
+    it('keeps sampling fresh worlds when nothing tells the worlds apart', async () => {
+      const game = makeShowdown();
+      const engine = new InformationSetMcts(game, new RecordingEvaluator(), 1, { simulations: 100, leavesPerTree: 4, seed: 2 }, { weigher: new CardWeigher(null), candidates: 4 });
+      engine.setRoot(0, showdownState(2, 0));
+      await engine.search();
+      // The 4 candidates, then a fresh world for each of the 100 simulations.
+      expect(game.determinizer?.calls).toBe(104);
+    });
+
+    it('refuses a pool of no worlds', () => {
+      expect(() => new InformationSetMcts(makeShowdown(), new RecordingEvaluator(), 1, search, { weigher: new CardWeigher(null), candidates: 0 })).toThrow(/candidates must be a positive integer/);
+    });
   });
 });

@@ -1,5 +1,13 @@
 import { Rng, type Determinizer, type Game } from '@az/core';
 import { normalizeVisits, type Evaluator, type LeafBatch, type SearchConfig, type SearchEngine, type SearchStats } from '@az/mcts';
+import type { WorldWeigher } from './world-inference.js';
+
+/** Inference over worlds for information-set search: a weighed pool of worlds per move instead of uniform samples. */
+export interface WorldInference<S> {
+  readonly weigher: WorldWeigher<S>;
+  /** Worlds sampled and weighed per move; each simulation draws one of them by weight (default 128). */
+  readonly candidates?: number;
+}
 
 /** One node of an information-set tree: reached by one sequence of (public) actions from the root. */
 class IsNode {
@@ -23,6 +31,8 @@ interface Slot<S> {
   root: IsNode;
   rootState: S;
   rootSeat: number;
+  /** With inference: the weighed worlds of this move (undefined until weighed; null when nothing was observed to weigh them by). */
+  pool?: { worlds: S[]; cumulative: Float64Array } | null;
 }
 
 /** A simulation waiting for its leaf evaluation. */
@@ -63,6 +73,7 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
   private readonly cPuct: number;
   private readonly fpuReduction: number;
   private readonly mask: Uint8Array;
+  private readonly candidates: number;
   private readonly batch: { -readonly [K in keyof LeafBatch<S>]: LeafBatch<S>[K] } & { states: S[] };
 
   constructor(
@@ -70,7 +81,10 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
     readonly evaluator: Evaluator<S>,
     slots: number,
     config: Partial<SearchConfig> = {},
+    private readonly inference?: WorldInference<S>,
   ) {
+    this.candidates = inference?.candidates ?? 128;
+    if (!(Number.isInteger(this.candidates) && this.candidates >= 1)) throw new RangeError(`InformationSetMcts: inference candidates must be a positive integer, got ${this.candidates}`);
     if (!(Number.isInteger(slots) && slots >= 1)) throw new RangeError(`InformationSetMcts: slots must be a positive integer, got ${slots}`);
     if (!game.determinizer) throw new Error(`${game.traits.id} has no determinizer (Game.determinizer), so it cannot be searched by information-set MCTS`);
     this.determinizer = game.determinizer;
@@ -132,6 +146,7 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
       if (s !== null && !game.isTerminal(s.rootState)) budget.set(s, simulations === undefined ? this.simulations : simulations[i]);
     });
     const live = [...budget.keys()];
+    if (this.inference) await this.weighWorlds(live.filter((s) => s.pool === undefined));
     const most = Math.max(0, ...budget.values());
     // A fresh root is evaluated by one simulation, not a whole step of them all stopping there.
     const fresh = live.filter((s) => s.root.priors === null && (budget.get(s) ?? 0) > 0);
@@ -152,10 +167,62 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
     }
   }
 
-  /** One simulation in a freshly sampled world: to a terminal (backed up now) or a leaf (queued). */
+  /**
+   * Samples `candidates` worlds for each slot and weighs them all in one call: each simulation then draws
+   * its world from the pool by weight (sampling-importance-resampling). A slot whose worlds all weigh the
+   * same (nothing observed yet) keeps drawing fresh worlds.
+   */
+  private async weighWorlds(slots: Slot<S>[]): Promise<void> {
+    if (slots.length === 0) return;
+    const K = this.candidates;
+    const worlds: S[] = [];
+    const observers = new Int32Array(slots.length * K);
+    for (let i = 0; i < slots.length; i++) {
+      for (let k = 0; k < K; k++) {
+        worlds.push(this.determinizer.sample(slots[i].rootState, slots[i].rootSeat, this.rng));
+        observers[i * K + k] = slots[i].rootSeat;
+      }
+    }
+    const logWeights = new Float64Array(worlds.length);
+    await this.inference!.weigher.logWeights(worlds, observers, logWeights);
+    for (let i = 0; i < slots.length; i++) {
+      let max = -Infinity;
+      let min = Infinity;
+      for (let k = 0; k < K; k++) {
+        max = Math.max(max, logWeights[i * K + k]);
+        min = Math.min(min, logWeights[i * K + k]);
+      }
+      if (max === min) {
+        slots[i].pool = null;
+        continue;
+      }
+      const cumulative = new Float64Array(K);
+      let total = 0;
+      for (let k = 0; k < K; k++) cumulative[k] = total += Math.exp(logWeights[i * K + k] - max);
+      for (let k = 0; k < K; k++) cumulative[k] /= total;
+      slots[i].pool = { worlds: worlds.slice(i * K, (i + 1) * K), cumulative };
+    }
+  }
+
+  /** A world for one simulation: drawn from the slot's weighed pool, else freshly sampled. */
+  private worldFor(slot: Slot<S>): S {
+    const pool = slot.pool;
+    if (!pool) return this.determinizer.sample(slot.rootState, slot.rootSeat, this.rng);
+    const u = this.rng.next();
+    let lo = 0;
+    let hi = pool.cumulative.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (pool.cumulative[mid] > u) hi = mid;
+      else lo = mid + 1;
+    }
+    return this.game.clone(pool.worlds[lo]);
+  }
+
+  /** One simulation in a sampled world: to a terminal (backed up now) or a leaf (queued). */
   private simulate(slot: Slot<S>, pending: Pending<S>[]): void {
     const { game, mask } = this;
-    const world = this.determinizer.sample(slot.rootState, slot.rootSeat, this.rng);
+    const world = this.worldFor(slot);
     const path: IsNode[] = [slot.root];
     let node = slot.root;
     for (;;) {
@@ -205,6 +272,7 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
       const world = pending[i].world;
       batch.states.push(world);
       batch.perspectives[i] = game.currentPlayer(world);
+      // Filled whatever the evaluator's `needsMasks` says: the leaf's priors below are a softmax over them.
       game.masker.fillMask(world, batch.masks, i * A);
       if (this.evaluator.needsInputs) game.encoder.encode(world, batch.perspectives[i], batch.inputs, i * E);
     }

@@ -110,12 +110,20 @@ describe('resolveTrainOptions: determinizations and the game’s training config
   it('evaluates hidden-information games with the game’s playLeafValues, else with the self-play leaf values', () => {
     const played = resolveTrainOptions({ game: 'tictactoe' }, withHints({ leafValues: 'world', playLeafValues: 'playouts' }));
     expect([played.leafValues, played.playLeafValues]).toEqual(['world', 'playouts']);
-    expect(hiddenInformationSearchFrom(played, false)).toEqual({ determinizations: played.determinizations, worldValues: true });
-    expect(hiddenInformationSearchFrom(played, true)).toEqual({ determinizations: played.determinizations, worldValues: false });
+    expect(hiddenInformationSearchFrom(played, false)).toEqual({ determinizations: played.determinizations, worldValues: true, method: 'determinized' });
+    expect(hiddenInformationSearchFrom(played, true)).toEqual({ determinizations: played.determinizations, worldValues: false, method: 'determinized' });
     const same = resolveTrainOptions({ game: 'tictactoe', leafValues: 'world' }, withHints({}));
     expect(same.playLeafValues).toBe('world');
     expect(hiddenInformationSearchFrom(same, true).worldValues).toBe(true);
     expect(() => resolveTrainOptions({ game: 'tictactoe', playLeafValues: 'rollouts' as never }, withHints({}))).toThrow(/playLeafValues must be 'playouts' or 'world', got rollouts/);
+  });
+
+  it('evaluates with the game’s playSearchMethod while self-play stays determinized', () => {
+    const o = resolveTrainOptions({ game: 'tictactoe' }, withHints({ playSearchMethod: 'information-set' }));
+    expect(hiddenInformationSearchFrom(o, true).method).toBe('information-set');
+    expect(hiddenInformationSearchFrom(o, false).method).toBe('determinized');
+    expect(resolveTrainOptions({ game: 'tictactoe' }, withHints({})).playSearchMethod).toBe('determinized');
+    expect(() => resolveTrainOptions({ game: 'tictactoe', playSearchMethod: 'pimc' as never }, withHints({}))).toThrow(/playSearchMethod must be 'determinized' or 'information-set', got pimc/);
   });
 
   it('still builds plain search for perfect-information games', () => {

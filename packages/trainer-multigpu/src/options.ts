@@ -1,4 +1,4 @@
-import type { GamePlugin, LeafValues, NetworkSpec } from '@az/core';
+import { playSettingsOf, type GamePlugin, type LeafValues, type NetworkSpec, type SearchMethod } from '@az/core';
 import type { BackendName, InferenceBackendName } from '@az/nn';
 import { DEFAULT_DETERMINIZATIONS } from '@az/imperfect-info';
 import { defaultSearchConfig, type RootSelection } from '@az/mcts';
@@ -25,6 +25,8 @@ export interface TrainOptions {
   readonly leafValues: LeafValues;
   /** Imperfect-information games: leaf values of the evaluation games (the game's `playLeafValues` hint, else `leafValues`). */
   readonly playLeafValues: LeafValues;
+  /** Imperfect-information games: the search of the evaluation games (the game's `playSearchMethod` hint, else determinized). */
+  readonly playSearchMethod: SearchMethod;
   /** Leaves per tree per network call. */
   readonly leavesPerTree: number;
   readonly cPuct: number;
@@ -135,6 +137,7 @@ export function resolveTrainOptions(input: TrainOptionsInput, plugin: GamePlugin
   const network = networkFrom(input.network, hints.network);
   const learningRate = input.learningRate ?? d.learningRate;
   const leafValues = input.leafValues ?? hints.leafValues ?? 'playouts';
+  const play = playSettingsOf(hints);
   const options: TrainOptions = {
     game: input.game,
     // The game's suggested training settings, under whatever the user set.
@@ -145,7 +148,8 @@ export function resolveTrainOptions(input: TrainOptionsInput, plugin: GamePlugin
     simulations,
     determinizations: input.determinizations ?? hints.determinizations ?? d.determinizations,
     leafValues,
-    playLeafValues: input.playLeafValues ?? hints.playLeafValues ?? leafValues,
+    playLeafValues: input.playLeafValues ?? play.leafValues ?? leafValues,
+    playSearchMethod: input.playSearchMethod ?? play.searchMethod ?? 'determinized',
     leavesPerTree: input.leavesPerTree ?? d.leavesPerTree,
     cPuct: input.cPuct ?? d.cPuct,
     dirichletAlpha: input.dirichletAlpha ?? hints.dirichletAlpha ?? d.dirichletAlpha,
@@ -172,7 +176,7 @@ export function resolveTrainOptions(input: TrainOptionsInput, plugin: GamePlugin
     replayCapacity: input.replayCapacity ?? hints.replayCapacity ?? d.replayCapacity,
     evalGames: input.evalGames ?? d.evalGames,
     evalSimulations: input.evalSimulations ?? simulations,
-    playValueScale: input.playValueScale ?? hints.playValueScale ?? 1,
+    playValueScale: input.playValueScale ?? play.valueScale ?? 1,
     network,
     backend: input.backend ?? d.backend,
     inferenceBackend: input.inferenceBackend ?? d.inferenceBackend,
@@ -213,6 +217,7 @@ export function checkTrainOptions(o: TrainOptions): void {
   for (const key of ['leafValues', 'playLeafValues'] as const) {
     if (o[key] !== 'playouts' && o[key] !== 'world') throw new RangeError(`${key} must be 'playouts' or 'world', got ${String(o[key])}`);
   }
+  if (o.playSearchMethod !== 'determinized' && o.playSearchMethod !== 'information-set') throw new RangeError(`playSearchMethod must be 'determinized' or 'information-set', got ${String(o.playSearchMethod)}`);
   if (!(o.valueShaping >= 0 && o.valueShaping < 1)) throw new RangeError(`valueShaping must be in [0, 1), got ${o.valueShaping}`);
   if (!(o.rootValueWeight >= 0 && o.rootValueWeight <= 1)) throw new RangeError(`rootValueWeight must be in [0, 1], got ${o.rootValueWeight}`);
   if (o.valueShaping + o.rootValueWeight > 1) throw new RangeError(`valueShaping + rootValueWeight must not exceed 1, got ${o.valueShaping} + ${o.rootValueWeight}`);

@@ -1,5 +1,5 @@
 /** The search settings of self-play and evaluation, from a run's options; shared by the trainer and the workers. */
-import type { Agent, Game } from '@az/core';
+import type { Agent, Game, SearchMethod } from '@az/core';
 import { createSearchEngine } from '@az/imperfect-info';
 import { MctsAgent, playSearchConfig, type Evaluator, type SearchConfig, type SearchEngine } from '@az/mcts';
 import type { TrainOptions } from './options.js';
@@ -33,11 +33,15 @@ export function searchConfigFrom(o: TrainOptions, seed: number, forEvaluation: b
 }
 
 /**
- * Determinized search's settings for self-play or evaluation: evaluation values leaves as the game
- * plays (`playLeafValues`), self-play as it trains (`leafValues`).
+ * Hidden-information search settings for self-play or evaluation: evaluation searches and values leaves
+ * as the game plays (`playSearchMethod`, `playLeafValues`), self-play determinized as it trains (`leafValues`).
  */
-export function hiddenInformationSearchFrom(o: TrainOptions, forEvaluation: boolean): { determinizations: number; worldValues: boolean } {
-  return { determinizations: o.determinizations, worldValues: (forEvaluation ? o.playLeafValues : o.leafValues) === 'world' };
+export function hiddenInformationSearchFrom(o: TrainOptions, forEvaluation: boolean): { determinizations: number; worldValues: boolean; method: SearchMethod } {
+  return {
+    determinizations: o.determinizations,
+    worldValues: (forEvaluation ? o.playLeafValues : o.leafValues) === 'world',
+    method: forEvaluation ? o.playSearchMethod : 'determinized',
+  };
 }
 
 /** Enough nodes for `simulations` expansions plus reuse from the previous move, bounded for memory. */

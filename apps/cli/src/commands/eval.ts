@@ -1,4 +1,4 @@
-import { Z95, eloFromScore, playArena, resolveGame, studentT975, wilsonInterval, type Agent, type Game, type LeafValues } from '@az/core';
+import { Z95, eloFromScore, playArena, playSettingsOf, resolveGame, studentT975, wilsonInterval, type Agent, type Game, type LeafValues } from '@az/core';
 import { BACKEND_CHOICES, type BackendChoice } from '@az/nn';
 import { DEFAULT_DETERMINIZATIONS, type SearchMethod } from '@az/imperfect-info';
 import { defaultPlaySimulations } from '@az/mcts';
@@ -22,7 +22,7 @@ export const evalSpec = {
     search: {
       type: 'enum',
       values: ['determinized', 'information-set'],
-      description: 'hidden-information games: determinized search (D trees of --sims each) or information-set MCTS (one tree, D x --sims simulations, a world per simulation) (default determinized)',
+      description: "hidden-information games: determinized search (D trees of --sims each) or information-set MCTS (one tree, D x --sims simulations, a world per simulation) (default: the game's play setting, else determinized)",
     },
     'leaf-values': {
       type: 'enum',
@@ -126,6 +126,8 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
   const recorder = new GameRecorder({ gamesOut: flags['games-out'], pgn: flags.pgn }, plugin);
   const leafValues = flags['leaf-values'] as LeafValues | undefined;
   const searchMethod = flags.search as SearchMethod | undefined;
+  // What search agents of a hidden-information game play with: the flag, else the game's play setting.
+  const searchUsed: SearchMethod | undefined = game.traits.information === 'imperfect' ? (searchMethod ?? playSettingsOf(plugin.training).searchMethod ?? 'determinized') : undefined;
   const playoutWeight = flags['playout-weight'];
   const agentA = await makeAgent(flags.a, plugin, game, { simulations, seed, determinizations, leafValues, playoutWeight, searchMethod, network }, models);
   let agentB: Agent<unknown>;
@@ -211,6 +213,7 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
       score,
       simulations,
       determinizations: game.traits.information === 'imperfect' ? (determinizations ?? plugin.training?.determinizations ?? DEFAULT_DETERMINIZATIONS) : undefined,
+      search: searchUsed,
       a: {
         agent: agentA.name,
         wins: result.wins[0],
@@ -239,7 +242,7 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
       return status;
     }
     const worlds = report.determinizations
-      ? flags.search === 'information-set'
+      ? searchUsed === 'information-set'
         ? ` (${report.determinizations} x ${simulations} in one information-set tree, a world per simulation)`
         : ` x ${report.determinizations} sampled worlds`
       : '';

@@ -1,0 +1,80 @@
+import type { Game, InferenceModel } from '@az/core';
+import { assertNetworkFitsGame } from './multi-row-network.js';
+
+/**
+ * Weighs sampled worlds by how well they explain what the other players did: one log-weight per world.
+ * Worlds are full states from the determinizer, each sampled from `observers[i]`'s view.
+ */
+export interface WorldWeigher<S> {
+  logWeights(worlds: readonly S[], observers: ArrayLike<number>, out: Float64Array): Promise<void>;
+}
+
+/**
+ * Inference over hidden cards with the network as the model of every player: a world's log-weight is the
+ * sum, over the other seats' earlier decisions rebuilt in it (`Game.pastDecisions`), of the log-probability
+ * the network's policy gives the action taken, read from that seat's own view at that moment. A world
+ * where the bidder of "3" holds three trumps then outweighs one where it holds none.
+ *
+ * Each probability is mixed with the uniform choice over the legal actions, `(1 - floor) * p + floor / n`,
+ * so a model that is wrong about a player (a bot that bids unlike the network) tilts the sample instead
+ * of ruling worlds out. All decisions of all worlds go to the network in one call.
+ */
+export class PolicyWorldWeigher<S> implements WorldWeigher<S> {
+  private inputs = new Float32Array(0);
+  private logits = new Float32Array(0);
+  private values = new Float32Array(0);
+  private readonly mask: Uint8Array;
+
+  constructor(
+    readonly game: Game<S>,
+    readonly model: InferenceModel,
+    readonly floor = 0.1,
+  ) {
+    if (!game.pastDecisions) throw new Error(`${game.traits.id} lists no past decisions (Game.pastDecisions), so its worlds cannot be weighed`);
+    if (!(floor > 0 && floor <= 1)) throw new RangeError(`PolicyWorldWeigher: floor must be in (0, 1], got ${floor}`);
+    assertNetworkFitsGame(game, model);
+    this.mask = new Uint8Array(game.masker.actionSize);
+  }
+
+  async logWeights(worlds: readonly S[], observers: ArrayLike<number>, out: Float64Array): Promise<void> {
+    const { game } = this;
+    const E = game.encoder.size;
+    const A = game.masker.actionSize;
+    const decisions = worlds.map((w, i) => game.pastDecisions!(w, observers[i]));
+    const rows = decisions.reduce((n, d) => n + d.length, 0);
+    out.fill(0, 0, worlds.length);
+    if (rows === 0) return;
+    if (this.inputs.length < rows * E) {
+      this.inputs = new Float32Array(rows * E);
+      this.logits = new Float32Array(rows * A);
+      this.values = new Float32Array(rows * game.numPlayers);
+    }
+    let r = 0;
+    for (const list of decisions) for (const d of list) game.encoder.encode(d.state, d.seat, this.inputs, r++ * E);
+    await this.model.predict(this.inputs, rows, this.logits, this.values);
+    r = 0;
+    for (let i = 0; i < worlds.length; i++) {
+      let sum = 0;
+      for (const d of decisions[i]) sum += Math.log(this.probability(d.state, d.action, r++ * A));
+      out[i] = sum;
+    }
+  }
+
+  /** The floored softmax probability of `action` over the legal actions of `state`, logits at `offset`. */
+  private probability(state: S, action: number, offset: number): number {
+    const { mask, logits } = this;
+    const A = mask.length;
+    this.game.masker.fillMask(state, mask, 0);
+    let max = -Infinity;
+    let legal = 0;
+    for (let a = 0; a < A; a++) {
+      if (!mask[a]) continue;
+      legal++;
+      if (logits[offset + a] > max) max = logits[offset + a];
+    }
+    let total = 0;
+    for (let a = 0; a < A; a++) if (mask[a]) total += Math.exp(logits[offset + a] - max);
+    const p = mask[action] ? Math.exp(logits[offset + action] - max) / total : 0;
+    return (1 - this.floor) * p + this.floor / legal;
+  }
+}

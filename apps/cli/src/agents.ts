@@ -41,6 +41,8 @@ export interface AgentSettings {
   readonly playoutWeight?: number;
   /** Imperfect-information games: determinized search (default) or information-set MCTS. */
   readonly searchMethod?: SearchMethod;
+  /** Information-set search with a model: weigh sampled worlds by the other seats' earlier decisions (default off). */
+  readonly inferWorlds?: boolean;
   /** Search agents: `SearchConfig.networkValueScale` (default: the game's `playValueScale` hint, else 1). */
   readonly networkValueScale?: number;
   /** How model agents run their network (--backend, --threads). */
@@ -163,7 +165,13 @@ export function searchEngineFor<S>(game: Game<S>, evaluator: Evaluator<S>, setti
       seed: settings.seed,
       networkValueScale: settings.networkValueScale ?? 1,
     },
-    { determinizations: settings.determinizations, worldValues: settings.leafValues === 'world', playoutWeight: settings.playoutWeight, method: settings.searchMethod },
+    {
+      determinizations: settings.determinizations,
+      worldValues: settings.leafValues === 'world',
+      playoutWeight: settings.playoutWeight,
+      method: settings.searchMethod,
+      inferWorlds: settings.inferWorlds,
+    },
   );
 }
 

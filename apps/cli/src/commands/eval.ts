@@ -24,6 +24,10 @@ export const evalSpec = {
       values: ['determinized', 'information-set'],
       description: "hidden-information games: determinized search (D trees of --sims each) or information-set MCTS (one tree, D x --sims simulations, a world per simulation) (default: the game's play setting, else determinized)",
     },
+    'infer-worlds': {
+      type: 'boolean',
+      description: "hidden-information games, information-set search with a model: draw each simulation's world from a pool weighed by how likely the network makes the other seats' earlier decisions there (Blob: their bids) (default off)",
+    },
     'leaf-values': {
       type: 'enum',
       values: ['playouts', 'world'],
@@ -129,10 +133,12 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
   // What search agents of a hidden-information game play with: the flag, else the game's play setting.
   const searchUsed: SearchMethod | undefined = game.traits.information === 'imperfect' ? (searchMethod ?? playSettingsOf(plugin.training).searchMethod ?? 'determinized') : undefined;
   const playoutWeight = flags['playout-weight'];
-  const agentA = await makeAgent(flags.a, plugin, game, { simulations, seed, determinizations, leafValues, playoutWeight, searchMethod, network }, models);
+  const inferWorlds = flags['infer-worlds'];
+  if (inferWorlds && searchUsed !== 'information-set') throw new UsageError(`--infer-worlds needs information-set search (${game.traits.id} plays ${searchUsed ?? 'perfect-information search'} here; add --search information-set)`);
+  const agentA = await makeAgent(flags.a, plugin, game, { simulations, seed, determinizations, leafValues, playoutWeight, searchMethod, inferWorlds, network }, models);
   let agentB: Agent<unknown>;
   try {
-    agentB = await makeAgent(flags.b, plugin, game, { simulations, seed: seed + 1, determinizations, leafValues, playoutWeight, searchMethod, network }, models);
+    agentB = await makeAgent(flags.b, plugin, game, { simulations, seed: seed + 1, determinizations, leafValues, playoutWeight, searchMethod, inferWorlds, network }, models);
   } catch (err) {
     await closeAgent(agentA);
     throw err;
@@ -214,6 +220,7 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
       simulations,
       determinizations: game.traits.information === 'imperfect' ? (determinizations ?? plugin.training?.determinizations ?? DEFAULT_DETERMINIZATIONS) : undefined,
       search: searchUsed,
+      ...(inferWorlds ? { inferWorlds: true } : {}),
       a: {
         agent: agentA.name,
         wins: result.wins[0],
@@ -243,7 +250,7 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
     }
     const worlds = report.determinizations
       ? searchUsed === 'information-set'
-        ? ` (${report.determinizations} x ${simulations} in one information-set tree, a world per simulation)`
+        ? ` (${report.determinizations} x ${simulations} in one information-set tree, a world per simulation${inferWorlds ? ', weighed by the earlier decisions' : ''})`
         : ` x ${report.determinizations} sampled worlds`
       : '';
     console.log(`${played} games of ${game.traits.id} (${game.numPlayers} seats, rotating), ${simulations} simulations${worlds} per search move`);

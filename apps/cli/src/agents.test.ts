@@ -18,5 +18,7 @@ describe('withGameDefaults', () => {
     expect(withGameDefaults(withHints({ playSearchMethod: 'information-set' }), base).searchMethod).toBe('information-set');
     expect(withGameDefaults(withHints({}), base).searchMethod).toBeUndefined();
     expect(withGameDefaults(withHints({ playSearchMethod: 'information-set' }), { ...base, searchMethod: 'determinized' }).searchMethod).toBe('determinized');
+    expect(withGameDefaults(withHints({ playWorldSampling: 'inferred' }), base).worldSampling).toBe('inferred');
+    expect(withGameDefaults(withHints({ playWorldSampling: 'inferred' }), { ...base, worldSampling: 'uniform' }).worldSampling).toBe('uniform');
   });
 });

@@ -14,6 +14,7 @@ import {
   type GamePlugin,
   type ResolvedConfig,
   type LeafValues,
+  type WorldSampling,
 } from '@az/core';
 import {
   initBackend,
@@ -41,8 +42,8 @@ export interface AgentSettings {
   readonly playoutWeight?: number;
   /** Imperfect-information games: determinized search (default) or information-set MCTS. */
   readonly searchMethod?: SearchMethod;
-  /** Information-set search with a model: weigh sampled worlds by the other seats' earlier decisions (default off). */
-  readonly inferWorlds?: boolean;
+  /** Information-set search with a model: 'inferred' weighs sampled worlds by the other seats' earlier decisions (default: the game's play setting, else uniform). */
+  readonly worldSampling?: WorldSampling;
   /** Search agents: `SearchConfig.networkValueScale` (default: the game's `playValueScale` hint, else 1). */
   readonly networkValueScale?: number;
   /** How model agents run their network (--backend, --threads). */
@@ -170,7 +171,7 @@ export function searchEngineFor<S>(game: Game<S>, evaluator: Evaluator<S>, setti
       worldValues: settings.leafValues === 'world',
       playoutWeight: settings.playoutWeight,
       method: settings.searchMethod,
-      inferWorlds: settings.inferWorlds,
+      inferWorlds: settings.worldSampling === 'inferred',
     },
   );
 }
@@ -224,6 +225,7 @@ export function withGameDefaults(plugin: GamePlugin, agentSettings: AgentSetting
     determinizations: agentSettings.determinizations ?? plugin.training?.determinizations,
     leafValues: agentSettings.leafValues ?? play.leafValues,
     searchMethod: agentSettings.searchMethod ?? play.searchMethod,
+    worldSampling: agentSettings.worldSampling ?? play.worldSampling,
     networkValueScale: agentSettings.networkValueScale ?? play.valueScale,
   };
 }

@@ -61,13 +61,15 @@ describe('az play finds the model trained for the table size', () => {
     expect(record.actions.length).toBe(3 * (16 + 58)); // 16 rounds: a bid and every card dealt, for each seat
     const policy = az(['eval', '--game', 'blob', '--a', 'policy:runs/blob-3p-rounds', '--b', 'heuristic', '--games', '1']);
     expect(policy.code, policy.stderr).toBe(0);
-    // Blob models play information-set search; --infer-worlds weighs its worlds, and needs it.
-    const inferred = az(['eval', '--game', 'blob', '--a', 'runs/blob-3p-rounds', '--b', 'heuristic', '--games', '1', '--sims', '2', '--infer-worlds', '--json']);
+    // Blob models play information-set search over inferred worlds; --worlds uniform samples them plainly, and inferred needs that search.
+    const inferred = az(['eval', '--game', 'blob', '--a', 'runs/blob-3p-rounds', '--b', 'heuristic', '--games', '1', '--sims', '2', '--json']);
     expect(inferred.code, inferred.stderr).toBe(0);
-    expect(JSON.parse(inferred.stdout)).toMatchObject({ search: 'information-set', inferWorlds: true, games: 1 });
-    const inferDeterminized = az(['eval', '--game', 'blob', '--a', 'runs/blob-3p-rounds', '--b', 'heuristic', '--games', '1', '--infer-worlds', '--search', 'determinized']);
+    expect(JSON.parse(inferred.stdout)).toMatchObject({ search: 'information-set', worlds: 'inferred', games: 1 });
+    const uniform = az(['eval', '--game', 'blob', '--a', 'runs/blob-3p-rounds', '--b', 'heuristic', '--games', '1', '--sims', '2', '--worlds', 'uniform', '--json']);
+    expect(JSON.parse(uniform.stdout)).toMatchObject({ search: 'information-set', worlds: 'uniform' });
+    const inferDeterminized = az(['eval', '--game', 'blob', '--a', 'runs/blob-3p-rounds', '--b', 'heuristic', '--games', '1', '--worlds', 'inferred', '--search', 'determinized']);
     expect(inferDeterminized.code).toBe(2);
-    expect(inferDeterminized.stderr).toContain('--infer-worlds needs information-set search');
+    expect(inferDeterminized.stderr).toContain('--worlds inferred needs information-set search');
     const mixed = az(['eval', '--game', 'blob', '--a', 'runs/blob-3p-rounds', '--b', 'heuristic', '--games', '1', '--sims', '2', '--playout-weight', '0.5']);
     expect(mixed.code, mixed.stderr).toBe(0);
     const badWeight = az(['eval', '--game', 'blob', '--a', 'runs/blob-3p-rounds', '--b', 'heuristic', '--playout-weight', '1.5']);

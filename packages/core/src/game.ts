@@ -304,6 +304,11 @@ export interface TrainingHints {
    */
   readonly playSearchMethod?: SearchMethod;
   /**
+   * Imperfect-information games played with information-set search: how its worlds are drawn when a
+   * trained model plays (default 'uniform'; 'inferred' needs `Game.pastDecisions`).
+   */
+  readonly playWorldSampling?: WorldSampling;
+  /**
    * Weight w in [0, 1) of the game's `estimateReturns` in value targets: a position's target is
    * (1 - w) * game result + w * estimate. Games whose results are too sparse or noisy to learn from in a
    * short run (chess: a game's result says little about its opening) give the value head a dense signal
@@ -362,22 +367,31 @@ export type LeafValues = 'playouts' | 'world';
  */
 export type SearchMethod = 'determinized' | 'information-set';
 
+/**
+ * How information-set search draws its worlds: 'uniform' (the determinizer's samples, consistent with
+ * the mover's view) or 'inferred' (a pool weighed by how likely a model of the players makes the other
+ * seats' earlier decisions, `Game.pastDecisions`).
+ */
+export type WorldSampling = 'uniform' | 'inferred';
+
 /** How a trained model plays for real, from the game's hints; each field is undefined where the game is silent. */
 export interface PlaySettings {
   readonly leafValues?: LeafValues;
   readonly searchMethod?: SearchMethod;
+  readonly worldSampling?: WorldSampling;
   readonly valueScale?: number;
 }
 
 /**
  * The play-time settings a game's hints ask for: `playLeafValues` (else the self-play `leafValues`),
- * `playSearchMethod`, `playValueScale`. One place, so the CLI's agents and the trainer's evaluation
+ * `playSearchMethod`, `playWorldSampling`, `playValueScale`. One place, so the CLI's agents and the trainer's evaluation
  * games play the same way.
  */
 export function playSettingsOf(hints: TrainingHints | undefined): PlaySettings {
   return {
     leafValues: hints?.playLeafValues ?? hints?.leafValues,
     searchMethod: hints?.playSearchMethod,
+    worldSampling: hints?.playWorldSampling,
     valueScale: hints?.playValueScale,
   };
 }

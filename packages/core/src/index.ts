@@ -55,6 +55,7 @@ export {
   type TrainingHints,
   type LeafValues,
   type SearchMethod,
+  type WorldSampling,
   type PastDecision,
   type PlaySettings,
   playSettingsOf,

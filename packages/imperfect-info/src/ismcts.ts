@@ -57,6 +57,10 @@ interface Pending<S> {
  * virtual visit) go to the evaluator in one batch, like `DeterminizedMcts`. `simulations` is the total
  * per move: `D x S` of determinized search is `D * S` here, at equal evaluator work.
  *
+ * With `inference` (`WorldInference`) the worlds are not uniform: each move samples a pool of worlds,
+ * weighs them by what the other seats did (e.g. `PolicyWorldWeigher`), and every simulation draws its
+ * world from the pool by weight.
+ *
  * Not supported (ignored): root Dirichlet noise, tree reuse across moves, solving. Refused: Gumbel root
  * search and forced playouts.
  */

@@ -110,8 +110,8 @@ describe('resolveTrainOptions: determinizations and the game’s training config
   it('evaluates hidden-information games with the game’s playLeafValues, else with the self-play leaf values', () => {
     const played = resolveTrainOptions({ game: 'tictactoe' }, withHints({ leafValues: 'world', playLeafValues: 'playouts' }));
     expect([played.leafValues, played.playLeafValues]).toEqual(['world', 'playouts']);
-    expect(hiddenInformationSearchFrom(played, false)).toEqual({ determinizations: played.determinizations, worldValues: true, method: 'determinized' });
-    expect(hiddenInformationSearchFrom(played, true)).toEqual({ determinizations: played.determinizations, worldValues: false, method: 'determinized' });
+    expect(hiddenInformationSearchFrom(played, false)).toEqual({ determinizations: played.determinizations, worldValues: true, method: 'determinized', inferWorlds: false });
+    expect(hiddenInformationSearchFrom(played, true)).toEqual({ determinizations: played.determinizations, worldValues: false, method: 'determinized', inferWorlds: false });
     const same = resolveTrainOptions({ game: 'tictactoe', leafValues: 'world' }, withHints({}));
     expect(same.playLeafValues).toBe('world');
     expect(hiddenInformationSearchFrom(same, true).worldValues).toBe(true);
@@ -123,6 +123,9 @@ describe('resolveTrainOptions: determinizations and the game’s training config
     expect(hiddenInformationSearchFrom(o, true).method).toBe('information-set');
     expect(hiddenInformationSearchFrom(o, false).method).toBe('determinized');
     expect(resolveTrainOptions({ game: 'tictactoe' }, withHints({})).playSearchMethod).toBe('determinized');
+    const inferred = resolveTrainOptions({ game: 'tictactoe' }, withHints({ playSearchMethod: 'information-set', playWorldSampling: 'inferred' }));
+    expect([hiddenInformationSearchFrom(inferred, true).inferWorlds, hiddenInformationSearchFrom(inferred, false).inferWorlds]).toEqual([true, false]);
+    expect(() => resolveTrainOptions({ game: 'tictactoe', playWorldSampling: 'bayes' as never }, withHints({}))).toThrow(/playWorldSampling must be 'uniform' or 'inferred', got bayes/);
     expect(() => resolveTrainOptions({ game: 'tictactoe', playSearchMethod: 'pimc' as never }, withHints({}))).toThrow(/playSearchMethod must be 'determinized' or 'information-set', got pimc/);
   });
 

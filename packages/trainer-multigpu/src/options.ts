@@ -1,4 +1,4 @@
-import { playSettingsOf, type GamePlugin, type LeafValues, type NetworkSpec, type SearchMethod } from '@az/core';
+import { playSettingsOf, type GamePlugin, type LeafValues, type NetworkSpec, type SearchMethod, type WorldSampling } from '@az/core';
 import type { BackendName, InferenceBackendName } from '@az/nn';
 import { DEFAULT_DETERMINIZATIONS } from '@az/imperfect-info';
 import { defaultSearchConfig, type RootSelection } from '@az/mcts';
@@ -27,6 +27,8 @@ export interface TrainOptions {
   readonly playLeafValues: LeafValues;
   /** Imperfect-information games: the search of the evaluation games (the game's `playSearchMethod` hint, else determinized). */
   readonly playSearchMethod: SearchMethod;
+  /** Imperfect-information games: how the evaluation games' information-set search draws worlds (the game's `playWorldSampling` hint, else uniform). */
+  readonly playWorldSampling: WorldSampling;
   /** Leaves per tree per network call. */
   readonly leavesPerTree: number;
   readonly cPuct: number;
@@ -150,6 +152,7 @@ export function resolveTrainOptions(input: TrainOptionsInput, plugin: GamePlugin
     leafValues,
     playLeafValues: input.playLeafValues ?? play.leafValues ?? leafValues,
     playSearchMethod: input.playSearchMethod ?? play.searchMethod ?? 'determinized',
+    playWorldSampling: input.playWorldSampling ?? play.worldSampling ?? 'uniform',
     leavesPerTree: input.leavesPerTree ?? d.leavesPerTree,
     cPuct: input.cPuct ?? d.cPuct,
     dirichletAlpha: input.dirichletAlpha ?? hints.dirichletAlpha ?? d.dirichletAlpha,
@@ -218,6 +221,7 @@ export function checkTrainOptions(o: TrainOptions): void {
     if (o[key] !== 'playouts' && o[key] !== 'world') throw new RangeError(`${key} must be 'playouts' or 'world', got ${String(o[key])}`);
   }
   if (o.playSearchMethod !== 'determinized' && o.playSearchMethod !== 'information-set') throw new RangeError(`playSearchMethod must be 'determinized' or 'information-set', got ${String(o.playSearchMethod)}`);
+  if (o.playWorldSampling !== 'uniform' && o.playWorldSampling !== 'inferred') throw new RangeError(`playWorldSampling must be 'uniform' or 'inferred', got ${String(o.playWorldSampling)}`);
   if (!(o.valueShaping >= 0 && o.valueShaping < 1)) throw new RangeError(`valueShaping must be in [0, 1), got ${o.valueShaping}`);
   if (!(o.rootValueWeight >= 0 && o.rootValueWeight <= 1)) throw new RangeError(`rootValueWeight must be in [0, 1], got ${o.rootValueWeight}`);
   if (o.valueShaping + o.rootValueWeight > 1) throw new RangeError(`valueShaping + rootValueWeight must not exceed 1, got ${o.valueShaping} + ${o.rootValueWeight}`);

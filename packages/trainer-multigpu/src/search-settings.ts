@@ -33,14 +33,16 @@ export function searchConfigFrom(o: TrainOptions, seed: number, forEvaluation: b
 }
 
 /**
- * Hidden-information search settings for self-play or evaluation: evaluation searches and values leaves
- * as the game plays (`playSearchMethod`, `playLeafValues`), self-play determinized as it trains (`leafValues`).
+ * Hidden-information search settings for self-play or evaluation: evaluation searches, draws worlds and
+ * values leaves as the game plays (`playSearchMethod`, `playWorldSampling`, `playLeafValues`), self-play
+ * determinized as it trains (`leafValues`).
  */
-export function hiddenInformationSearchFrom(o: TrainOptions, forEvaluation: boolean): { determinizations: number; worldValues: boolean; method: SearchMethod } {
+export function hiddenInformationSearchFrom(o: TrainOptions, forEvaluation: boolean): { determinizations: number; worldValues: boolean; method: SearchMethod; inferWorlds: boolean } {
   return {
     determinizations: o.determinizations,
     worldValues: (forEvaluation ? o.playLeafValues : o.leafValues) === 'world',
     method: forEvaluation ? o.playSearchMethod : 'determinized',
+    inferWorlds: forEvaluation && o.playWorldSampling === 'inferred',
   };
 }
 

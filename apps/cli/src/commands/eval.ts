@@ -1,4 +1,4 @@
-import { Z95, eloFromScore, playArena, playSettingsOf, resolveGame, studentT975, wilsonInterval, type Agent, type Game, type LeafValues } from '@az/core';
+import { Z95, eloFromScore, playArena, playSettingsOf, resolveGame, studentT975, wilsonInterval, type Agent, type Game, type LeafValues, type WorldSampling } from '@az/core';
 import { BACKEND_CHOICES, type BackendChoice } from '@az/nn';
 import { DEFAULT_DETERMINIZATIONS, type SearchMethod } from '@az/imperfect-info';
 import { defaultPlaySimulations } from '@az/mcts';
@@ -24,9 +24,10 @@ export const evalSpec = {
       values: ['determinized', 'information-set'],
       description: "hidden-information games: determinized search (D trees of --sims each) or information-set MCTS (one tree, D x --sims simulations, a world per simulation) (default: the game's play setting, else determinized)",
     },
-    'infer-worlds': {
-      type: 'boolean',
-      description: "hidden-information games, information-set search with a model: draw each simulation's world from a pool weighed by how likely the network makes the other seats' earlier decisions there (Blob: their bids) (default off)",
+    worlds: {
+      type: 'enum',
+      values: ['uniform', 'inferred'],
+      description: "hidden-information games, information-set search with a model: worlds sampled uniformly from the mover's view, or inferred: each simulation's world drawn from a pool weighed by how likely the network makes the other seats' earlier decisions there (Blob: their bids) (default: the game's play setting, else uniform)",
     },
     'leaf-values': {
       type: 'enum',
@@ -133,12 +134,15 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
   // What search agents of a hidden-information game play with: the flag, else the game's play setting.
   const searchUsed: SearchMethod | undefined = game.traits.information === 'imperfect' ? (searchMethod ?? playSettingsOf(plugin.training).searchMethod ?? 'determinized') : undefined;
   const playoutWeight = flags['playout-weight'];
-  const inferWorlds = flags['infer-worlds'];
-  if (inferWorlds && searchUsed !== 'information-set') throw new UsageError(`--infer-worlds needs information-set search (${game.traits.id} plays ${searchUsed ?? 'perfect-information search'} here; add --search information-set)`);
-  const agentA = await makeAgent(flags.a, plugin, game, { simulations, seed, determinizations, leafValues, playoutWeight, searchMethod, inferWorlds, network }, models);
+  const worldSampling = flags.worlds as WorldSampling | undefined;
+  if (worldSampling === 'inferred' && searchUsed !== 'information-set') throw new UsageError(`--worlds inferred needs information-set search (${game.traits.id} plays ${searchUsed ?? 'perfect-information search'} here; add --search information-set)`);
+  // What information-set search draws its worlds by: the flag, else the game's play setting.
+  const worldsUsed: WorldSampling | undefined = searchUsed === 'information-set' ? (worldSampling ?? playSettingsOf(plugin.training).worldSampling ?? 'uniform') : undefined;
+  const inferWorlds = worldsUsed === 'inferred';
+  const agentA = await makeAgent(flags.a, plugin, game, { simulations, seed, determinizations, leafValues, playoutWeight, searchMethod, worldSampling, network }, models);
   let agentB: Agent<unknown>;
   try {
-    agentB = await makeAgent(flags.b, plugin, game, { simulations, seed: seed + 1, determinizations, leafValues, playoutWeight, searchMethod, inferWorlds, network }, models);
+    agentB = await makeAgent(flags.b, plugin, game, { simulations, seed: seed + 1, determinizations, leafValues, playoutWeight, searchMethod, worldSampling, network }, models);
   } catch (err) {
     await closeAgent(agentA);
     throw err;
@@ -220,7 +224,7 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
       simulations,
       determinizations: game.traits.information === 'imperfect' ? (determinizations ?? plugin.training?.determinizations ?? DEFAULT_DETERMINIZATIONS) : undefined,
       search: searchUsed,
-      ...(inferWorlds ? { inferWorlds: true } : {}),
+      worlds: worldsUsed,
       a: {
         agent: agentA.name,
         wins: result.wins[0],

@@ -1,5 +1,6 @@
 import { Rng, type Determinizer, type Game } from '@az/core';
 import { normalizeVisits, type Evaluator, type LeafBatch, type SearchConfig, type SearchEngine, type SearchStats } from '@az/mcts';
+import { maskedSoftmax } from './masked-softmax.js';
 import type { WorldWeigher } from './world-inference.js';
 
 /** Inference over worlds for information-set search: a weighed pool of worlds per move instead of uniform samples. */
@@ -285,7 +286,7 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
     this.stats.evaluatorCalls++;
     for (let i = 0; i < pending.length; i++) {
       const { path, leaf } = pending[i];
-      if (leaf.priors === null) leaf.priors = softmaxOverMask(batch.policyLogits, batch.masks, i * A, A);
+      if (leaf.priors === null) leaf.priors = maskedSoftmax(batch.policyLogits, i * A, batch.masks, i * A, A, new Float32Array(A));
       this.backup(path, batch.values, i * P, true);
     }
   }
@@ -334,16 +335,3 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
   }
 }
 
-function softmaxOverMask(logits: Float32Array, masks: Uint8Array, offset: number, A: number): Float32Array {
-  const out = new Float32Array(A);
-  let max = -Infinity;
-  for (let a = 0; a < A; a++) if (masks[offset + a] && logits[offset + a] > max) max = logits[offset + a];
-  let sum = 0;
-  for (let a = 0; a < A; a++) {
-    if (!masks[offset + a]) continue;
-    out[a] = Math.exp(logits[offset + a] - max);
-    sum += out[a];
-  }
-  if (sum > 0) for (let a = 0; a < A; a++) out[a] /= sum;
-  return out;
-}

@@ -1,4 +1,5 @@
 import type { Game, InferenceModel } from '@az/core';
+import { maskedSoftmax } from './masked-softmax.js';
 import { assertNetworkFitsGame } from './multi-row-network.js';
 
 /**
@@ -24,6 +25,8 @@ export class PolicyWorldWeigher<S> implements WorldWeigher<S> {
   private logits = new Float32Array(0);
   private values = new Float32Array(0);
   private readonly mask: Uint8Array;
+  /** Double precision, so a weight is exactly exp(logit - max) / sum. */
+  private readonly probabilities: Float64Array;
 
   constructor(
     readonly game: Game<S>,
@@ -34,6 +37,7 @@ export class PolicyWorldWeigher<S> implements WorldWeigher<S> {
     if (!(floor > 0 && floor <= 1)) throw new RangeError(`PolicyWorldWeigher: floor must be in (0, 1], got ${floor}`);
     assertNetworkFitsGame(game, model);
     this.mask = new Uint8Array(game.masker.actionSize);
+    this.probabilities = new Float64Array(game.masker.actionSize);
   }
 
   async logWeights(worlds: readonly S[], observers: ArrayLike<number>, out: Float64Array): Promise<void> {
@@ -62,19 +66,10 @@ export class PolicyWorldWeigher<S> implements WorldWeigher<S> {
 
   /** The floored softmax probability of `action` over the legal actions of `state`, logits at `offset`. */
   private probability(state: S, action: number, offset: number): number {
-    const { mask, logits } = this;
+    const { mask } = this;
     const A = mask.length;
-    this.game.masker.fillMask(state, mask, 0);
-    let max = -Infinity;
-    let legal = 0;
-    for (let a = 0; a < A; a++) {
-      if (!mask[a]) continue;
-      legal++;
-      if (logits[offset + a] > max) max = logits[offset + a];
-    }
-    let total = 0;
-    for (let a = 0; a < A; a++) if (mask[a]) total += Math.exp(logits[offset + a] - max);
-    const p = mask[action] ? Math.exp(logits[offset + action] - max) / total : 0;
+    const legal = this.game.masker.fillMask(state, mask, 0);
+    const p = maskedSoftmax(this.logits, offset, mask, 0, A, this.probabilities)[action];
     return (1 - this.floor) * p + this.floor / legal;
   }
 }

@@ -1,8 +1,8 @@
-import { Z95, eloFromScore, playArena, playSettingsOf, resolveGame, studentT975, wilsonInterval, type Agent, type Game, type LeafValues, type WorldSampling } from '@az/core';
+import { Z95, eloFromScore, playArena, resolveGame, studentT975, wilsonInterval, type Agent, type Game, type LeafValues, type WorldSampling } from '@az/core';
 import { BACKEND_CHOICES, type BackendChoice } from '@az/nn';
 import { DEFAULT_DETERMINIZATIONS, type SearchMethod } from '@az/imperfect-info';
 import { defaultPlaySimulations } from '@az/mcts';
-import { closeAgent, gameFor, isUciSpec, makeAgent, modelPathOf, type LoadedModel, loadModel } from '../agents.js';
+import { closeAgent, gameFor, isUciSpec, makeAgent, modelPathOf, withGameDefaults, type LoadedModel, loadModel } from '../agents.js';
 import { GameRecorder } from '../records.js';
 import { helpText, parseFlags, UsageError } from '../args.js';
 import { ProgressBar } from '../progress.js';
@@ -131,13 +131,13 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
   const recorder = new GameRecorder({ gamesOut: flags['games-out'], pgn: flags.pgn }, plugin);
   const leafValues = flags['leaf-values'] as LeafValues | undefined;
   const searchMethod = flags.search as SearchMethod | undefined;
-  // What search agents of a hidden-information game play with: the flag, else the game's play setting.
-  const searchUsed: SearchMethod | undefined = game.traits.information === 'imperfect' ? (searchMethod ?? playSettingsOf(plugin.training).searchMethod ?? 'determinized') : undefined;
   const playoutWeight = flags['playout-weight'];
   const worldSampling = flags.worlds as WorldSampling | undefined;
+  // What search agents of a hidden-information game play with, as makeAgent resolves it: the flags, else the game's play settings.
+  const agentDefaults = withGameDefaults(plugin, { simulations, seed, determinizations, searchMethod, worldSampling });
+  const searchUsed: SearchMethod | undefined = game.traits.information === 'imperfect' ? (agentDefaults.searchMethod ?? 'determinized') : undefined;
   if (worldSampling === 'inferred' && searchUsed !== 'information-set') throw new UsageError(`--worlds inferred needs information-set search (${game.traits.id} plays ${searchUsed ?? 'perfect-information search'} here; add --search information-set)`);
-  // What information-set search draws its worlds by: the flag, else the game's play setting.
-  const worldsUsed: WorldSampling | undefined = searchUsed === 'information-set' ? (worldSampling ?? playSettingsOf(plugin.training).worldSampling ?? 'uniform') : undefined;
+  const worldsUsed: WorldSampling | undefined = searchUsed === 'information-set' ? (agentDefaults.worldSampling ?? 'uniform') : undefined;
   const inferWorlds = worldsUsed === 'inferred';
   const agentA = await makeAgent(flags.a, plugin, game, { simulations, seed, determinizations, leafValues, playoutWeight, searchMethod, worldSampling, network }, models);
   let agentB: Agent<unknown>;
@@ -222,7 +222,7 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
       /** A's score (wins + draws / 2 per game) with its Wilson 95% interval, and the Elo difference it implies. */
       score,
       simulations,
-      determinizations: game.traits.information === 'imperfect' ? (determinizations ?? plugin.training?.determinizations ?? DEFAULT_DETERMINIZATIONS) : undefined,
+      determinizations: game.traits.information === 'imperfect' ? (agentDefaults.determinizations ?? DEFAULT_DETERMINIZATIONS) : undefined,
       search: searchUsed,
       worlds: worldsUsed,
       a: {

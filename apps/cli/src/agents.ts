@@ -24,7 +24,7 @@ import {
   type BackendChoice,
   type CheckpointManifest,
 } from '@az/nn';
-import { createSearchEngine, type SearchMethod } from '@az/imperfect-info';
+import { createSearchEngine, type OtherSeatPriors, type SearchMethod } from '@az/imperfect-info';
 import { MctsAgent, NetworkEvaluator, PolicyAgent, RolloutEvaluator, playSearchConfig, type Evaluator, type SearchEngine } from '@az/mcts';
 import { UciAgent, UciEngineError, parseUciAgentSpec } from '@az/chess-uci';
 import { UsageError } from './args.js';
@@ -44,6 +44,8 @@ export interface AgentSettings {
   readonly searchMethod?: SearchMethod;
   /** Information-set search with a model: 'inferred' weighs sampled worlds by the other seats' earlier decisions (default: the game's play setting, else uniform). */
   readonly worldSampling?: WorldSampling;
+  /** Information-set search: priors at the other seats' nodes (default 'uniform'; 'first-world' keeps the network's policy from the first world that reached the node). */
+  readonly otherSeatPriors?: OtherSeatPriors;
   /** Search agents: `SearchConfig.networkValueScale` (default: the game's `playValueScale` hint, else 1). */
   readonly networkValueScale?: number;
   /** How model agents run their network (--backend, --threads). */
@@ -172,6 +174,7 @@ export function searchEngineFor<S>(game: Game<S>, evaluator: Evaluator<S>, setti
       playoutWeight: settings.playoutWeight,
       method: settings.searchMethod,
       inferWorlds: settings.worldSampling === 'inferred',
+      otherSeatPriors: settings.otherSeatPriors,
     },
   );
 }

@@ -64,9 +64,12 @@ describe('az play finds the model trained for the table size', () => {
     // Blob models play information-set search over inferred worlds; --worlds uniform samples them plainly, and inferred needs that search.
     const inferred = az(['eval', '--game', 'blob', '--a', 'runs/blob-3p-rounds', '--b', 'heuristic', '--games', '1', '--sims', '2', '--json']);
     expect(inferred.code, inferred.stderr).toBe(0);
-    expect(JSON.parse(inferred.stdout)).toMatchObject({ search: 'information-set', worlds: 'inferred', games: 1 });
-    const uniform = az(['eval', '--game', 'blob', '--a', 'runs/blob-3p-rounds', '--b', 'heuristic', '--games', '1', '--sims', '2', '--worlds', 'uniform', '--json']);
-    expect(JSON.parse(uniform.stdout)).toMatchObject({ search: 'information-set', worlds: 'uniform' });
+    expect(JSON.parse(inferred.stdout)).toMatchObject({ search: 'information-set', worlds: 'inferred', otherSeatPriors: 'uniform', games: 1 });
+    const uniform = az(['eval', '--game', 'blob', '--a', 'runs/blob-3p-rounds', '--b', 'heuristic', '--games', '1', '--sims', '2', '--worlds', 'uniform', '--other-seat-priors', 'first-world', '--json']);
+    expect(JSON.parse(uniform.stdout)).toMatchObject({ search: 'information-set', worlds: 'uniform', otherSeatPriors: 'first-world' });
+    const priorsDeterminized = az(['eval', '--game', 'blob', '--a', 'runs/blob-3p-rounds', '--b', 'heuristic', '--games', '1', '--other-seat-priors', 'first-world', '--search', 'determinized']);
+    expect(priorsDeterminized.code).toBe(2);
+    expect(priorsDeterminized.stderr).toContain('--other-seat-priors needs information-set search');
     const inferDeterminized = az(['eval', '--game', 'blob', '--a', 'runs/blob-3p-rounds', '--b', 'heuristic', '--games', '1', '--worlds', 'inferred', '--search', 'determinized']);
     expect(inferDeterminized.code).toBe(2);
     expect(inferDeterminized.stderr).toContain('--worlds inferred needs information-set search');

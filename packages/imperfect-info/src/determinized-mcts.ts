@@ -2,7 +2,7 @@ import { Rng, type Determinizer, type Game, type SearchMethod } from '@az/core';
 import { BatchedMcts, NetworkEvaluator, type Evaluator, type SearchConfig, type SearchEngine, type SearchStats } from '@az/mcts';
 import { OwnViewNetworkEvaluator } from './own-view-evaluator.js';
 import { RolloutMixEvaluator } from './rollout-mix-evaluator.js';
-import { InformationSetMcts } from './ismcts.js';
+import { InformationSetMcts, type OtherSeatPriors } from './ismcts.js';
 import { WorldNetworkEvaluator, type WorldPriors } from './world-evaluator.js';
 import { PolicyWorldWeigher } from './world-inference.js';
 
@@ -44,6 +44,8 @@ export interface DeterminizedSearchOptions {
    * Ignored otherwise. Default false.
    */
   readonly inferWorlds?: boolean;
+  /** `createSearchEngine` only, information-set search: priors at the other seats' nodes (`OtherSeatPriors`, default 'uniform'). */
+  readonly otherSeatPriors?: OtherSeatPriors;
 }
 
 /** How an imperfect-information game is searched (defined in `@az/core`, where games name their play search). */
@@ -256,7 +258,7 @@ export function createSearchEngine<S>(
   const determinizations = options.determinizations ?? DEFAULT_DETERMINIZATIONS;
   if (options.method === 'information-set') {
     const inference = options.inferWorlds && evaluator instanceof NetworkEvaluator && game.pastDecisions ? { weigher: new PolicyWorldWeigher(game, evaluator.model) } : undefined;
-    return new InformationSetMcts(game, leafEvaluator, slots, { ...searchConfig, simulations: determinizations * (searchConfig.simulations ?? 30) }, inference);
+    return new InformationSetMcts(game, leafEvaluator, slots, { ...searchConfig, simulations: determinizations * (searchConfig.simulations ?? 30) }, { inference, otherSeatPriors: options.otherSeatPriors });
   }
   return new DeterminizedMcts(game, leafEvaluator, slots, searchConfig, { determinizations });
 }

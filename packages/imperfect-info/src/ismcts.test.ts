@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createSearchEngine } from './determinized-mcts.js';
 import { InformationSetMcts } from './ismcts.js';
 import type { WorldWeigher } from './world-inference.js';
-import { BET, PASS, makeShowdown, showdownState, type ShowdownState } from './test-games.js';
+import { BET, CALL, FOLD, PASS, makeShowdown, showdownState, type ShowdownState } from './test-games.js';
 
 /** Uniform prior, zero value; records batch sizes and every leaf's state. */
 class RecordingEvaluator implements Evaluator<ShowdownState> {
@@ -86,6 +86,52 @@ describe('InformationSetMcts', () => {
     expect(() => new InformationSetMcts(makeShowdown({ withoutDeterminizer: true }), new UniformEvaluator<ShowdownState>(), 1)).toThrow(/showdown has no determinizer/);
   });
 
+  describe('priors at the other seats’ nodes', () => {
+    /**
+     * The network's policy for seat 1 follows seat 1's card in the world it is given (call with 5 or
+     * more, else fold, almost surely); uniform for seat 0; values zero.
+     */
+    class CardPolicyEvaluator implements Evaluator<ShowdownState> {
+      readonly needsInputs = false;
+      evaluate(batch: LeafBatch<ShowdownState>): void {
+        batch.policyLogits.fill(0, 0, batch.count * batch.actionSize);
+        batch.values.fill(0, 0, batch.count * batch.numSeats);
+        for (let i = 0; i < batch.count; i++) {
+          const s = batch.states[i];
+          if (s.history.length === 1) batch.policyLogits[i * batch.actionSize + (s.cards[1] >= 5 ? CALL : FOLD)] = 20;
+        }
+      }
+    }
+
+    /** Seat 0 holds the lowest card in every slot: seat 1 calls and wins in every world, so betting loses. */
+    async function betsWithLowestCard(otherSeatPriors: 'uniform' | 'first-world'): Promise<number> {
+      const slots = 12;
+      const engine = new InformationSetMcts(makeShowdown(), new CardPolicyEvaluator(), slots, { simulations: 200, leavesPerTree: 4, seed: 5 }, { otherSeatPriors });
+      for (let s = 0; s < slots; s++) engine.setRoot(s, showdownState(0, 9));
+      await engine.search();
+      let bets = 0;
+      for (let s = 0; s < slots; s++) {
+        const counts = engine.visitCounts(s, new Float32Array(4));
+        if (counts[BET] > counts[PASS]) bets++;
+      }
+      return bets;
+    }
+
+    it('are uniform by default: seat 1’s play in the tree is learned over all worlds, so a hopeless bet is never chosen', async () => {
+      expect(await betsWithLowestCard('uniform')).toBe(0);
+    });
+
+    it('with first-world priors follow the hand seat 1 held in one sampled world: seat 1 folds everywhere and seat 0 bluffs', async () => {
+      // The first world of a slot gives seat 1 a card below 5 with probability 4/9; then its fold prior
+      // is ~1 and PUCT never tries the call that wins in the other worlds.
+      expect(await betsWithLowestCard('first-world')).toBeGreaterThan(0);
+    });
+
+    it('refuses an unknown setting', () => {
+      expect(() => new InformationSetMcts(makeShowdown(), new RecordingEvaluator(), 1, search, { otherSeatPriors: 'mean' as 'uniform' })).toThrow(/otherSeatPriors/);
+    });
+  });
+
   describe('with inference over worlds', () => {
     /** Weighs worlds by the opponent's card: heavy when it is at least `from`, light otherwise. */
     class CardWeigher implements WorldWeigher<ShowdownState> {
@@ -101,7 +147,7 @@ describe('InformationSetMcts', () => {
       const game = makeShowdown();
       const evaluator = new RecordingEvaluator();
       const weigher = new CardWeigher(7);
-      const engine = new InformationSetMcts(game, evaluator, 2, { simulations: 100, leavesPerTree: 4, seed: 2 }, { weigher, candidates: 64 });
+      const engine = new InformationSetMcts(game, evaluator, 2, { simulations: 100, leavesPerTree: 4, seed: 2 }, { inference: { weigher, candidates: 64 } });
       engine.setRoot(0, showdownState(2, 0));
       engine.setRoot(1, showdownState(3, 0));
       await engine.search();
@@ -116,7 +162,7 @@ describe('InformationSetMcts', () => {
 
     it('keeps sampling fresh worlds when nothing tells the worlds apart', async () => {
       const game = makeShowdown();
-      const engine = new InformationSetMcts(game, new RecordingEvaluator(), 1, { simulations: 100, leavesPerTree: 4, seed: 2 }, { weigher: new CardWeigher(null), candidates: 4 });
+      const engine = new InformationSetMcts(game, new RecordingEvaluator(), 1, { simulations: 100, leavesPerTree: 4, seed: 2 }, { inference: { weigher: new CardWeigher(null), candidates: 4 } });
       engine.setRoot(0, showdownState(2, 0));
       await engine.search();
       // The 4 candidates, then a fresh world for each of the 100 simulations.
@@ -124,7 +170,7 @@ describe('InformationSetMcts', () => {
     });
 
     it('refuses a pool of no worlds', () => {
-      expect(() => new InformationSetMcts(makeShowdown(), new RecordingEvaluator(), 1, search, { weigher: new CardWeigher(null), candidates: 0 })).toThrow(/candidates must be a positive integer/);
+      expect(() => new InformationSetMcts(makeShowdown(), new RecordingEvaluator(), 1, search, { inference: { weigher: new CardWeigher(null), candidates: 0 } })).toThrow(/candidates must be a positive integer/);
     });
   });
 });

@@ -10,6 +10,23 @@ export interface WorldInference<S> {
   readonly candidates?: number;
 }
 
+/**
+ * Priors at the nodes where a seat other than the observer (the root's mover) acts. 'uniform': every
+ * action legal in the simulation's world alike. 'first-world': the network's policy for that seat in
+ * the first world that reached the node, kept for every later world; that seat's hand differs from
+ * world to world, so those priors steer its play towards the cards it held in one sampled world (an
+ * action it could not play there gets 1 / actionSize).
+ */
+export type OtherSeatPriors = 'uniform' | 'first-world';
+
+/** Options of information-set search beyond `SearchConfig`. */
+export interface InformationSetOptions<S> {
+  /** Inference over worlds (a weighed pool per move); default: worlds sampled uniformly from the observer's view. */
+  readonly inference?: WorldInference<S>;
+  /** Default 'uniform' (measured in packages/imperfect-info/README.md). */
+  readonly otherSeatPriors?: OtherSeatPriors;
+}
+
 /** One node of an information-set tree: reached by one sequence of (public) actions from the root. */
 class IsNode {
   readonly children = new Map<number, IsNode>();
@@ -53,10 +70,13 @@ interface Pending<S> {
  * Nodes are keyed by the action sequence since the root, which identifies the observer's information
  * set when every action is visible to the observer (true of Blob: bids and cards played are public).
  * Selection is PUCT with the child's availability (how often it was legal) in place of the parent's
- * visit count; a node's prior comes from the first world that reached it (actions not legal in that
- * world get the mean prior). Leaves from all slots (`leavesPerTree` simulations each, kept apart by a
+ * visit count; a node's priors come from the evaluation of the first world that reached it. Leaves from all slots (`leavesPerTree` simulations each, kept apart by a
  * virtual visit) go to the evaluator in one batch, like `DeterminizedMcts`. `simulations` is the total
  * per move: `D x S` of determinized search is `D * S` here, at equal evaluator work.
+ *
+ * The observer's own nodes take the network's priors (its own hand is the same in every world); the
+ * other seats' nodes are uniform over the actions legal in the simulation's world by default
+ * (`OtherSeatPriors`).
  *
  * With `inference` (`WorldInference`) the worlds are not uniform: each move samples a pool of worlds,
  * weighs them by what the other seats did (e.g. `PolicyWorldWeigher`), and every simulation draws its
@@ -79,6 +99,8 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
   private readonly fpuReduction: number;
   private readonly mask: Uint8Array;
   private readonly candidates: number;
+  private readonly inference: WorldInference<S> | undefined;
+  private readonly otherSeatPriors: OtherSeatPriors;
   private readonly batch: { -readonly [K in keyof LeafBatch<S>]: LeafBatch<S>[K] } & { states: S[] };
 
   constructor(
@@ -86,9 +108,12 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
     readonly evaluator: Evaluator<S>,
     slots: number,
     config: Partial<SearchConfig> = {},
-    private readonly inference?: WorldInference<S>,
+    options: InformationSetOptions<S> = {},
   ) {
-    this.candidates = inference?.candidates ?? 128;
+    this.inference = options.inference;
+    this.otherSeatPriors = options.otherSeatPriors ?? 'uniform';
+    if (this.otherSeatPriors !== 'uniform' && this.otherSeatPriors !== 'first-world') throw new RangeError(`InformationSetMcts: otherSeatPriors must be 'uniform' or 'first-world', got ${String(this.otherSeatPriors)}`);
+    this.candidates = this.inference?.candidates ?? 128;
     if (!(Number.isInteger(this.candidates) && this.candidates >= 1)) throw new RangeError(`InformationSetMcts: inference candidates must be a positive integer, got ${this.candidates}`);
     if (!(Number.isInteger(slots) && slots >= 1)) throw new RangeError(`InformationSetMcts: slots must be a positive integer, got ${slots}`);
     if (!game.determinizer) throw new Error(`${game.traits.id} has no determinizer (Game.determinizer), so it cannot be searched by information-set MCTS`);
@@ -241,7 +266,8 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
         return;
       }
       const mover = game.currentPlayer(world);
-      game.masker.fillMask(world, mask, 0);
+      const legal = game.masker.fillMask(world, mask, 0);
+      const uniform = this.otherSeatPriors === 'uniform' && mover !== slot.rootSeat;
       const parentQ = node.visits > 0 ? node.valueSum[mover] / node.visits : 0;
       let best: IsNode | null = null;
       let bestAction = -1;
@@ -250,7 +276,7 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
         if (!mask[a]) continue;
         let child = node.children.get(a);
         if (!child) {
-          child = new IsNode(this.P, node.priors[a] > 0 ? node.priors[a] : 1 / this.A);
+          child = new IsNode(this.P, uniform ? 1 / legal : node.priors[a] > 0 ? node.priors[a] : 1 / this.A);
           node.children.set(a, child);
         }
         child.availability++;

@@ -1,6 +1,6 @@
 import { Z95, eloFromScore, playArena, resolveGame, studentT975, wilsonInterval, type Agent, type Game, type LeafValues, type WorldSampling } from '@az/core';
 import { BACKEND_CHOICES, type BackendChoice } from '@az/nn';
-import { DEFAULT_DETERMINIZATIONS, type SearchMethod } from '@az/imperfect-info';
+import { DEFAULT_DETERMINIZATIONS, type OtherSeatPriors, type SearchMethod } from '@az/imperfect-info';
 import { defaultPlaySimulations } from '@az/mcts';
 import { closeAgent, gameFor, isUciSpec, makeAgent, modelPathOf, withGameDefaults, type LoadedModel, loadModel } from '../agents.js';
 import { GameRecorder } from '../records.js';
@@ -28,6 +28,11 @@ export const evalSpec = {
       type: 'enum',
       values: ['uniform', 'inferred'],
       description: "hidden-information games, information-set search with a model: worlds sampled uniformly from the mover's view, or inferred: each simulation's world drawn from a pool weighed by how likely the network makes the other seats' earlier decisions there (Blob: their bids) (default: the game's play setting, else uniform)",
+    },
+    'other-seat-priors': {
+      type: 'enum',
+      values: ['uniform', 'first-world'],
+      description: "hidden-information games, information-set search: priors where another seat acts in the tree, uniform over its legal actions, or first-world: the network's policy for it in the first sampled world that reached the node (its hand in that world steering its play in every other) (default uniform)",
     },
     'leaf-values': {
       type: 'enum',
@@ -133,16 +138,19 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
   const searchMethod = flags.search as SearchMethod | undefined;
   const playoutWeight = flags['playout-weight'];
   const worldSampling = flags.worlds as WorldSampling | undefined;
+  const otherSeatPriors = flags['other-seat-priors'] as OtherSeatPriors | undefined;
   // What search agents of a hidden-information game play with, as makeAgent resolves it: the flags, else the game's play settings.
   const agentDefaults = withGameDefaults(plugin, { simulations, seed, determinizations, searchMethod, worldSampling });
   const searchUsed: SearchMethod | undefined = game.traits.information === 'imperfect' ? (agentDefaults.searchMethod ?? 'determinized') : undefined;
   if (worldSampling === 'inferred' && searchUsed !== 'information-set') throw new UsageError(`--worlds inferred needs information-set search (${game.traits.id} plays ${searchUsed ?? 'perfect-information search'} here; add --search information-set)`);
   const worldsUsed: WorldSampling | undefined = searchUsed === 'information-set' ? (agentDefaults.worldSampling ?? 'uniform') : undefined;
   const inferWorlds = worldsUsed === 'inferred';
-  const agentA = await makeAgent(flags.a, plugin, game, { simulations, seed, determinizations, leafValues, playoutWeight, searchMethod, worldSampling, network }, models);
+  if (otherSeatPriors !== undefined && searchUsed !== 'information-set') throw new UsageError(`--other-seat-priors needs information-set search (${game.traits.id} plays ${searchUsed ?? 'perfect-information search'} here; add --search information-set)`);
+  const otherSeatPriorsUsed: OtherSeatPriors | undefined = searchUsed === 'information-set' ? (otherSeatPriors ?? 'uniform') : undefined;
+  const agentA = await makeAgent(flags.a, plugin, game, { simulations, seed, determinizations, leafValues, playoutWeight, searchMethod, worldSampling, otherSeatPriors, network }, models);
   let agentB: Agent<unknown>;
   try {
-    agentB = await makeAgent(flags.b, plugin, game, { simulations, seed: seed + 1, determinizations, leafValues, playoutWeight, searchMethod, worldSampling, network }, models);
+    agentB = await makeAgent(flags.b, plugin, game, { simulations, seed: seed + 1, determinizations, leafValues, playoutWeight, searchMethod, worldSampling, otherSeatPriors, network }, models);
   } catch (err) {
     await closeAgent(agentA);
     throw err;
@@ -225,6 +233,7 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
       determinizations: game.traits.information === 'imperfect' ? (agentDefaults.determinizations ?? DEFAULT_DETERMINIZATIONS) : undefined,
       search: searchUsed,
       worlds: worldsUsed,
+      otherSeatPriors: otherSeatPriorsUsed,
       a: {
         agent: agentA.name,
         wins: result.wins[0],
@@ -254,7 +263,7 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
     }
     const worlds = report.determinizations
       ? searchUsed === 'information-set'
-        ? ` (${report.determinizations} x ${simulations} in one information-set tree, a world per simulation${inferWorlds ? ', weighed by the earlier decisions' : ''})`
+        ? ` (${report.determinizations} x ${simulations} in one information-set tree, a world per simulation${inferWorlds ? ', weighed by the earlier decisions' : ''}${otherSeatPriorsUsed === 'first-world' ? ", other seats' priors from the first world" : ''})`
         : ` x ${report.determinizations} sampled worlds`
       : '';
     console.log(`${played} games of ${game.traits.id} (${game.numPlayers} seats, rotating), ${simulations} simulations${worlds} per search move`);

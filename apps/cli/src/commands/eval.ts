@@ -2,7 +2,7 @@ import { Z95, eloFromScore, playArena, resolveGame, studentT975, wilsonInterval,
 import { BACKEND_CHOICES, type BackendChoice } from '@az/nn';
 import { DEFAULT_DETERMINIZATIONS, type OtherSeatPriors, type SearchMethod } from '@az/imperfect-info';
 import { defaultPlaySimulations } from '@az/mcts';
-import { closeAgent, gameFor, isUciSpec, makeAgent, modelPathOf, withGameDefaults, type LoadedModel, loadModel } from '../agents.js';
+import { POLICY_PREFIX, closeAgent, gameFor, isUciSpec, makeAgent, modelPathOf, withGameDefaults, type LoadedModel, loadModel } from '../agents.js';
 import { GameRecorder } from '../records.js';
 import { helpText, parseFlags, UsageError } from '../args.js';
 import { ProgressBar } from '../progress.js';
@@ -143,7 +143,9 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
   const agentDefaults = withGameDefaults(plugin, { simulations, seed, determinizations, searchMethod, worldSampling });
   const searchUsed: SearchMethod | undefined = game.traits.information === 'imperfect' ? (agentDefaults.searchMethod ?? 'determinized') : undefined;
   if (worldSampling === 'inferred' && searchUsed !== 'information-set') throw new UsageError(`--worlds inferred needs information-set search (${game.traits.id} plays ${searchUsed ?? 'perfect-information search'} here; add --search information-set)`);
-  const worldsUsed: WorldSampling | undefined = searchUsed === 'information-set' ? (agentDefaults.worldSampling ?? 'uniform') : undefined;
+  // Inference weighs worlds with a network: only a model's search has one (`mcts` samples them uniformly).
+  const searchesModel = [flags.a, flags.b].some((spec) => !spec.startsWith(POLICY_PREFIX) && models.has(modelPathOf(spec)));
+  const worldsUsed: WorldSampling | undefined = searchUsed === 'information-set' ? (searchesModel ? (agentDefaults.worldSampling ?? 'uniform') : 'uniform') : undefined;
   const inferWorlds = worldsUsed === 'inferred';
   if (otherSeatPriors !== undefined && searchUsed !== 'information-set') throw new UsageError(`--other-seat-priors needs information-set search (${game.traits.id} plays ${searchUsed ?? 'perfect-information search'} here; add --search information-set)`);
   const otherSeatPriorsUsed: OtherSeatPriors | undefined = searchUsed === 'information-set' ? (otherSeatPriors ?? 'uniform') : undefined;

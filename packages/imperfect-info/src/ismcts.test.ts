@@ -104,9 +104,13 @@ describe('InformationSetMcts', () => {
     }
 
     /** Seat 0 holds the lowest card in every slot: seat 1 calls and wins in every world, so betting loses. */
-    async function betsWithLowestCard(otherSeatPriors: 'uniform' | 'first-world'): Promise<number> {
+    async function betsWithLowestCard(otherSeatPriors: 'uniform' | 'first-world', build: 'constructor' | 'createSearchEngine' = 'constructor'): Promise<number> {
       const slots = 12;
-      const engine = new InformationSetMcts(makeShowdown(), new CardPolicyEvaluator(), slots, { simulations: 200, leavesPerTree: 4, seed: 5 }, { otherSeatPriors });
+      const config = { simulations: 200, leavesPerTree: 4, seed: 5 };
+      const engine =
+        build === 'constructor'
+          ? new InformationSetMcts(makeShowdown(), new CardPolicyEvaluator(), slots, config, { otherSeatPriors })
+          : createSearchEngine(makeShowdown(), new CardPolicyEvaluator(), slots, { ...config, simulations: 100 }, { method: 'information-set', determinizations: 2, otherSeatPriors });
       for (let s = 0; s < slots; s++) engine.setRoot(s, showdownState(0, 9));
       await engine.search();
       let bets = 0;
@@ -125,6 +129,11 @@ describe('InformationSetMcts', () => {
       // The first world of a slot gives seat 1 a card below 5 with probability 4/9; then its fold prior
       // is ~1 and PUCT never tries the call that wins in the other worlds.
       expect(await betsWithLowestCard('first-world')).toBeGreaterThan(0);
+    });
+
+    it('are passed through by createSearchEngine', async () => {
+      expect(await betsWithLowestCard('first-world', 'createSearchEngine')).toBe(await betsWithLowestCard('first-world'));
+      expect(await betsWithLowestCard('uniform', 'createSearchEngine')).toBe(0);
     });
 
     it('refuses an unknown setting', () => {

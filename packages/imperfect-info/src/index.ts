@@ -15,7 +15,7 @@ export {
   type DeterminizedSearchOptions,
   type SearchMethod,
 } from './determinized-mcts.js';
-export { InformationSetMcts, type InformationSetOptions, type OtherSeatPriors, type WorldInference } from './ismcts.js';
+export { DEFAULT_OTHER_SEAT_PRIORS, InformationSetMcts, type InformationSetOptions, type OtherSeatPriors, type WorldInference } from './ismcts.js';
 export { PolicyWorldWeigher, type WorldWeigher } from './world-inference.js';
 export { OwnViewNetworkEvaluator } from './own-view-evaluator.js';
 export { RolloutMixEvaluator } from './rollout-mix-evaluator.js';

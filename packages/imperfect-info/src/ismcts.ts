@@ -19,11 +19,14 @@ export interface WorldInference<S> {
  */
 export type OtherSeatPriors = 'uniform' | 'first-world';
 
+/** The default `OtherSeatPriors` (measured in packages/imperfect-info/README.md). */
+export const DEFAULT_OTHER_SEAT_PRIORS: OtherSeatPriors = 'uniform';
+
 /** Options of information-set search beyond `SearchConfig`. */
 export interface InformationSetOptions<S> {
   /** Inference over worlds (a weighed pool per move); default: worlds sampled uniformly from the observer's view. */
   readonly inference?: WorldInference<S>;
-  /** Default 'uniform' (measured in packages/imperfect-info/README.md). */
+  /** Default `DEFAULT_OTHER_SEAT_PRIORS`. */
   readonly otherSeatPriors?: OtherSeatPriors;
 }
 
@@ -70,8 +73,9 @@ interface Pending<S> {
  * Nodes are keyed by the action sequence since the root, which identifies the observer's information
  * set when every action is visible to the observer (true of Blob: bids and cards played are public).
  * Selection is PUCT with the child's availability (how often it was legal) in place of the parent's
- * visit count; a node's priors come from the evaluation of the first world that reached it. Leaves from all slots (`leavesPerTree` simulations each, kept apart by a
- * virtual visit) go to the evaluator in one batch, like `DeterminizedMcts`. `simulations` is the total
+ * visit count; a node's priors come from the evaluation of the first world that reached it. Leaves
+ * from all slots (`leavesPerTree` simulations each, kept apart by a virtual visit) go to the evaluator
+ * in one batch, like `DeterminizedMcts`. `simulations` is the total
  * per move: `D x S` of determinized search is `D * S` here, at equal evaluator work.
  *
  * The observer's own nodes take the network's priors (its own hand is the same in every world); the
@@ -111,7 +115,7 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
     options: InformationSetOptions<S> = {},
   ) {
     this.inference = options.inference;
-    this.otherSeatPriors = options.otherSeatPriors ?? 'uniform';
+    this.otherSeatPriors = options.otherSeatPriors ?? DEFAULT_OTHER_SEAT_PRIORS;
     if (this.otherSeatPriors !== 'uniform' && this.otherSeatPriors !== 'first-world') throw new RangeError(`InformationSetMcts: otherSeatPriors must be 'uniform' or 'first-world', got ${String(this.otherSeatPriors)}`);
     this.candidates = this.inference?.candidates ?? 128;
     if (!(Number.isInteger(this.candidates) && this.candidates >= 1)) throw new RangeError(`InformationSetMcts: inference candidates must be a positive integer, got ${this.candidates}`);

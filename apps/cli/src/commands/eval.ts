@@ -1,6 +1,6 @@
 import { Z95, eloFromScore, playArena, resolveGame, studentT975, wilsonInterval, type Agent, type Game, type LeafValues, type WorldSampling } from '@az/core';
 import { BACKEND_CHOICES, type BackendChoice } from '@az/nn';
-import { DEFAULT_DETERMINIZATIONS, type OtherSeatPriors, type SearchMethod } from '@az/imperfect-info';
+import { DEFAULT_DETERMINIZATIONS, DEFAULT_OTHER_SEAT_PRIORS, type OtherSeatPriors, type SearchMethod } from '@az/imperfect-info';
 import { defaultPlaySimulations } from '@az/mcts';
 import { POLICY_PREFIX, closeAgent, gameFor, isUciSpec, makeAgent, modelPathOf, withGameDefaults, type LoadedModel, loadModel } from '../agents.js';
 import { GameRecorder } from '../records.js';
@@ -142,13 +142,16 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
   // What search agents of a hidden-information game play with, as makeAgent resolves it: the flags, else the game's play settings.
   const agentDefaults = withGameDefaults(plugin, { simulations, seed, determinizations, searchMethod, worldSampling });
   const searchUsed: SearchMethod | undefined = game.traits.information === 'imperfect' ? (agentDefaults.searchMethod ?? 'determinized') : undefined;
-  if (worldSampling === 'inferred' && searchUsed !== 'information-set') throw new UsageError(`--worlds inferred needs information-set search (${game.traits.id} plays ${searchUsed ?? 'perfect-information search'} here; add --search information-set)`);
+  const requireInformationSet = (flag: string): void => {
+    if (searchUsed !== 'information-set') throw new UsageError(`${flag} needs information-set search (${game.traits.id} plays ${searchUsed ?? 'perfect-information search'} here; add --search information-set)`);
+  };
+  if (worldSampling === 'inferred') requireInformationSet('--worlds inferred');
   // Inference weighs worlds with a network: only a model's search has one (`mcts` samples them uniformly).
   const searchesModel = [flags.a, flags.b].some((spec) => !spec.startsWith(POLICY_PREFIX) && models.has(modelPathOf(spec)));
   const worldsUsed: WorldSampling | undefined = searchUsed === 'information-set' ? (searchesModel ? (agentDefaults.worldSampling ?? 'uniform') : 'uniform') : undefined;
   const inferWorlds = worldsUsed === 'inferred';
-  if (otherSeatPriors !== undefined && searchUsed !== 'information-set') throw new UsageError(`--other-seat-priors needs information-set search (${game.traits.id} plays ${searchUsed ?? 'perfect-information search'} here; add --search information-set)`);
-  const otherSeatPriorsUsed: OtherSeatPriors | undefined = searchUsed === 'information-set' ? (otherSeatPriors ?? 'uniform') : undefined;
+  if (otherSeatPriors !== undefined) requireInformationSet('--other-seat-priors');
+  const otherSeatPriorsUsed: OtherSeatPriors | undefined = searchUsed === 'information-set' ? (otherSeatPriors ?? DEFAULT_OTHER_SEAT_PRIORS) : undefined;
   const agentA = await makeAgent(flags.a, plugin, game, { simulations, seed, determinizations, leafValues, playoutWeight, searchMethod, worldSampling, otherSeatPriors, network }, models);
   let agentB: Agent<unknown>;
   try {

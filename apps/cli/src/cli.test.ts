@@ -175,14 +175,18 @@ describe('az train with self-play processes (--gpus / --devices)', () => {
     expect(existsSync(out)).toBe(false);
   });
 
-  it('trains tic-tac-toe with 2 CPU self-play processes', () => {
+  it('trains tic-tac-toe with 2 CPU self-play processes, reporting their NN cache hit rate', () => {
     const out = join(work, 'multi');
-    const r = az(['train', '--game', 'tictactoe', '--devices', 'cpu:2', '--out', out, '--iterations', '1', '--games-per-iter', '8', '--parallel-games', '4', '--sims', '8', '--train-steps', '2', '--batch-size', '16', '--eval-games', '0', '--quiet']);
+    const r = az(['train', '--game', 'tictactoe', '--devices', 'cpu:2', '--out', out, '--iterations', '1', '--games-per-iter', '8', '--parallel-games', '4', '--sims', '8', '--train-steps', '2', '--batch-size', '16', '--eval-games', '0', '--eval-cache', '10000', '--quiet']);
     expect(r.stderr + r.stdout).toContain('az train: tictactoe, 1 iterations');
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/worker 1 \(cpu:1\) ready/);
-    const metrics = JSON.parse(readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim()) as { weightsVersion: number; workers: { devices: Record<string, unknown> } };
+    const metrics = JSON.parse(readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim()) as { weightsVersion: number; workers: { devices: Record<string, unknown> }; selfPlay: { cacheHitRate?: number } };
     expect(metrics.weightsVersion).toBe(1);
     expect(Object.keys(metrics.workers.devices)).toEqual(['cpu:0', 'cpu:1']);
+    // --eval-cache in the worker processes: their hits over their lookups, in the metrics and the iteration line.
+    expect(metrics.selfPlay.cacheHitRate).toBeGreaterThan(0);
+    expect(metrics.selfPlay.cacheHitRate).toBeLessThanOrEqual(1);
+    expect(r.stdout).toContain(`cache hits ${((metrics.selfPlay.cacheHitRate ?? 0) * 100).toFixed(1)}%`);
   });
 });

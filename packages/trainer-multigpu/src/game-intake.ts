@@ -65,6 +65,9 @@ export interface IntakeSnapshot {
   ageSum: number;
   evaluations: number;
   evaluatorCalls: number;
+  /** NN-cache lookups and hits, summed over the workers that report them. */
+  cacheLookups: number;
+  cacheHits: number;
   devices: Map<string, DeviceCounters>;
 }
 
@@ -213,7 +216,13 @@ export class GameIntake {
   }
 
   snapshot(workers: readonly WorkerStatus[]): IntakeSnapshot {
-    const stats = workers.reduce((s, w) => ({ evaluations: s.evaluations + w.stats.evaluations, evaluatorCalls: s.evaluatorCalls + w.stats.evaluatorCalls }), { evaluations: 0, evaluatorCalls: 0 });
+    const stats = { evaluations: 0, evaluatorCalls: 0, cacheLookups: 0, cacheHits: 0 };
+    for (const w of workers) {
+      stats.evaluations += w.stats.evaluations;
+      stats.evaluatorCalls += w.stats.evaluatorCalls;
+      stats.cacheLookups += w.stats.cacheLookups ?? 0;
+      stats.cacheHits += w.stats.cacheHits ?? 0;
+    }
     const devicesCopy = new Map<string, DeviceCounters>();
     for (const [label, c] of this.perDevice) devicesCopy.set(label, { ...c });
     return { ...this.totals, ...stats, devices: devicesCopy };
@@ -265,6 +274,8 @@ export function intakeDelta(now: IntakeSnapshot, before: IntakeSnapshot): Intake
     // Worker stats drop when a process dies (its last report is folded in late); never report negative work.
     evaluations: Math.max(0, now.evaluations - before.evaluations),
     evaluatorCalls: Math.max(0, now.evaluatorCalls - before.evaluatorCalls),
+    cacheLookups: Math.max(0, now.cacheLookups - before.cacheLookups),
+    cacheHits: Math.max(0, now.cacheHits - before.cacheHits),
     devices,
   };
 }

@@ -338,7 +338,7 @@ export class LocalIpcTransport implements SelfPlayTransport {
         slot.gamesReceived += message.games.length;
         // A worker that delivers games has started successfully, whatever happens to it later.
         slot.consecutiveFailures = 0;
-        slot.liveStats = message.stats;
+        slot.liveStats = playStatsOf(message.stats);
         for (let i = 0; i < message.games.length; i++) {
           const g = message.games[i];
           const bytes = g.bytes instanceof Uint8Array ? g.bytes : new Uint8Array(g.bytes as ArrayBufferLike);
@@ -349,7 +349,7 @@ export class LocalIpcTransport implements SelfPlayTransport {
       }
       case 'beat':
         slot.weightsVersion = message.weightsVersion;
-        slot.liveStats = { games: message.games, positions: message.positions, evaluations: message.evaluations, evaluatorCalls: message.evaluatorCalls };
+        slot.liveStats = playStatsOf(message);
         return;
       case 'fatal':
         this.fail(`worker ${slot.id} (${slot.device.label}): ${message.message}`);
@@ -426,6 +426,14 @@ export class LocalIpcTransport implements SelfPlayTransport {
   }
 }
 
+/** The counters of a 'beat' or 'games' message, nothing else. */
+function playStatsOf(m: WorkerPlayStats): WorkerPlayStats {
+  const stats = { games: m.games, positions: m.positions, evaluations: m.evaluations, evaluatorCalls: m.evaluatorCalls };
+  return m.cacheLookups === undefined ? stats : { ...stats, cacheLookups: m.cacheLookups, cacheHits: m.cacheHits ?? 0 };
+}
+
 function addStats(a: WorkerPlayStats, b: WorkerPlayStats): WorkerPlayStats {
-  return { games: a.games + b.games, positions: a.positions + b.positions, evaluations: a.evaluations + b.evaluations, evaluatorCalls: a.evaluatorCalls + b.evaluatorCalls };
+  const sum = { games: a.games + b.games, positions: a.positions + b.positions, evaluations: a.evaluations + b.evaluations, evaluatorCalls: a.evaluatorCalls + b.evaluatorCalls };
+  if (a.cacheLookups === undefined && b.cacheLookups === undefined) return sum;
+  return { ...sum, cacheLookups: (a.cacheLookups ?? 0) + (b.cacheLookups ?? 0), cacheHits: (a.cacheHits ?? 0) + (b.cacheHits ?? 0) };
 }

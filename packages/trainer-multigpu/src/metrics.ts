@@ -28,6 +28,21 @@ export interface ArenaSummary {
   readonly meanReturn: number;
 }
 
+/** An iteration's NN-cache counters: lookups made and how many the cache answered. */
+export interface CacheCounters {
+  readonly lookups: number;
+  readonly hits: number;
+}
+
+/**
+ * The `selfPlay.cacheHitRate` field from an iteration's cache counters (the single-process loop's cache,
+ * or the workers' counters summed over the iteration): hits / lookups; nothing without a cache
+ * (`undefined`) or without a lookup.
+ */
+export function cacheHitRateField(counters: CacheCounters | undefined): { cacheHitRate?: number } {
+  return counters && counters.lookups > 0 ? { cacheHitRate: counters.hits / counters.lookups } : {};
+}
+
 /** One line of metrics.jsonl. */
 export interface IterationMetrics {
   readonly iteration: number;
@@ -41,7 +56,10 @@ export interface IterationMetrics {
     readonly gamesPerSecond: number;
     readonly evalsPerSecond: number;
     readonly averageBatch: number;
-    /** With `evalCacheSize`: share of leaf evaluations answered by the NN cache. */
+    /**
+     * With `evalCacheSize`: share of this iteration's cache lookups (leaf evaluations) answered by the NN
+     * cache, summed over all workers in a multi-process run (`cacheHitRateField`). Absent without lookups.
+     */
     readonly cacheHitRate?: number;
     /** With a playout cap: share of moves searched in full (and recorded). */
     readonly fullSearchShare?: number;

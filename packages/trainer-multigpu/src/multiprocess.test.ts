@@ -131,6 +131,8 @@ describe('runMultiProcessTraining (2 CPU workers, tic-tac-toe)', () => {
         expect(o.winShareBySeat[0] + o.winShareBySeat[1]).toBeCloseTo(o.decisiveShare, 9);
         expect(o.meanLength).toBeGreaterThanOrEqual(5);
         expect(o.meanLength).toBeLessThanOrEqual(9);
+        // No --eval-cache: no hit rate.
+        expect(m.selfPlay.cacheHitRate).toBeUndefined();
       }
       expect(lines.some((m) => m.selfPlay.outcomes.decisiveShare > 0)).toBe(true);
 

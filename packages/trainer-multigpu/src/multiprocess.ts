@@ -19,7 +19,7 @@ import { GameIntake, intakeDelta, type IntakeSnapshot, type MultiProcessSummary 
 import { LocalIpcTransport } from './ipc-transport.js';
 import { RedisTransport, readRedisCheckpointState, type RedisRunOptions } from './redis-transport.js';
 import { finishIteration } from './iteration.js';
-import type { IterationMetrics, TrainerEvents, TrainSummary, WorkerIterationMetrics } from './metrics.js';
+import { cacheHitRateField, type IterationMetrics, type TrainerEvents, type TrainSummary, type WorkerIterationMetrics } from './metrics.js';
 import type { TrainOptionsInput } from './options.js';
 import { closeRun, disposeRun, openRun, type RunSession } from './run-session.js';
 import type { PluginModuleRef, PublishedWeights, SelfPlayTransport, WorkerSetup, WorkerSlot } from './transport.js';
@@ -294,6 +294,8 @@ class MultiProcessLoop {
         gamesPerSecond: delta.accepted / Math.max(1e-9, windowSeconds),
         evalsPerSecond: delta.evaluations / Math.max(1e-9, windowSeconds),
         averageBatch: delta.evaluatorCalls ? delta.evaluations / delta.evaluatorCalls : 0,
+        // The workers' cache counters over this window, summed over workers.
+        ...cacheHitRateField(options.evalCacheSize > 0 ? { lookups: delta.cacheLookups, hits: delta.cacheHits } : undefined),
         outcomes: intake.outcomes.take(),
       },
       // Serve the workers' messages between steps, so games keep landing in the buffer and heartbeats are read.

@@ -274,6 +274,9 @@ export interface RemoteHeartbeat {
   readonly positions: number;
   readonly evaluations: number;
   readonly evaluatorCalls: number;
+  /** With `evalCacheSize`: the NN cache's counters (absent from agents older than the fields). */
+  readonly cacheLookups?: number;
+  readonly cacheHits?: number;
 }
 
 export function defaultMachineName(): string {

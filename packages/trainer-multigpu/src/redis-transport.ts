@@ -497,7 +497,13 @@ export class RedisTransport implements SelfPlayTransport {
       w.machine = beat.machine;
       w.device = beat.device;
       w.weightsVersion = beat.weightsVersion;
-      w.stats = { games: beat.games, positions: beat.positions, evaluations: beat.evaluations, evaluatorCalls: beat.evaluatorCalls };
+      w.stats = {
+        games: beat.games,
+        positions: beat.positions,
+        evaluations: beat.evaluations,
+        evaluatorCalls: beat.evaluatorCalls,
+        ...(typeof beat.cacheLookups === 'number' ? { cacheLookups: beat.cacheLookups, cacheHits: typeof beat.cacheHits === 'number' ? beat.cacheHits : 0 } : {}),
+      };
       if (beat.state === 'stopped') {
         if (w.state !== 'stopped' && w.pid > 0) this.emit({ kind: 'exited', workerId: w.id, device, pid: w.pid, incarnation: w.incarnation, reason: 'stopped', code: 0, signal: null, gamesSent: w.gamesReceived });
         w.state = 'stopped';

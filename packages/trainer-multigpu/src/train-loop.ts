@@ -5,7 +5,7 @@
 import type { GameRegistry } from '@az/core';
 import { CachingEvaluator } from '@az/mcts';
 import { finishIteration } from './iteration.js';
-import type { IterationMetrics, TrainerEvents, TrainSummary } from './metrics.js';
+import { cacheHitRateField, type IterationMetrics, type TrainerEvents, type TrainSummary } from './metrics.js';
 import { selfPlaySettings, type TrainOptionsInput } from './options.js';
 import { OutcomeTally } from './outcome-tally.js';
 import { closeRun, disposeRun, openRun } from './run-session.js';
@@ -62,7 +62,7 @@ export async function runTraining(
           gamesPerSecond: sp.games / sp.seconds,
           evalsPerSecond: sp.evaluations / sp.seconds,
           averageBatch: sp.averageBatch,
-          ...(cache ? { cacheHitRate: cache.hitRate } : {}),
+          ...cacheHitRateField(cache?.stats),
           ...(sp.fullSearchShare !== undefined ? { fullSearchShare: sp.fullSearchShare } : {}),
           outcomes: outcomes.take(),
         },

@@ -86,12 +86,18 @@ export type WorkerEvent =
   /** The run cannot continue (a worker cannot start at all, e.g. the game module fails to load). */
   | { readonly kind: 'fatal'; readonly message: string };
 
-/** Counters a worker reports with its heartbeats (cumulative for its process). */
+/** Counters a worker reports with its heartbeats and games (cumulative for its process). */
 export interface WorkerPlayStats {
   readonly games: number;
   readonly positions: number;
   readonly evaluations: number;
   readonly evaluatorCalls: number;
+  /**
+   * With `evalCacheSize`: the NN cache's lookups and hits over the process's life (the cache empties on
+   * new weights, its counters do not). Absent without a cache (or from a worker older than the field).
+   */
+  readonly cacheLookups?: number;
+  readonly cacheHits?: number;
 }
 
 /** One finished game inside a 'games' message. */

@@ -28,7 +28,7 @@ import { encodeGameRecord } from './game-record.js';
 import { selfPlaySettings } from './options.js';
 import { SelfPlay } from './self-play.js';
 import { createSelfPlayEngine } from './search-settings.js';
-import type { FinishedGameMessage, FromWorkerMessage, ToWorkerMessage, WorkerSetup } from './transport.js';
+import type { FinishedGameMessage, FromWorkerMessage, ToWorkerMessage, WorkerPlayStats, WorkerSetup } from './transport.js';
 
 type InitMessage = Extract<ToWorkerMessage, { t: 'init' }>;
 
@@ -112,19 +112,22 @@ async function run(init: InitMessage): Promise<void> {
   let positionsSent = 0;
   const options = setup.options;
   const leafEvaluator = heartbeatingEvaluator(network, () => beatIfDue());
-  // The cache empties whenever new weights arrive (the network's model changes).
-  const engine = createSelfPlayEngine(
-    game,
-    options.evalCacheSize > 0 ? new CachingEvaluator(game, leafEvaluator, options.evalCacheSize, () => network.model) : leafEvaluator,
-    options,
-    options.parallelGames,
-    init.seed,
-  );
+  // The cache empties whenever new weights arrive (the network's model changes); its counters keep counting.
+  const cache = options.evalCacheSize > 0 ? new CachingEvaluator(game, leafEvaluator, options.evalCacheSize, () => network.model) : undefined;
+  const engine = createSelfPlayEngine(game, cache ?? leafEvaluator, options, options.parallelGames, init.seed);
   const selfPlay = new SelfPlay(game, engine, { ...selfPlaySettings(options), seed: (init.seed ^ 0x5bd1e995) >>> 0, weightsVersion: first.version });
 
+  // Cumulative for this process; the trainer takes differences per iteration.
+  const playStats = (): WorkerPlayStats => ({
+    games: gamesSent,
+    positions: positionsSent,
+    evaluations: engine.stats.evaluations,
+    evaluatorCalls: engine.stats.evaluatorCalls,
+    ...(cache ? { cacheLookups: cache.stats.lookups, cacheHits: cache.stats.hits } : {}),
+  });
   const beat = (): Promise<void> => {
     lastBeat = Date.now();
-    return send({ t: 'beat', weightsVersion: selfPlay.weightsVersion, games: gamesSent, positions: positionsSent, evaluations: engine.stats.evaluations, evaluatorCalls: engine.stats.evaluatorCalls });
+    return send({ t: 'beat', weightsVersion: selfPlay.weightsVersion, ...playStats() });
   };
   function beatIfDue(): void {
     // Not awaited: a heartbeat must never wait on the trainer.
@@ -144,8 +147,7 @@ async function run(init: InitMessage): Promise<void> {
   let finished: FinishedGameMessage[] = [];
   const flushGames = (): void => {
     if (finished.length === 0) return;
-    const stats = { games: gamesSent, positions: positionsSent, evaluations: engine.stats.evaluations, evaluatorCalls: engine.stats.evaluatorCalls };
-    void send({ t: 'games', firstSeq: seq, games: finished, stats });
+    void send({ t: 'games', firstSeq: seq, games: finished, stats: playStats() });
     seq += finished.length;
     finished = [];
   };

@@ -331,8 +331,10 @@ function iterationLine(m: IterationMetrics): string {
         .map(([label, d]) => `${label} ${d.games}`)
         .join(' ')}${w.restarts ? `, ${w.restarts} restarted` : ''}${w.staleGamesDropped ? `, ${w.staleGamesDropped} stale dropped` : ''}; weights v${m.weightsVersion}; `
     : '';
+  // --eval-cache: the share of leaf evaluations the NN cache answered (in-process or summed over the workers).
+  const cache = m.selfPlay.cacheHitRate !== undefined ? `, cache hits ${(m.selfPlay.cacheHitRate * 100).toFixed(1)}%` : '';
   return (
-    `iter ${m.iteration}: ${m.selfPlay.games} games ${m.selfPlay.gamesPerSecond.toFixed(1)}/s, ${Math.round(m.selfPlay.evalsPerSecond)} evals/s, batch ${m.selfPlay.averageBatch.toFixed(0)}; ` +
+    `iter ${m.iteration}: ${m.selfPlay.games} games ${m.selfPlay.gamesPerSecond.toFixed(1)}/s, ${Math.round(m.selfPlay.evalsPerSecond)} evals/s, batch ${m.selfPlay.averageBatch.toFixed(0)}${cache}; ` +
     workers +
     `loss policy ${m.train.policyLoss.toFixed(3)} value ${m.train.valueLoss.toFixed(3)}; ${evals ? `${evals} (W/D/L); ` : ''}${eloText(m)}${formatSeconds(m.seconds.total)}`
   );

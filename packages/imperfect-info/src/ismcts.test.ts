@@ -1,4 +1,4 @@
-import { UniformEvaluator, type Evaluator, type LeafBatch } from '@az/mcts';
+import { UniformEvaluator, playSearchConfig, type Evaluator, type LeafBatch, type SearchConfig } from '@az/mcts';
 import { describe, expect, it } from 'vitest';
 import { createSearchEngine } from './determinized-mcts.js';
 import { InformationSetMcts } from './ismcts.js';
@@ -86,6 +86,96 @@ describe('InformationSetMcts', () => {
     expect(() => new InformationSetMcts(makeShowdown({ withoutDeterminizer: true }), new UniformEvaluator<ShowdownState>(), 1)).toThrow(/showdown has no determinizer/);
   });
 
+  describe('root Dirichlet noise', () => {
+    /** Seat 0's network policy: pass almost surely (logit 5 against 0); values zero. */
+    class PassingEvaluator implements Evaluator<ShowdownState> {
+      readonly needsInputs = false;
+      evaluate(batch: LeafBatch<ShowdownState>): void {
+        batch.policyLogits.fill(0, 0, batch.count * batch.actionSize);
+        batch.values.fill(0, 0, batch.count * batch.numSeats);
+        for (let i = 0; i < batch.count; i++) if (batch.states[i].history.length === 0) batch.policyLogits[i * batch.actionSize + PASS] = 5;
+      }
+    }
+    const networkPass = 1 / (1 + Math.exp(-5));
+
+    async function searched(config: Partial<SearchConfig>, slots = 1): Promise<InformationSetMcts<ShowdownState>> {
+      const engine = new InformationSetMcts(makeShowdown(), new PassingEvaluator(), slots, { simulations: 12, leavesPerTree: 4, seed: 4, ...config });
+      for (let s = 0; s < slots; s++) engine.setRoot(s, showdownState(5, 1));
+      await engine.search();
+      return engine;
+    }
+
+    it('is off with epsilon 0 (or alpha 0): the root keeps the network’s priors and the search is the noise-free one', async () => {
+      const plain = await searched({ dirichletAlpha: 0 }, 4);
+      const off = await searched({ dirichletEpsilon: 0 }, 4);
+      for (let s = 0; s < 4; s++) {
+        expect(Array.from(off.rootPriors(s))).toEqual(Array.from(plain.rootPriors(s)));
+        expect(Array.from(off.visitCounts(s, new Float32Array(4)))).toEqual(Array.from(plain.visitCounts(s, new Float32Array(4))));
+        expect(Array.from(off.rootValue(s))).toEqual(Array.from(plain.rootValue(s)));
+        expect(off.rootPriors(s)[PASS]).toBeCloseTo(networkPass, 6);
+      }
+    });
+
+    it('is on by default (SearchConfig’s alpha 0.3, epsilon 0.25): the root priors move off the network’s, still a distribution over the legal actions only', async () => {
+      const engine = await searched({}, 8);
+      let moved = 0;
+      for (let s = 0; s < 8; s++) {
+        const priors = engine.rootPriors(s);
+        expect(priors[PASS] + priors[BET]).toBeCloseTo(1, 6);
+        expect([priors[FOLD], priors[CALL]]).toEqual([0, 0]); // not legal at the root
+        expect(priors[PASS]).toBeGreaterThanOrEqual(0.75 * networkPass - 1e-6);
+        if (Math.abs(priors[PASS] - networkPass) > 1e-3) moved++;
+      }
+      expect(moved).toBeGreaterThan(0);
+      // Drawn per slot: the 8 roots do not all get the same noise.
+      expect(new Set(Array.from({ length: 8 }, (_, s) => engine.rootPriors(s)[PASS])).size).toBeGreaterThan(1);
+    });
+
+    it('is mixed in once per move, when the root is first evaluated, and drawn afresh for the next move', async () => {
+      const engine = await searched({ dirichletEpsilon: 0.5 });
+      const first = Array.from(engine.rootPriors(0));
+      await engine.search(); // more simulations on the same root: the same priors
+      expect(Array.from(engine.rootPriors(0))).toEqual(first);
+      engine.advance(0, PASS, showdownState(5, 1)); // a new move (here the same position): new noise
+      expect(Array.from(engine.rootPriors(0))).toEqual([0, 0, 0, 0]);
+      await engine.search();
+      expect(Array.from(engine.rootPriors(0))).not.toEqual(first);
+    });
+
+    it('follows the seed: the same seed gives the same priors and visits, another seed other priors', async () => {
+      const a = await searched({ seed: 9 }, 3);
+      const b = await searched({ seed: 9 }, 3);
+      const c = await searched({ seed: 10 }, 3);
+      for (let s = 0; s < 3; s++) {
+        expect(Array.from(b.rootPriors(s))).toEqual(Array.from(a.rootPriors(s)));
+        expect(Array.from(b.visitCounts(s, new Float32Array(4)))).toEqual(Array.from(a.visitCounts(s, new Float32Array(4))));
+      }
+      expect([0, 1, 2].map((s) => c.rootPriors(s)[PASS])).not.toEqual([0, 1, 2].map((s) => a.rootPriors(s)[PASS]));
+    });
+
+    it('changes what is played: with a confident network and few simulations only the noise makes the search bet', async () => {
+      const slots = 32;
+      const mostVisitedBets = async (config: Partial<SearchConfig>): Promise<number> => {
+        const engine = await searched(config, slots);
+        let bets = 0;
+        for (let s = 0; s < slots; s++) {
+          const counts = engine.visitCounts(s, new Float32Array(4));
+          if (counts[BET] > counts[PASS]) bets++;
+        }
+        return bets;
+      };
+      expect(await mostVisitedBets({ dirichletEpsilon: 0 })).toBe(0);
+      expect(await mostVisitedBets({ dirichletAlpha: 0.3, dirichletEpsilon: 0.25 })).toBeGreaterThan(0);
+    });
+
+    it('is off in play settings (playSearchConfig) and through createSearchEngine when the config says so', async () => {
+      const engine = createSearchEngine(makeShowdown(), new PassingEvaluator(), 1, { ...playSearchConfig, simulations: 4, leavesPerTree: 4, seed: 1 }, { method: 'information-set', determinizations: 3 });
+      engine.setRoot(0, showdownState(5, 1));
+      await engine.search();
+      expect((engine as InformationSetMcts<ShowdownState>).rootPriors(0)[PASS]).toBeCloseTo(networkPass, 6);
+    });
+  });
+
   describe('priors at the other seats’ nodes', () => {
     /**
      * The network's policy for seat 1 follows seat 1's card in the world it is given (call with 5 or
@@ -156,7 +246,8 @@ describe('InformationSetMcts', () => {
       const game = makeShowdown();
       const evaluator = new RecordingEvaluator();
       const weigher = new CardWeigher(7);
-      const engine = new InformationSetMcts(game, evaluator, 2, { simulations: 100, leavesPerTree: 4, seed: 2 }, { inference: { weigher, candidates: 64 } });
+      // No root noise: which pool worlds the 100 simulations happen to reach is what is checked.
+      const engine = new InformationSetMcts(game, evaluator, 2, { simulations: 100, leavesPerTree: 4, seed: 2, dirichletEpsilon: 0 }, { inference: { weigher, candidates: 64 } });
       engine.setRoot(0, showdownState(2, 0));
       engine.setRoot(1, showdownState(3, 0));
       await engine.search();

@@ -1,5 +1,5 @@
 import { Rng, type Determinizer, type Game } from '@az/core';
-import { normalizeVisits, type Evaluator, type LeafBatch, type SearchConfig, type SearchEngine, type SearchStats } from '@az/mcts';
+import { defaultSearchConfig, normalizeVisits, type Evaluator, type LeafBatch, type SearchConfig, type SearchEngine, type SearchStats } from '@az/mcts';
 import { maskedSoftmax } from './masked-softmax.js';
 import type { WorldWeigher } from './world-inference.js';
 
@@ -86,8 +86,14 @@ interface Pending<S> {
  * weighs them by what the other seats did (e.g. `PolicyWorldWeigher`), and every simulation draws its
  * world from the pool by weight.
  *
- * Not supported (ignored): root Dirichlet noise, tree reuse across moves, solving. Refused: Gumbel root
- * search and forced playouts.
+ * Root Dirichlet noise as `BatchedMcts` adds it: `dirichletAlpha` and `dirichletEpsilon` from the config
+ * (default `defaultSearchConfig`'s 0.3 and 0.25; either at 0 turns it off, as agents that play for real
+ * do through `playSearchConfig`), drawn from the search's seeded RNG and mixed into the root's priors
+ * once per move, when the root is first evaluated: `(1 - epsilon) * prior + epsilon * noise` over the
+ * observer's legal actions (the same in every world), 0 elsewhere.
+ *
+ * Not supported (ignored): tree reuse across moves (`advance` starts a fresh root), solving. Refused:
+ * Gumbel root search and forced playouts.
  */
 export class InformationSetMcts<S> implements SearchEngine<S> {
   readonly numTrees: number;
@@ -101,6 +107,10 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
   private readonly leavesPerTree: number;
   private readonly cPuct: number;
   private readonly fpuReduction: number;
+  private readonly dirichletAlpha: number;
+  private readonly dirichletEpsilon: number;
+  /** Scratch for one root's Dirichlet sample. */
+  private readonly noise: Float64Array;
   private readonly mask: Uint8Array;
   private readonly candidates: number;
   private readonly inference: WorldInference<S> | undefined;
@@ -133,8 +143,11 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
     if ((config.forcedPlayouts ?? 0) > 0) throw new RangeError('InformationSetMcts: forced playouts are not supported by information-set search');
     this.cPuct = config.cPuct ?? 1.5;
     this.fpuReduction = config.fpuReduction ?? 0.2;
+    this.dirichletAlpha = config.dirichletAlpha ?? defaultSearchConfig.dirichletAlpha;
+    this.dirichletEpsilon = config.dirichletEpsilon ?? defaultSearchConfig.dirichletEpsilon;
     this.rng = new Rng(`ismcts:${config.seed ?? 0}`);
     this.mask = new Uint8Array(this.A);
+    this.noise = new Float64Array(this.A);
     const maxBatch = slots * this.leavesPerTree;
     this.batch = {
       count: 0,
@@ -316,9 +329,29 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
     this.stats.evaluatorCalls++;
     for (let i = 0; i < pending.length; i++) {
       const { path, leaf } = pending[i];
-      if (leaf.priors === null) leaf.priors = maskedSoftmax(batch.policyLogits, i * A, batch.masks, i * A, A, new Float32Array(A));
+      if (leaf.priors === null) {
+        leaf.priors = maskedSoftmax(batch.policyLogits, i * A, batch.masks, i * A, A, new Float32Array(A));
+        // The root is the first node of every path: its priors are set once per move, here.
+        if (leaf === path[0]) this.applyRootNoise(leaf.priors, batch.masks, i * A);
+      }
       this.backup(path, batch.values, i * P, true);
     }
+  }
+
+  /**
+   * Mixes Dirichlet noise into a root's fresh priors over the actions `mask[maskOffset ..+ A]` allows
+   * (the observer's legal actions), as `BatchedMcts` does over its root's children: one sample of
+   * Dirichlet(alpha) for the legal actions in action order, `(1 - epsilon) * prior + epsilon * noise`.
+   */
+  private applyRootNoise(priors: Float32Array, mask: Uint8Array, maskOffset: number): void {
+    const { dirichletAlpha: alpha, dirichletEpsilon: epsilon, A } = this;
+    if (alpha <= 0 || epsilon <= 0) return;
+    let n = 0;
+    for (let a = 0; a < A; a++) if (mask[maskOffset + a]) n++;
+    if (n <= 0) return;
+    this.rng.dirichlet(alpha, this.noise, n);
+    let k = 0;
+    for (let a = 0; a < A; a++) if (mask[maskOffset + a]) priors[a] = (1 - epsilon) * priors[a] + epsilon * this.noise[k++];
   }
 
   private backup(path: IsNode[], values: ArrayLike<number>, offset: number, virtualVisitTaken: boolean): void {
@@ -340,6 +373,19 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
   policyTarget(slot: number, out: Float32Array): Float32Array {
     this.visitCounts(slot, out);
     normalizeVisits(out, this.A);
+    return out;
+  }
+
+  /**
+   * The root's priors as the search uses them, into `out[0..actionSize)`: the network's policy over the
+   * observer's legal actions, with the root noise mixed in when it is on; all 0 until the root has been
+   * evaluated (or with no root).
+   */
+  rootPriors(slot: number, out: Float32Array = new Float32Array(this.A)): Float32Array {
+    this.checkSlot(slot);
+    out.fill(0, 0, this.A);
+    const priors = this.slots[slot]?.root.priors;
+    if (priors) out.set(priors.subarray(0, this.A));
     return out;
   }
 

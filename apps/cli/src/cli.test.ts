@@ -46,6 +46,18 @@ describe('az (usage and errors)', () => {
     expect(sugar.stderr).toContain("has no 'players' setting");
   });
 
+  it('refuses information-set self-play under Blob’s Gumbel root before a run starts, naming the flag to add', () => {
+    const r = az(['train', '--game', 'blob', '--self-play-search', 'information-set', '--out', 'ismcts-gumbel']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("az train: selfPlaySearchMethod 'information-set' (--self-play-search information-set) must be used with PUCT root search, but blob self-plays with rootSelection 'gumbel' by default");
+    expect(r.stderr).toContain('add --root-selection puct');
+    expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    expect(existsSync(join(work, 'ismcts-gumbel'))).toBe(false);
+    const method = az(['train', '--game', 'blob', '--self-play-search', 'pimc']);
+    expect(method.code).toBe(2);
+    expect(method.stderr).toContain('--self-play-search must be one of determinized, information-set');
+  });
+
   it('lists the installed games with their traits', () => {
     const r = az(['games']);
     expect(r.code).toBe(0);

@@ -300,9 +300,15 @@ export interface TrainingHints {
   /**
    * Imperfect-information games: the search a trained model (or the network-free `mcts` player) plays
    * with (`az play`, `az eval`, `az serve`, the trainer's evaluation games); default 'determinized'.
-   * Self-play always searches determinized (information-set search has no root noise).
+   * Self-play searches as `selfPlaySearchMethod` says.
    */
   readonly playSearchMethod?: SearchMethod;
+  /**
+   * Imperfect-information games: the search self-play trains with (its visit counts are the policy
+   * targets); default 'determinized'. 'information-set' trains on information-set search's targets (no
+   * strategy fusion at the root); it needs `rootSelection: 'puct'` and no forced playouts.
+   */
+  readonly selfPlaySearchMethod?: SearchMethod;
   /**
    * Imperfect-information games played with information-set search: how its worlds are drawn when a
    * trained model plays (default 'uniform'; 'inferred' needs `Game.pastDecisions`).

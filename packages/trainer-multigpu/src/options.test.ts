@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { ticTacToePlugin } from '@az/game-tictactoe';
+import { blobPlugin } from '@az/game-blob';
 import { UniformEvaluator, BatchedMcts, defaultPlaySimulations } from '@az/mcts';
 import { createSearchEngine } from '@az/imperfect-info';
 import type { GamePlugin } from '@az/core';
 import { learningRateAt, networkFrom, resolveTrainOptions, selfPlaySettings } from './options.js';
-import { hiddenInformationSearchFrom, searchConfigFrom } from './search-settings.js';
+import { createSelfPlayEngine, hiddenInformationSearchFrom, searchConfigFrom } from './search-settings.js';
 
 describe('resolveTrainOptions: determinizations and the game’s training config', () => {
   const withHints = (training: GamePlugin['training']): GamePlugin => ({ ...(ticTacToePlugin as GamePlugin), training });
@@ -31,10 +32,10 @@ describe('resolveTrainOptions: determinizations and the game’s training config
     expect([off.selfPlaySolve, off.rootValueWeight, off.fullSearchShare, off.evalCacheSize]).toEqual([false, 0, 1, 0]);
     expect(off.reducedSimulations).toBe(8);
     expect(searchConfigFrom(off, 1, false).solve).toBe(false);
-    expect(selfPlaySettings(off).playoutCap).toBeUndefined();
+    expect(selfPlaySettings(off, 'perfect').playoutCap).toBeUndefined();
     const on = resolveTrainOptions({ game: 'tictactoe', rootValueWeight: 0.5, fullSearchShare: 0.25, reducedSimulations: 16, evalCacheSize: 1000 }, withHints({ simulations: 64, selfPlaySolve: true }));
     expect(searchConfigFrom(on, 1, false).solve).toBe(true);
-    expect(selfPlaySettings(on)).toMatchObject({ rootValueWeight: 0.5, playoutCap: { fullShare: 0.25, fullSimulations: 64, reducedSimulations: 16 } });
+    expect(selfPlaySettings(on, 'perfect')).toMatchObject({ rootValueWeight: 0.5, playoutCap: { fullShare: 0.25, fullSimulations: 64, reducedSimulations: 16 } });
     expect(on.evalCacheSize).toBe(1000);
     expect(() => resolveTrainOptions({ game: 'tictactoe', rootValueWeight: 1.5 }, withHints({}))).toThrow(/rootValueWeight/);
     expect(() => resolveTrainOptions({ game: 'tictactoe', fullSearchShare: 0 }, withHints({}))).toThrow(/fullSearchShare/);
@@ -118,7 +119,7 @@ describe('resolveTrainOptions: determinizations and the game’s training config
     expect(() => resolveTrainOptions({ game: 'tictactoe', playLeafValues: 'rollouts' as never }, withHints({}))).toThrow(/playLeafValues must be 'playouts' or 'world', got rollouts/);
   });
 
-  it('evaluates with the game’s playSearchMethod while self-play stays determinized', () => {
+  it('evaluates with the game’s playSearchMethod while self-play stays determinized by default', () => {
     const o = resolveTrainOptions({ game: 'tictactoe' }, withHints({ playSearchMethod: 'information-set' }));
     expect(hiddenInformationSearchFrom(o, true).method).toBe('information-set');
     expect(hiddenInformationSearchFrom(o, false).method).toBe('determinized');
@@ -127,6 +128,42 @@ describe('resolveTrainOptions: determinizations and the game’s training config
     expect([hiddenInformationSearchFrom(inferred, true).inferWorlds, hiddenInformationSearchFrom(inferred, false).inferWorlds]).toEqual([true, false]);
     expect(() => resolveTrainOptions({ game: 'tictactoe', playWorldSampling: 'bayes' as never }, withHints({}))).toThrow(/playWorldSampling must be 'uniform' or 'inferred', got bayes/);
     expect(() => resolveTrainOptions({ game: 'tictactoe', playSearchMethod: 'pimc' as never }, withHints({}))).toThrow(/playSearchMethod must be 'determinized' or 'information-set', got pimc/);
+  });
+
+  describe('selfPlaySearchMethod', () => {
+    const blob = blobPlugin as GamePlugin;
+    const blobWith = (training: GamePlugin['training']): GamePlugin => ({ ...blob, training: { ...blob.training, ...training } });
+
+    it('comes from the user, else the game’s hint, else determinized, and reaches the self-play search only', () => {
+      expect(resolveTrainOptions({ game: 'blob' }, blob).selfPlaySearchMethod).toBe('determinized');
+      expect(resolveTrainOptions({ game: 'blob' }, blobWith({ selfPlaySearchMethod: 'information-set', rootSelection: 'puct' })).selfPlaySearchMethod).toBe('information-set');
+      const o = resolveTrainOptions({ game: 'blob', selfPlaySearchMethod: 'information-set', rootSelection: 'puct', playSearchMethod: 'determinized' }, blob);
+      expect(hiddenInformationSearchFrom(o, false)).toMatchObject({ method: 'information-set', inferWorlds: false });
+      expect(hiddenInformationSearchFrom(o, true).method).toBe('determinized');
+      expect(resolveTrainOptions({ game: 'blob', selfPlaySearchMethod: 'determinized' }, blobWith({ selfPlaySearchMethod: 'information-set' })).selfPlaySearchMethod).toBe('determinized');
+    });
+
+    it('refuses an unknown method, naming the field and the value', () => {
+      expect(() => resolveTrainOptions({ game: 'blob', selfPlaySearchMethod: 'pimc' as never }, blob)).toThrow(/selfPlaySearchMethod must be 'determinized' or 'information-set', got pimc/);
+      expect(() => resolveTrainOptions({ game: 'tictactoe', selfPlaySearchMethod: 'ismcts' as never }, withHints({}))).toThrow(/selfPlaySearchMethod must be 'determinized' or 'information-set', got ismcts/);
+    });
+
+    it('refuses information-set self-play with a Gumbel root (Blob’s default) or forced playouts, naming the flag to add', () => {
+      expect(() => resolveTrainOptions({ game: 'blob', selfPlaySearchMethod: 'information-set' }, blob)).toThrow(
+        "selfPlaySearchMethod 'information-set' (--self-play-search information-set) must be used with PUCT root search, but blob self-plays with rootSelection 'gumbel' by default; information-set search has no Gumbel root: add --root-selection puct",
+      );
+      expect(() => resolveTrainOptions({ game: 'blob', selfPlaySearchMethod: 'information-set', rootSelection: 'gumbel' }, blob)).toThrow(/but rootSelection is 'gumbel' \(--root-selection gumbel\).*add --root-selection puct/);
+      expect(() => resolveTrainOptions({ game: 'blob', selfPlaySearchMethod: 'information-set', rootSelection: 'puct', forcedPlayouts: 2 }, blob)).toThrow(/without forced playouts, got forcedPlayouts 2.*add --forced-playouts 0/);
+      // Determinized self-play keeps both.
+      expect(resolveTrainOptions({ game: 'blob', forcedPlayouts: 2, rootSelection: 'puct' }, blob).forcedPlayouts).toBe(2);
+    });
+
+    it('is ignored for perfect-information games, as determinizations is', () => {
+      const o = resolveTrainOptions({ game: 'tictactoe', selfPlaySearchMethod: 'information-set' }, withHints({ rootSelection: 'gumbel' }));
+      expect(o.rootSelection).toBe('gumbel');
+      expect(createSelfPlayEngine(ticTacToePlugin.create({}), new UniformEvaluator(), o, 2, 1)).toBeInstanceOf(BatchedMcts);
+      expect(selfPlaySettings(resolveTrainOptions({ game: 'tictactoe', selfPlaySearchMethod: 'information-set', fullSearchShare: 0.5 }, withHints({ simulations: 64 })), 'perfect').playoutCap?.fullSimulations).toBe(64);
+    });
   });
 
   it('still builds plain search for perfect-information games', () => {

@@ -1,4 +1,4 @@
-import { playSettingsOf, type GamePlugin, type LeafValues, type NetworkSpec, type SearchMethod, type WorldSampling } from '@az/core';
+import { playSettingsOf, type GamePlugin, type InformationKind, type LeafValues, type NetworkSpec, type SearchMethod, type WorldSampling } from '@az/core';
 import type { BackendName, InferenceBackendName } from '@az/nn';
 import { DEFAULT_DETERMINIZATIONS } from '@az/imperfect-info';
 import { defaultSearchConfig, type RootSelection } from '@az/mcts';
@@ -27,6 +27,13 @@ export interface TrainOptions {
   readonly playLeafValues: LeafValues;
   /** Imperfect-information games: the search of the evaluation games (the game's `playSearchMethod` hint, else determinized). */
   readonly playSearchMethod: SearchMethod;
+  /**
+   * Imperfect-information games: the search self-play plays and trains with (the game's
+   * `selfPlaySearchMethod` hint, else determinized). 'information-set' (one tree per game, a world per
+   * simulation, `determinizations * simulations` simulations a move) is for experiments; it needs
+   * `rootSelection: 'puct'` and no forced playouts. Ignored for perfect information.
+   */
+  readonly selfPlaySearchMethod: SearchMethod;
   /** Imperfect-information games: how the evaluation games' information-set search draws worlds (the game's `playWorldSampling` hint, else uniform). */
   readonly playWorldSampling: WorldSampling;
   /** Leaves per tree per network call. */
@@ -152,6 +159,7 @@ export function resolveTrainOptions(input: TrainOptionsInput, plugin: GamePlugin
     leafValues,
     playLeafValues: input.playLeafValues ?? play.leafValues ?? leafValues,
     playSearchMethod: input.playSearchMethod ?? play.searchMethod ?? 'determinized',
+    selfPlaySearchMethod: input.selfPlaySearchMethod ?? hints.selfPlaySearchMethod ?? 'determinized',
     playWorldSampling: input.playWorldSampling ?? play.worldSampling ?? 'uniform',
     leavesPerTree: input.leavesPerTree ?? d.leavesPerTree,
     cPuct: input.cPuct ?? d.cPuct,
@@ -191,7 +199,24 @@ export function resolveTrainOptions(input: TrainOptionsInput, plugin: GamePlugin
     seed: input.seed ?? d.seed,
   };
   checkTrainOptions(options);
+  if (plugin.traits.information === 'imperfect') checkInformationSetSelfPlay(options, plugin.traits.id, input.rootSelection === undefined);
   return options;
+}
+
+/**
+ * Information-set self-play has no Gumbel root and no forced playouts (`InformationSetMcts` refuses
+ * both): refused here, before a run starts, naming the flag to add, rather than from inside the search
+ * (or a self-play worker). `rootSelectionFromGame`: the run did not choose its root search itself.
+ */
+function checkInformationSetSelfPlay(o: TrainOptions, gameId: string, rootSelectionFromGame: boolean): void {
+  if (o.selfPlaySearchMethod !== 'information-set') return;
+  if (o.rootSelection === 'gumbel') {
+    const why = rootSelectionFromGame ? `${gameId} self-plays with rootSelection 'gumbel' by default` : `rootSelection is 'gumbel' (--root-selection gumbel)`;
+    throw new RangeError(`selfPlaySearchMethod 'information-set' (--self-play-search information-set) must be used with PUCT root search, but ${why}; information-set search has no Gumbel root: add --root-selection puct`);
+  }
+  if (o.forcedPlayouts > 0) {
+    throw new RangeError(`selfPlaySearchMethod 'information-set' (--self-play-search information-set) must be used without forced playouts, got forcedPlayouts ${o.forcedPlayouts}; information-set search has none: add --forced-playouts 0`);
+  }
 }
 
 /** Rejects impossible values with a message naming the option. */
@@ -220,7 +245,9 @@ export function checkTrainOptions(o: TrainOptions): void {
   for (const key of ['leafValues', 'playLeafValues'] as const) {
     if (o[key] !== 'playouts' && o[key] !== 'world') throw new RangeError(`${key} must be 'playouts' or 'world', got ${String(o[key])}`);
   }
-  if (o.playSearchMethod !== 'determinized' && o.playSearchMethod !== 'information-set') throw new RangeError(`playSearchMethod must be 'determinized' or 'information-set', got ${String(o.playSearchMethod)}`);
+  for (const key of ['playSearchMethod', 'selfPlaySearchMethod'] as const) {
+    if (o[key] !== 'determinized' && o[key] !== 'information-set') throw new RangeError(`${key} must be 'determinized' or 'information-set', got ${String(o[key])}`);
+  }
   if (o.playWorldSampling !== 'uniform' && o.playWorldSampling !== 'inferred') throw new RangeError(`playWorldSampling must be 'uniform' or 'inferred', got ${String(o.playWorldSampling)}`);
   if (!(o.valueShaping >= 0 && o.valueShaping < 1)) throw new RangeError(`valueShaping must be in [0, 1), got ${o.valueShaping}`);
   if (!(o.rootValueWeight >= 0 && o.rootValueWeight <= 1)) throw new RangeError(`rootValueWeight must be in [0, 1], got ${o.rootValueWeight}`);
@@ -253,13 +280,20 @@ export function learningRateAt(o: Pick<TrainOptions, 'learningRate' | 'learningR
   return o.finalLearningRate + (o.learningRate - o.finalLearningRate) * 0.5 * (1 + Math.cos(Math.PI * progress));
 }
 
-/** How self-play plays and records its games, from the run's options (the same in every process). */
-export function selfPlaySettings(o: TrainOptions): Pick<SelfPlayOptions, 'temperatureMoves' | 'valueShaping' | 'rootValueWeight' | 'playoutCap' | 'recordWorldStates'> {
+/**
+ * How self-play plays and records its games, from the run's options (the same in every process). The
+ * playout cap's budgets go to the engine's `search` as they are: information-set search
+ * (`selfPlaySearchMethod`, imperfect information) counts its simulations per move, not per world, so
+ * they are `determinizations` times the per-world `simulations` and `reducedSimulations`, the same
+ * evaluator work as determinized search.
+ */
+export function selfPlaySettings(o: TrainOptions, information: InformationKind): Pick<SelfPlayOptions, 'temperatureMoves' | 'valueShaping' | 'rootValueWeight' | 'playoutCap' | 'recordWorldStates'> {
+  const perMove = information === 'imperfect' && o.selfPlaySearchMethod === 'information-set' ? o.determinizations : 1;
   return {
     temperatureMoves: o.temperatureMoves,
     valueShaping: o.valueShaping,
     rootValueWeight: o.rootValueWeight,
     recordWorldStates: o.leafValues === 'world',
-    ...(o.fullSearchShare < 1 ? { playoutCap: { fullShare: o.fullSearchShare, fullSimulations: o.simulations, reducedSimulations: o.reducedSimulations } } : {}),
+    ...(o.fullSearchShare < 1 ? { playoutCap: { fullShare: o.fullSearchShare, fullSimulations: perMove * o.simulations, reducedSimulations: perMove * o.reducedSimulations } } : {}),
   };
 }

@@ -312,6 +312,9 @@ export async function openRun(input: TrainOptionsInput, deps: RunDeps): Promise<
   log(`inference: ${inference instanceof OnnxInferenceModel ? `${inference.backendName} (onnxruntime, ${inference.threads} thread${inference.threads > 1 ? 's' : ''}, run in ${inference.thread === 'worker' ? 'a worker thread' : 'the main thread'})` : `tfjs ${inference.backendName}`}`);
   const evaluator = new NetworkEvaluator(inference);
   const averaged = playingModel !== model;
+  if (game.traits.information === 'imperfect' && options.selfPlaySearchMethod === 'information-set') {
+    log(`self-play: information-set search, one tree per game, ${options.determinizations} x ${options.simulations} simulations a move, a world each (--self-play-search information-set)`);
+  }
   if (averaged) log(`playing network: the moving average of the trained weights (decay ${options.weightsAverageDecay} per iteration); self-play uses the trained weights`);
   let playingInference = averaged ? await createInferenceModelFor(playingModel, networkConfig, { ...inferenceOptions, backend: inference instanceof OnnxInferenceModel ? inference.backendName : 'tfjs' }) : inference;
   const playingEvaluator = averaged ? new NetworkEvaluator(playingInference) : evaluator;

@@ -35,13 +35,13 @@ export function searchConfigFrom(o: TrainOptions, seed: number, forEvaluation: b
 /**
  * Hidden-information search settings for self-play or evaluation: evaluation searches, draws worlds and
  * values leaves as the game plays (`playSearchMethod`, `playWorldSampling`, `playLeafValues`), self-play
- * determinized as it trains (`leafValues`).
+ * as it trains (`selfPlaySearchMethod`, default determinized; `leafValues`; worlds always uniform).
  */
 export function hiddenInformationSearchFrom(o: TrainOptions, forEvaluation: boolean): { determinizations: number; worldValues: boolean; method: SearchMethod; inferWorlds: boolean } {
   return {
     determinizations: o.determinizations,
     worldValues: (forEvaluation ? o.playLeafValues : o.leafValues) === 'world',
-    method: forEvaluation ? o.playSearchMethod : 'determinized',
+    method: forEvaluation ? o.playSearchMethod : o.selfPlaySearchMethod,
     inferWorlds: forEvaluation && o.playWorldSampling === 'inferred',
   };
 }

@@ -33,7 +33,7 @@ export async function runTraining(
       // A fresh cache per iteration: the weights change between iterations.
       const cache = options.evalCacheSize > 0 ? new CachingEvaluator(game, evaluator, options.evalCacheSize, () => evaluator.model) : undefined;
       const engine = createSelfPlayEngine(game, cache ?? evaluator, options, Math.min(options.parallelGames, options.gamesPerIteration), rng.nextUint32());
-      const selfPlay = new SelfPlay(game, engine, { ...selfPlaySettings(options), seed: rng.nextUint32(), weightsVersion: state.weightsVersion });
+      const selfPlay = new SelfPlay(game, engine, { ...selfPlaySettings(options, game.traits.information), seed: rng.nextUint32(), weightsVersion: state.weightsVersion });
       events.phase?.('self-play', options.gamesPerIteration, iteration);
       const outcomes = new OutcomeTally(game.numPlayers);
       const sp = await selfPlay.play(

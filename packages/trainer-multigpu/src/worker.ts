@@ -115,7 +115,7 @@ async function run(init: InitMessage): Promise<void> {
   // The cache empties whenever new weights arrive (the network's model changes); its counters keep counting.
   const cache = options.evalCacheSize > 0 ? new CachingEvaluator(game, leafEvaluator, options.evalCacheSize, () => network.model) : undefined;
   const engine = createSelfPlayEngine(game, cache ?? leafEvaluator, options, options.parallelGames, init.seed);
-  const selfPlay = new SelfPlay(game, engine, { ...selfPlaySettings(options), seed: (init.seed ^ 0x5bd1e995) >>> 0, weightsVersion: first.version });
+  const selfPlay = new SelfPlay(game, engine, { ...selfPlaySettings(options, game.traits.information), seed: (init.seed ^ 0x5bd1e995) >>> 0, weightsVersion: first.version });
 
   // Cumulative for this process; the trainer takes differences per iteration.
   const playStats = (): WorkerPlayStats => ({

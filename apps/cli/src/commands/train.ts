@@ -46,6 +46,12 @@ export const trainSpec = {
       values: ['playouts', 'world'],
       description: "hidden-information games: leaf values of the search, random playouts of each sampled world or the network reading the world's full state, in self-play; evaluation games use the game's play setting (default: the game's setting, else playouts)",
     },
+    'self-play-search': {
+      type: 'enum',
+      values: ['determinized', 'information-set'],
+      description:
+        "hidden-information games: the search self-play trains with, determinized (D trees of --sims each) or, for experiments, information-set MCTS (one tree, D x --sims simulations, a world per simulation; needs --root-selection puct); evaluation games use the game's play setting (default: the game's setting, else determinized)",
+    },
     leaves: { type: 'int', min: 1, description: 'leaves per tree per network call (virtual loss)' },
     'temperature-moves': { type: 'int', min: 0, description: 'moves per game sampled from the visit counts before playing the most visited' },
     'value-shaping': {
@@ -174,6 +180,7 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
     simulations: flags.sims,
     determinizations: flags.determinizations,
     leafValues: flags['leaf-values'] as LeafValues | undefined,
+    selfPlaySearchMethod: flags['self-play-search'] as TrainOptionsInput['selfPlaySearchMethod'],
     leavesPerTree: flags.leaves,
     temperatureMoves: flags['temperature-moves'],
     valueShaping: flags['value-shaping'],

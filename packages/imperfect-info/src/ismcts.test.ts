@@ -18,6 +18,23 @@ class RecordingEvaluator implements Evaluator<ShowdownState> {
   }
 }
 
+/**
+ * A network with one favoured action: zero values, zero logits except where `favour(state)` names an
+ * action and its logit (null: uniform there).
+ */
+class FavouringEvaluator implements Evaluator<ShowdownState> {
+  readonly needsInputs = false;
+  constructor(private readonly favour: (state: ShowdownState) => { action: number; logit: number } | null) {}
+  evaluate(batch: LeafBatch<ShowdownState>): void {
+    batch.policyLogits.fill(0, 0, batch.count * batch.actionSize);
+    batch.values.fill(0, 0, batch.count * batch.numSeats);
+    for (let i = 0; i < batch.count; i++) {
+      const favoured = this.favour(batch.states[i]);
+      if (favoured) batch.policyLogits[i * batch.actionSize + favoured.action] = favoured.logit;
+    }
+  }
+}
+
 const search = { simulations: 200, leavesPerTree: 4, seed: 3 };
 
 describe('InformationSetMcts', () => {
@@ -88,18 +105,11 @@ describe('InformationSetMcts', () => {
 
   describe('root Dirichlet noise', () => {
     /** Seat 0's network policy: pass almost surely (logit 5 against 0); values zero. */
-    class PassingEvaluator implements Evaluator<ShowdownState> {
-      readonly needsInputs = false;
-      evaluate(batch: LeafBatch<ShowdownState>): void {
-        batch.policyLogits.fill(0, 0, batch.count * batch.actionSize);
-        batch.values.fill(0, 0, batch.count * batch.numSeats);
-        for (let i = 0; i < batch.count; i++) if (batch.states[i].history.length === 0) batch.policyLogits[i * batch.actionSize + PASS] = 5;
-      }
-    }
+    const passingEvaluator = (): FavouringEvaluator => new FavouringEvaluator((s) => (s.history.length === 0 ? { action: PASS, logit: 5 } : null));
     const networkPass = 1 / (1 + Math.exp(-5));
 
     async function searched(config: Partial<SearchConfig>, slots = 1): Promise<InformationSetMcts<ShowdownState>> {
-      const engine = new InformationSetMcts(makeShowdown(), new PassingEvaluator(), slots, { simulations: 12, leavesPerTree: 4, seed: 4, ...config });
+      const engine = new InformationSetMcts(makeShowdown(), passingEvaluator(), slots, { simulations: 12, leavesPerTree: 4, seed: 4, ...config });
       for (let s = 0; s < slots; s++) engine.setRoot(s, showdownState(5, 1));
       await engine.search();
       return engine;
@@ -169,7 +179,7 @@ describe('InformationSetMcts', () => {
     });
 
     it('is off in play settings (playSearchConfig) and through createSearchEngine when the config says so', async () => {
-      const engine = createSearchEngine(makeShowdown(), new PassingEvaluator(), 1, { ...playSearchConfig, simulations: 4, leavesPerTree: 4, seed: 1 }, { method: 'information-set', determinizations: 3 });
+      const engine = createSearchEngine(makeShowdown(), passingEvaluator(), 1, { ...playSearchConfig, simulations: 4, leavesPerTree: 4, seed: 1 }, { method: 'information-set', determinizations: 3 });
       engine.setRoot(0, showdownState(5, 1));
       await engine.search();
       expect((engine as InformationSetMcts<ShowdownState>).rootPriors(0)[PASS]).toBeCloseTo(networkPass, 6);
@@ -181,17 +191,7 @@ describe('InformationSetMcts', () => {
      * The network's policy for seat 1 follows seat 1's card in the world it is given (call with 5 or
      * more, else fold, almost surely); uniform for seat 0; values zero.
      */
-    class CardPolicyEvaluator implements Evaluator<ShowdownState> {
-      readonly needsInputs = false;
-      evaluate(batch: LeafBatch<ShowdownState>): void {
-        batch.policyLogits.fill(0, 0, batch.count * batch.actionSize);
-        batch.values.fill(0, 0, batch.count * batch.numSeats);
-        for (let i = 0; i < batch.count; i++) {
-          const s = batch.states[i];
-          if (s.history.length === 1) batch.policyLogits[i * batch.actionSize + (s.cards[1] >= 5 ? CALL : FOLD)] = 20;
-        }
-      }
-    }
+    const cardPolicyEvaluator = (): FavouringEvaluator => new FavouringEvaluator((s) => (s.history.length === 1 ? { action: s.cards[1] >= 5 ? CALL : FOLD, logit: 20 } : null));
 
     /** Seat 0 holds the lowest card in every slot: seat 1 calls and wins in every world, so betting loses. */
     async function betsWithLowestCard(otherSeatPriors: 'uniform' | 'first-world', build: 'constructor' | 'createSearchEngine' = 'constructor'): Promise<number> {
@@ -199,8 +199,8 @@ describe('InformationSetMcts', () => {
       const config = { simulations: 200, leavesPerTree: 4, seed: 5 };
       const engine =
         build === 'constructor'
-          ? new InformationSetMcts(makeShowdown(), new CardPolicyEvaluator(), slots, config, { otherSeatPriors })
-          : createSearchEngine(makeShowdown(), new CardPolicyEvaluator(), slots, { ...config, simulations: 100 }, { method: 'information-set', determinizations: 2, otherSeatPriors });
+          ? new InformationSetMcts(makeShowdown(), cardPolicyEvaluator(), slots, config, { otherSeatPriors })
+          : createSearchEngine(makeShowdown(), cardPolicyEvaluator(), slots, { ...config, simulations: 100 }, { method: 'information-set', determinizations: 2, otherSeatPriors });
       for (let s = 0; s < slots; s++) engine.setRoot(s, showdownState(0, 9));
       await engine.search();
       let bets = 0;

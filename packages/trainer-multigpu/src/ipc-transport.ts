@@ -25,6 +25,7 @@ import type {
   WorkerSlot,
   WorkerStatus,
 } from './transport.js';
+import { workerPlayStatsOf } from './transport.js';
 
 export interface LocalIpcTransportOptions {
   readonly slots: readonly WorkerSlot[];
@@ -338,7 +339,7 @@ export class LocalIpcTransport implements SelfPlayTransport {
         slot.gamesReceived += message.games.length;
         // A worker that delivers games has started successfully, whatever happens to it later.
         slot.consecutiveFailures = 0;
-        slot.liveStats = playStatsOf(message.stats);
+        slot.liveStats = workerPlayStatsOf(message.stats);
         for (let i = 0; i < message.games.length; i++) {
           const g = message.games[i];
           const bytes = g.bytes instanceof Uint8Array ? g.bytes : new Uint8Array(g.bytes as ArrayBufferLike);
@@ -349,7 +350,7 @@ export class LocalIpcTransport implements SelfPlayTransport {
       }
       case 'beat':
         slot.weightsVersion = message.weightsVersion;
-        slot.liveStats = playStatsOf(message);
+        slot.liveStats = workerPlayStatsOf(message);
         return;
       case 'fatal':
         this.fail(`worker ${slot.id} (${slot.device.label}): ${message.message}`);
@@ -424,12 +425,6 @@ export class LocalIpcTransport implements SelfPlayTransport {
       }
     }
   }
-}
-
-/** The counters of a 'beat' or 'games' message, nothing else. */
-function playStatsOf(m: WorkerPlayStats): WorkerPlayStats {
-  const stats = { games: m.games, positions: m.positions, evaluations: m.evaluations, evaluatorCalls: m.evaluatorCalls };
-  return m.cacheLookups === undefined ? stats : { ...stats, cacheLookups: m.cacheLookups, cacheHits: m.cacheHits ?? 0 };
 }
 
 function addStats(a: WorkerPlayStats, b: WorkerPlayStats): WorkerPlayStats {

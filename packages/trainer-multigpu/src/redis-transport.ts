@@ -39,6 +39,7 @@ import {
 } from './redis-common.js';
 import { RedisWorkerAgent } from './redis-worker-agent.js';
 import type { IncomingGame, PublishedWeights, SelfPlayTransport, WorkerEvent, WorkerPlayStats, WorkerSetup, WorkerStatus } from './transport.js';
+import { workerPlayStatsOf } from './transport.js';
 
 /** What a checkpoint carries for this transport: the highest sequence number held per `worker|incarnation`. */
 export interface RedisCheckpointState {
@@ -497,13 +498,7 @@ export class RedisTransport implements SelfPlayTransport {
       w.machine = beat.machine;
       w.device = beat.device;
       w.weightsVersion = beat.weightsVersion;
-      w.stats = {
-        games: beat.games,
-        positions: beat.positions,
-        evaluations: beat.evaluations,
-        evaluatorCalls: beat.evaluatorCalls,
-        ...(typeof beat.cacheLookups === 'number' ? { cacheLookups: beat.cacheLookups, cacheHits: typeof beat.cacheHits === 'number' ? beat.cacheHits : 0 } : {}),
-      };
+      w.stats = workerPlayStatsOf(beat);
       if (beat.state === 'stopped') {
         if (w.state !== 'stopped' && w.pid > 0) this.emit({ kind: 'exited', workerId: w.id, device, pid: w.pid, incarnation: w.incarnation, reason: 'stopped', code: 0, signal: null, gamesSent: w.gamesReceived });
         w.state = 'stopped';

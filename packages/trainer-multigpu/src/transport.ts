@@ -100,6 +100,15 @@ export interface WorkerPlayStats {
   readonly cacheHits?: number;
 }
 
+/**
+ * Just the counters of a worker's report (a 'beat' or 'games' message, or a remote heartbeat read from
+ * JSON): the cache's pair only when the report has a numeric `cacheLookups` (hits default to 0).
+ */
+export function workerPlayStatsOf(report: WorkerPlayStats): WorkerPlayStats {
+  const stats = { games: report.games, positions: report.positions, evaluations: report.evaluations, evaluatorCalls: report.evaluatorCalls };
+  return typeof report.cacheLookups === 'number' ? { ...stats, cacheLookups: report.cacheLookups, cacheHits: typeof report.cacheHits === 'number' ? report.cacheHits : 0 } : stats;
+}
+
 /** One finished game inside a 'games' message. */
 export interface FinishedGameMessage {
   readonly weightsVersion: number;

@@ -171,6 +171,7 @@ export function searchEngineFor<S>(game: Game<S>, evaluator: Evaluator<S>, setti
     {
       determinizations: settings.determinizations,
       worldValues: settings.leafValues === 'world',
+      policyPlayouts: settings.leafValues === 'policy-playouts',
       playoutWeight: settings.playoutWeight,
       method: settings.searchMethod,
       inferWorlds: settings.worldSampling === 'inferred',

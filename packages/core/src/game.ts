@@ -288,7 +288,8 @@ export interface TrainingHints {
    * Imperfect-information games: how determinized search values its leaves. 'playouts' (default): a
    * random playout of the sampled world, the network giving priors; 'world': the network reading the
    * sampled world's full state (`Game.worldEncoder`), and self-play also records the true full states
-   * as value-training rows.
+   * as value-training rows; 'policy-playouts': a playout of the sampled world with every seat playing
+   * the network's top move from its own view.
    */
   readonly leafValues?: LeafValues;
   /**
@@ -364,8 +365,12 @@ export interface PastDecision<S> {
   readonly action: number;
 }
 
-/** How determinized search values leaves: random playouts of the sampled world, or the network on its full state. */
-export type LeafValues = 'playouts' | 'world';
+/**
+ * How search values the leaves of an imperfect-information game: a uniformly random playout of the
+ * sampled world ('playouts'), the network on its full state ('world'), or a playout in which every
+ * seat plays the network's top move from its own view ('policy-playouts').
+ */
+export type LeafValues = 'playouts' | 'world' | 'policy-playouts';
 
 /**
  * How an imperfect-information game is searched: 'determinized' (D trees per move, one per sampled

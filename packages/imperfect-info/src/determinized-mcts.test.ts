@@ -3,6 +3,7 @@ import { BatchedMcts, NetworkEvaluator, UniformEvaluator, type Evaluator, type L
 import { describe, expect, it } from 'vitest';
 import { DeterminizedMcts, createSearchEngine } from './determinized-mcts.js';
 import { OwnViewNetworkEvaluator } from './own-view-evaluator.js';
+import { PolicyPlayoutEvaluator } from './policy-playout-evaluator.js';
 import { RolloutMixEvaluator } from './rollout-mix-evaluator.js';
 import { WorldNetworkEvaluator } from './world-evaluator.js';
 import { BET, CALL, FOLD, PASS, SHOWDOWN_CARDS, makeShowdown, showdownState, type ShowdownState } from './test-games.js';
@@ -361,5 +362,60 @@ describe('WorldNetworkEvaluator', () => {
     const v = engine.rootValue(0);
     expect(v[0]).toBeCloseTo(0.1, 5);
     expect(v[1]).toBeGreaterThanOrEqual(0);
+  });
+});
+
+describe('PolicyPlayoutEvaluator', () => {
+  // FakeModel's own-view policy favours action (own card % 4); where that action is illegal every legal
+  // logit is 0 and the first legal action is played.
+  const constantPriors: Evaluator<ShowdownState> = {
+    needsInputs: false,
+    needsMasks: false,
+    evaluate(batch) {
+      for (let i = 0; i < batch.count * batch.actionSize; i++) batch.policyLogits[i] = i % batch.actionSize;
+      batch.values.fill(0.25, 0, batch.count * batch.numSeats);
+    },
+  };
+  const leafBatch = (states: ShowdownState[]) => ({
+    count: states.length,
+    actionSize: 4,
+    numSeats: 2,
+    states,
+    perspectives: Int32Array.from(states.map((s) => s.history.length % 2)),
+    inputs: new Float32Array(0),
+    masks: new Uint8Array(4 * states.length),
+    policyLogits: new Float32Array(4 * states.length),
+    values: new Float32Array(2 * states.length),
+  });
+
+  it('plays every seat by the network from its own view to the end, in lock-step, keeping the inner priors', async () => {
+    const game = makeShowdown();
+    const model = new FakeModel(game.encoder.size);
+    const leaves = [showdownState(5, 3), showdownState(2, 7), showdownState(1, 6, [BET]), showdownState(4, 0, [PASS])];
+    const batch = leafBatch(leaves);
+    await new PolicyPlayoutEvaluator(game, constantPriors, { model }).evaluate(batch);
+    // Leaf 0: seat 0 (card 5) bets, seat 1 (card 3, its own view) calls, 5 beats 3. Read from seat 0's
+    // card, seat 1 would have folded (5 % 4 = 1 is not a reply), so the outcome shows whose view acted.
+    expect(Array.from(batch.values.subarray(0, 2))).toEqual([1, -1]);
+    // Leaf 1: seat 0 (card 2) has no favourite among pass/bet and passes.
+    expect(Array.from(batch.values.subarray(2, 4), (v) => v + 0)).toEqual([0, 0]); // + 0: the test game returns -0
+    // Leaf 2: seat 1 (card 6) folds to the bet.
+    expect(Array.from(batch.values.subarray(4, 6))).toEqual([0.5, -0.5]);
+    // Leaf 3 is already over: its returns, no network row.
+    expect(Array.from(batch.values.subarray(6, 8), (v) => v + 0)).toEqual([0, 0]);
+    // One call per ply for the playouts still running: three, then leaf 0's reply.
+    expect(model.rows).toEqual([3, 1]);
+    expect(Array.from(batch.policyLogits.subarray(0, 4))).toEqual([0, 1, 2, 3]);
+    expect(leaves[0].history).toEqual([]); // the leaves themselves are not played on
+  });
+
+  it('is what createSearchEngine uses for policyPlayouts, priors from the network', async () => {
+    const game = makeShowdown();
+    const model = new FakeModel(game.encoder.size);
+    const engine = createSearchEngine(game, new NetworkEvaluator<ShowdownState>(model), 1, { ...search, simulations: 1 }, { policyPlayouts: true, determinizations: 1 });
+    engine.setRoot(0, showdownState(5, 3));
+    await engine.search();
+    // The root's priors (one row), then its playout: seat 0 bets, seat 1 replies (two rows).
+    expect(model.rows).toEqual([1, 1, 1]);
   });
 });

@@ -5,6 +5,7 @@ import { RolloutMixEvaluator } from './rollout-mix-evaluator.js';
 import { InformationSetMcts, type OtherSeatPriors } from './ismcts.js';
 import { WorldNetworkEvaluator, type WorldPriors } from './world-evaluator.js';
 import { PolicyWorldWeigher } from './world-inference.js';
+import { PolicyPlayoutEvaluator } from './policy-playout-evaluator.js';
 
 /** Options of determinized search: worlds per slot, and how `createSearchEngine` values leaves with a network. */
 export interface DeterminizedSearchOptions {
@@ -28,6 +29,13 @@ export interface DeterminizedSearchOptions {
    * Takes precedence over `ownViewValues`.
    */
   readonly worldValues?: boolean;
+  /**
+   * `createSearchEngine` only, for a `NetworkEvaluator`: value each leaf by one playout of its sampled
+   * world in which every seat plays the network's top move from its own view (`PolicyPlayoutEvaluator`)
+   * instead of uniformly random moves. Priors stay the network's. Takes precedence over `worldValues`
+   * and `playoutWeight`.
+   */
+  readonly policyPlayouts?: boolean;
   /** With `worldValues`: priors from the mover's own view (default) or from the world row. */
   readonly worldPriors?: WorldPriors;
   /**
@@ -223,6 +231,7 @@ export class DeterminizedMcts<S> implements SearchEngine<S> {
 
 /** How a network evaluates leaves of determinized search (see `DeterminizedSearchOptions`). */
 function networkLeafEvaluator<S>(game: Game<S>, evaluator: NetworkEvaluator<S>, options: Partial<DeterminizedSearchOptions>, seed: number): Evaluator<S> {
+  if (options.policyPlayouts) return new PolicyPlayoutEvaluator(game, evaluator, evaluator, seed);
   const network: Evaluator<S> = options.worldValues
     ? new WorldNetworkEvaluator(game, evaluator.model, options.worldPriors)
     : options.ownViewValues

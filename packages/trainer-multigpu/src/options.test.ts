@@ -111,12 +111,14 @@ describe('resolveTrainOptions: determinizations and the game’s training config
   it('evaluates hidden-information games with the game’s playLeafValues, else with the self-play leaf values', () => {
     const played = resolveTrainOptions({ game: 'tictactoe' }, withHints({ leafValues: 'world', playLeafValues: 'playouts' }));
     expect([played.leafValues, played.playLeafValues]).toEqual(['world', 'playouts']);
-    expect(hiddenInformationSearchFrom(played, false)).toEqual({ determinizations: played.determinizations, worldValues: true, method: 'determinized', inferWorlds: false });
-    expect(hiddenInformationSearchFrom(played, true)).toEqual({ determinizations: played.determinizations, worldValues: false, method: 'determinized', inferWorlds: false });
+    expect(hiddenInformationSearchFrom(played, false)).toEqual({ determinizations: played.determinizations, worldValues: true, policyPlayouts: false, method: 'determinized', inferWorlds: false });
+    expect(hiddenInformationSearchFrom(played, true)).toEqual({ determinizations: played.determinizations, worldValues: false, policyPlayouts: false, method: 'determinized', inferWorlds: false });
+    const policy = resolveTrainOptions({ game: 'tictactoe', playLeafValues: 'policy-playouts' }, withHints({ leafValues: 'world' }));
+    expect([hiddenInformationSearchFrom(policy, true).policyPlayouts, hiddenInformationSearchFrom(policy, false).policyPlayouts]).toEqual([true, false]);
     const same = resolveTrainOptions({ game: 'tictactoe', leafValues: 'world' }, withHints({}));
     expect(same.playLeafValues).toBe('world');
     expect(hiddenInformationSearchFrom(same, true).worldValues).toBe(true);
-    expect(() => resolveTrainOptions({ game: 'tictactoe', playLeafValues: 'rollouts' as never }, withHints({}))).toThrow(/playLeafValues must be 'playouts' or 'world', got rollouts/);
+    expect(() => resolveTrainOptions({ game: 'tictactoe', playLeafValues: 'rollouts' as never }, withHints({}))).toThrow(/playLeafValues must be 'playouts', 'world' or 'policy-playouts', got rollouts/);
   });
 
   it('evaluates with the game’s playSearchMethod while self-play stays determinized by default', () => {

@@ -19,8 +19,9 @@ export interface TrainOptions {
   /** Imperfect-information games: worlds sampled and searched per move (ignored for perfect information). */
   readonly determinizations: number;
   /**
-   * Imperfect-information games: leaf values of determinized search, 'playouts' or 'world' (the network
-   * on the sampled world's full state; self-play then records true full states as value rows too).
+   * Imperfect-information games: leaf values of determinized search, 'playouts', 'world' (the network
+   * on the sampled world's full state; self-play then records true full states as value rows too) or
+   * 'policy-playouts' (every seat playing the network's top move in the sampled world).
    */
   readonly leafValues: LeafValues;
   /** Imperfect-information games: leaf values of the evaluation games (the game's `playLeafValues` hint, else `leafValues`). */
@@ -243,7 +244,9 @@ export function checkTrainOptions(o: TrainOptions): void {
   if (!(o.dirichletEpsilon >= 0 && o.dirichletEpsilon <= 1)) throw new RangeError(`dirichletEpsilon must be in [0, 1], got ${o.dirichletEpsilon}`);
   if (!(o.dirichletAlpha >= 0)) throw new RangeError(`dirichletAlpha must be >= 0, got ${o.dirichletAlpha}`);
   for (const key of ['leafValues', 'playLeafValues'] as const) {
-    if (o[key] !== 'playouts' && o[key] !== 'world') throw new RangeError(`${key} must be 'playouts' or 'world', got ${String(o[key])}`);
+    if (o[key] !== 'playouts' && o[key] !== 'world' && o[key] !== 'policy-playouts') {
+      throw new RangeError(`${key} must be 'playouts', 'world' or 'policy-playouts', got ${String(o[key])}`);
+    }
   }
   for (const key of ['playSearchMethod', 'selfPlaySearchMethod'] as const) {
     if (o[key] !== 'determinized' && o[key] !== 'information-set') throw new RangeError(`${key} must be 'determinized' or 'information-set', got ${String(o[key])}`);

@@ -37,10 +37,15 @@ export function searchConfigFrom(o: TrainOptions, seed: number, forEvaluation: b
  * values leaves as the game plays (`playSearchMethod`, `playWorldSampling`, `playLeafValues`), self-play
  * as it trains (`selfPlaySearchMethod`, default determinized; `leafValues`; worlds always uniform).
  */
-export function hiddenInformationSearchFrom(o: TrainOptions, forEvaluation: boolean): { determinizations: number; worldValues: boolean; method: SearchMethod; inferWorlds: boolean } {
+export function hiddenInformationSearchFrom(
+  o: TrainOptions,
+  forEvaluation: boolean,
+): { determinizations: number; worldValues: boolean; policyPlayouts: boolean; method: SearchMethod; inferWorlds: boolean } {
+  const leafValues = forEvaluation ? o.playLeafValues : o.leafValues;
   return {
     determinizations: o.determinizations,
-    worldValues: (forEvaluation ? o.playLeafValues : o.leafValues) === 'world',
+    worldValues: leafValues === 'world',
+    policyPlayouts: leafValues === 'policy-playouts',
     method: forEvaluation ? o.playSearchMethod : o.selfPlaySearchMethod,
     inferWorlds: forEvaluation && o.playWorldSampling === 'inferred',
   };

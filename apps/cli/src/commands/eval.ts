@@ -36,8 +36,8 @@ export const evalSpec = {
     },
     'leaf-values': {
       type: 'enum',
-      values: ['playouts', 'world'],
-      description: "hidden-information games: leaf values of the search, random playouts of each sampled world or the network reading the world's full state (default: the game's play setting, else its training setting, else playouts)",
+      values: ['playouts', 'world', 'policy-playouts'],
+      description: "hidden-information games: leaf values of the search, random playouts of each sampled world, the network reading the world's full state, or policy-playouts: playouts of the world with every seat playing the network's top move from its own view (default: the game's play setting, else its training setting, else playouts)",
     },
     'playout-weight': {
       type: 'number',

@@ -43,8 +43,8 @@ export const trainSpec = {
     determinizations: { type: 'int', min: 1, description: "hidden-information games: worlds sampled per move, each searched with --sims simulations (default: the game's setting, else 3)" },
     'leaf-values': {
       type: 'enum',
-      values: ['playouts', 'world'],
-      description: "hidden-information games: leaf values of the search, random playouts of each sampled world or the network reading the world's full state, in self-play; evaluation games use the game's play setting (default: the game's setting, else playouts)",
+      values: ['playouts', 'world', 'policy-playouts'],
+      description: "hidden-information games: leaf values of the search, random playouts of each sampled world, the network reading the world's full state, or policy-playouts (every seat playing the network's top move from its own view), in self-play; evaluation games use the game's play setting (default: the game's setting, else playouts)",
     },
     'self-play-search': {
       type: 'enum',

@@ -1,8 +1,9 @@
 /**
  * Turning a command-line agent name into a player: `random`, `mcts` (search with random rollouts,
  * no network), a bot the game offers (`minimax`, `greedy`, `heuristic`, ...), a path to a trained
- * model (a run directory or a checkpoint directory), or `policy:<model path>`: that network's policy
- * alone, no search (what it learnt by itself; `az assess --sims 0` plays the same way).
+ * model (a run directory or a checkpoint directory), `policy:<model path>`: that network's policy
+ * alone, no search (what it learnt by itself; `az assess --sims 0` plays the same way), or, for
+ * hidden-information games, `rollout:<model path>`: each decision by rollouts of that policy.
  */
 import { existsSync } from 'node:fs';
 import {
@@ -24,7 +25,7 @@ import {
   type BackendChoice,
   type CheckpointManifest,
 } from '@az/nn';
-import { createSearchEngine, type OtherSeatPriors, type SearchMethod } from '@az/imperfect-info';
+import { PolicyRolloutAgent, PolicyWorldWeigher, createSearchEngine, type OtherSeatPriors, type SearchMethod } from '@az/imperfect-info';
 import { MctsAgent, NetworkEvaluator, PolicyAgent, RolloutEvaluator, playSearchConfig, type Evaluator, type SearchEngine } from '@az/mcts';
 import { UciAgent, UciEngineError, parseUciAgentSpec } from '@az/chess-uci';
 import { UsageError } from './args.js';
@@ -180,12 +181,30 @@ export function searchEngineFor<S>(game: Game<S>, evaluator: Evaluator<S>, setti
   );
 }
 
+/** Worlds a `rollout:` agent samples per decision (each legal action played out in every one). */
+export const ROLLOUT_WORLDS = 64;
+
+/**
+ * `rollout:<model path>`: every decision by `PolicyRolloutAgent` (each legal action played out in the
+ * same sampled worlds, every seat then playing the network's top move from its own view), the worlds
+ * weighed by the other seats' decisions when the game plays with inferred worlds.
+ */
+function rolloutAgent<S>(path: string, game: Game<S>, evaluator: NetworkEvaluator<S>, settings: AgentSettings): Agent<S> {
+  if (!game.determinizer) throw new UsageError(`agent '${ROLLOUT_PREFIX}${path}': ${game.traits.id} has no hidden information to sample worlds of (rollout agents are for hidden-information games); use the model's path`);
+  const weigher = settings.worldSampling === 'inferred' && game.pastDecisions ? new PolicyWorldWeigher(game, evaluator.model) : undefined;
+  return new PolicyRolloutAgent(`rollout of ${path}`, game, evaluator, { worlds: ROLLOUT_WORLDS, weigher, seed: settings.seed });
+}
+
 /** `policy:<model path>`: the network's top legal move, no search. */
 export const POLICY_PREFIX = 'policy:';
 
-/** The model path an agent spec names (`policy:<path>` names `<path>`); other specs are returned as they are. */
+/** `rollout:<model path>`: hidden-information games, each decision by rollouts of the network's policy over sampled worlds. */
+export const ROLLOUT_PREFIX = 'rollout:';
+
+/** The model path an agent spec names (`policy:<path>` and `rollout:<path>` name `<path>`); other specs are returned as they are. */
 export function modelPathOf(spec: string): string {
-  return spec.startsWith(POLICY_PREFIX) ? spec.slice(POLICY_PREFIX.length) : spec;
+  for (const prefix of [POLICY_PREFIX, ROLLOUT_PREFIX]) if (spec.startsWith(prefix)) return spec.slice(prefix.length);
+  return spec;
 }
 
 /** Names of the agents a game accepts besides model paths (and, for chess, `uci:<command>[,...]`). */
@@ -246,6 +265,7 @@ export async function makeAgent(spec: string, plugin: GamePlugin, game: Game<unk
     return { name: spec, act: (states) => agent.act(states) };
   }
   const policyOnly = spec.startsWith(POLICY_PREFIX);
+  const rollout = spec.startsWith(ROLLOUT_PREFIX);
   const path = modelPathOf(spec);
   if (existsSync(path)) {
     let model = models.get(path);
@@ -254,10 +274,14 @@ export async function makeAgent(spec: string, plugin: GamePlugin, game: Game<unk
       models.set(path, model);
     }
     const modelPlay = modelPlayFor(plugin, game, model);
-    const agent = policyOnly ? new PolicyAgent(`policy of ${path}`, modelPlay.game, model.evaluator) : searchAgent(`model ${path}`, modelPlay.game, model.evaluator, settings);
+    const agent = policyOnly
+      ? new PolicyAgent(`policy of ${path}`, modelPlay.game, model.evaluator)
+      : rollout
+        ? rolloutAgent(path, modelPlay.game, model.evaluator, settings)
+        : searchAgent(`model ${path}`, modelPlay.game, model.evaluator, settings);
     return modelPlay.game === game ? agent : projectedAgent(agent, modelPlay);
   }
-  if (policyOnly) throw new UsageError(`agent '${spec}': no model at ${path} (policy:<path of a trained model>)`);
+  if (policyOnly || rollout) throw new UsageError(`agent '${spec}': no model at ${path} (${policyOnly ? POLICY_PREFIX : ROLLOUT_PREFIX}<path of a trained model>)`);
   const uci = plugin.traits.id === 'chess' ? ', uci:<engine command>[,depth=N|nodes=N|movetime=MS][,UCI option=value...]' : '';
-  throw new UsageError(`unknown agent '${spec}': use ${agentNames(plugin).join(', ')}${uci}, the path of a trained model, or policy:<model path> (no such file or directory)`);
+  throw new UsageError(`unknown agent '${spec}': use ${agentNames(plugin).join(', ')}${uci}, the path of a trained model, policy:<model path> or rollout:<model path> (no such file or directory)`);
 }

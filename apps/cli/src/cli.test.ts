@@ -151,6 +151,10 @@ describe('az train, resume, eval and play with a model', () => {
     const missingPolicy = az(['eval', '--game', 'tictactoe', '--a', `policy:${join(work, 'nope')}`, '--b', 'random']);
     expect(missingPolicy.code).toBe(2);
     expect(missingPolicy.stderr).toContain(`no model at ${join(work, 'nope')}`);
+    // Rollouts sample hidden worlds: a perfect-information game's model is refused, naming why.
+    const rollout = az(['eval', '--game', 'tictactoe', '--a', `rollout:${out}`, '--b', 'random', '--games', '2']);
+    expect(rollout.code).toBe(2);
+    expect(rollout.stderr).toContain('tictactoe has no hidden information to sample worlds of');
     const p = az(['play', '--game', 'tictactoe', '--model', out, '--sims', '16'], 'b2\nquit\n');
     expect(p.code).toBe(0);
     expect(p.stdout).toMatch(/seat 1 \(model .*\) plays/);

@@ -61,6 +61,10 @@ describe('az play finds the model trained for the table size', () => {
     expect(record.actions.length).toBe(3 * (16 + 58)); // 16 rounds: a bid and every card dealt, for each seat
     const policy = az(['eval', '--game', 'blob', '--a', 'policy:runs/blob-3p-rounds', '--b', 'heuristic', '--games', '1']);
     expect(policy.code, policy.stderr).toBe(0);
+    const rollout = az(['eval', '--game', 'blob', '--a', 'rollout:runs/blob-3p-rounds', '--b', 'heuristic', '--games', '1', '--games-out', games]);
+    expect(rollout.code, rollout.stderr).toBe(0);
+    expect(rollout.stdout).toContain('rollout of runs/blob-3p-rounds');
+    expect(JSON.parse(readFileSync(games, 'utf8').split('\n')[0]).actions.length).toBe(3 * (16 + 58));
     // Blob models play information-set search over inferred worlds; --worlds uniform samples them plainly, and inferred needs that search.
     const inferred = az(['eval', '--game', 'blob', '--a', 'runs/blob-3p-rounds', '--b', 'heuristic', '--games', '1', '--sims', '2', '--json']);
     expect(inferred.code, inferred.stderr).toBe(0);

@@ -1,4 +1,3 @@
-import type { InferenceModel, NetworkConfig } from '@az/core';
 import { BatchedMcts, NetworkEvaluator, UniformEvaluator, type Evaluator, type LeafBatch } from '@az/mcts';
 import { describe, expect, it } from 'vitest';
 import { DeterminizedMcts, createSearchEngine } from './determinized-mcts.js';
@@ -6,7 +5,7 @@ import { OwnViewNetworkEvaluator } from './own-view-evaluator.js';
 import { PolicyPlayoutEvaluator } from './policy-playout-evaluator.js';
 import { RolloutMixEvaluator } from './rollout-mix-evaluator.js';
 import { WorldNetworkEvaluator } from './world-evaluator.js';
-import { BET, CALL, FOLD, PASS, SHOWDOWN_CARDS, makeShowdown, showdownState, type ShowdownState } from './test-games.js';
+import { BET, CALL, FOLD, FakeModel, PASS, SHOWDOWN_CARDS, makeShowdown, showdownState, type ShowdownState } from './test-games.js';
 
 /** Uniform prior, zero value; records batch sizes. */
 class RecordingEvaluator<S> implements Evaluator<S> {
@@ -207,35 +206,6 @@ describe('createSearchEngine', () => {
     expect(mover.rootValue(0)[1]).toBeCloseTo(-0.5, 5);
   });
 });
-
-/**
- * Reads the encoded card of each row: policy logits favour action (card % 4) in own-view rows and
- * ((card + 2) % 4) in world rows, and the row's own value (relative index 0) is card / 10; the other
- * seat's relative value is its card / 10 in a world row, else a marker, -0.5.
- */
-class FakeModel implements InferenceModel {
-  readonly config: NetworkConfig;
-  readonly backendName = 'fake';
-  readonly rows: number[] = [];
-  constructor(private readonly inputSize: number) {
-    this.config = { spec: { kind: 'mlp', hidden: [1] }, inputShape: [inputSize], actionSize: 4, numSeats: 2 };
-  }
-  async predict(input: Float32Array, count: number, policyOut: Float32Array, valueOut: Float32Array): Promise<void> {
-    this.rows.push(count);
-    for (let r = 0; r < count; r++) {
-      let card = 0;
-      let other = -1;
-      const row = r * this.inputSize;
-      for (let c = 0; c < SHOWDOWN_CARDS; c++) if (input[row + c] === 1) card = c;
-      for (let c = 0; c < SHOWDOWN_CARDS; c++) if (input[row + SHOWDOWN_CARDS + c] === 1) other = c;
-      const world = input[row + 2 * SHOWDOWN_CARDS + 2] === 1;
-      for (let a = 0; a < 4; a++) policyOut[r * 4 + a] = a === (card + (world ? 2 : 0)) % 4 ? 5 : 0;
-      valueOut[r * 2] = card / 10;
-      valueOut[r * 2 + 1] = world ? other / 10 : -0.5;
-    }
-  }
-  dispose(): void {}
-}
 
 describe('RolloutMixEvaluator', () => {
   it('mixes the inner values with one playout of the leaf', async () => {

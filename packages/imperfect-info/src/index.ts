@@ -18,6 +18,8 @@ export {
 export { DEFAULT_OTHER_SEAT_PRIORS, InformationSetMcts, type InformationSetOptions, type OtherSeatPriors, type WorldInference } from './ismcts.js';
 export { PolicyWorldWeigher, type WorldWeigher } from './world-inference.js';
 export { OwnViewNetworkEvaluator } from './own-view-evaluator.js';
+export { PolicyPlayouts } from './policy-playout.js';
 export { PolicyPlayoutEvaluator } from './policy-playout-evaluator.js';
+export { PolicyRolloutAgent, type PolicyRolloutOptions } from './policy-rollout-agent.js';
 export { RolloutMixEvaluator } from './rollout-mix-evaluator.js';
 export { WorldNetworkEvaluator, type WorldPriors } from './world-evaluator.js';

@@ -3,7 +3,7 @@
 // Showdown: two seats each get one card of 0..9 (hidden from the other). Seat 0 passes (both score 0)
 // or bets; after a bet seat 1 folds (seat 0 wins 1) or calls (the higher card wins 2). Seat 0's right
 // choice depends on its own card only; a search that peeked at seat 1's real card would choose by it.
-import type { Determinizer, Encoder, Game, GameTraits, Masker, ParsedAction, Rng } from '@az/core';
+import type { Determinizer, Encoder, Game, GameTraits, InferenceModel, Masker, NetworkConfig, ParsedAction, Rng } from '@az/core';
 
 export const SHOWDOWN_CARDS = 10;
 export const PASS = 0;
@@ -132,4 +132,33 @@ export function makeShowdown(options: ShowdownOptions = {}): Game<ShowdownState>
 
 export function showdownState(mine: number, theirs: number, history: number[] = []): ShowdownState {
   return { cards: Int8Array.of(mine, theirs), history };
+}
+
+/**
+ * Reads the encoded card of each row: policy logits favour action (card % 4) in own-view rows and
+ * ((card + 2) % 4) in world rows, and the row's own value (relative index 0) is card / 10; the other
+ * seat's relative value is its card / 10 in a world row, else a marker, -0.5.
+ */
+export class FakeModel implements InferenceModel {
+  readonly config: NetworkConfig;
+  readonly backendName = 'fake';
+  readonly rows: number[] = [];
+  constructor(private readonly inputSize: number) {
+    this.config = { spec: { kind: 'mlp', hidden: [1] }, inputShape: [inputSize], actionSize: 4, numSeats: 2 };
+  }
+  async predict(input: Float32Array, count: number, policyOut: Float32Array, valueOut: Float32Array): Promise<void> {
+    this.rows.push(count);
+    for (let r = 0; r < count; r++) {
+      let card = 0;
+      let other = -1;
+      const row = r * this.inputSize;
+      for (let c = 0; c < SHOWDOWN_CARDS; c++) if (input[row + c] === 1) card = c;
+      for (let c = 0; c < SHOWDOWN_CARDS; c++) if (input[row + SHOWDOWN_CARDS + c] === 1) other = c;
+      const world = input[row + 2 * SHOWDOWN_CARDS + 2] === 1;
+      for (let a = 0; a < 4; a++) policyOut[r * 4 + a] = a === (card + (world ? 2 : 0)) % 4 ? 5 : 0;
+      valueOut[r * 2] = card / 10;
+      valueOut[r * 2 + 1] = world ? other / 10 : -0.5;
+    }
+  }
+  dispose(): void {}
 }

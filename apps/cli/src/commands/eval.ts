@@ -14,7 +14,7 @@ export const evalSpec = {
   usage: 'az eval --game ID --a AGENT --b AGENT [options]',
   flags: {
     game: { type: 'string', description: 'game (see az games)', placeholder: 'ID' },
-    a: { type: 'string', description: 'agent A: random, mcts, a game bot, a model directory, policy:<model directory> (its network alone, no search), or (chess) uci:<engine command>[,depth=N|nodes=N|movetime=MS][,UCI option=value...]', placeholder: 'AGENT' },
+    a: { type: 'string', description: 'agent A: random, mcts, a game bot, a model directory, policy:<model directory> (its network alone, no search), rollout:<model directory> (hidden-information games: each legal move played out by the network policy in 64 sampled worlds), or (chess) uci:<engine command>[,depth=N|nodes=N|movetime=MS][,UCI option=value...]', placeholder: 'AGENT' },
     b: { type: 'string', description: 'agent B (fills every seat A does not hold)', placeholder: 'AGENT' },
     games: { type: 'int', min: 1, default: 100, description: 'games to play (seats rotate every game)' },
     sims: { type: 'int', min: 1, description: "search simulations per move for search agents (default: the game's play setting, else its training setting, at least 100)" },

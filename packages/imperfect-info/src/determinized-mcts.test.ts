@@ -207,6 +207,19 @@ describe('createSearchEngine', () => {
   });
 });
 
+/** A leaf batch of Showdown states, each valued from the seat to move unless `movers` says otherwise. */
+const leafBatch = (states: ShowdownState[], movers: number[] = states.map((s) => s.history.length % 2)) => ({
+  count: states.length,
+  actionSize: 4,
+  numSeats: 2,
+  states,
+  perspectives: Int32Array.from(movers),
+  inputs: new Float32Array(0),
+  masks: new Uint8Array(4 * states.length),
+  policyLogits: new Float32Array(4 * states.length),
+  values: new Float32Array(2 * states.length),
+});
+
 describe('RolloutMixEvaluator', () => {
   it('mixes the inner values with one playout of the leaf', async () => {
     const game = makeShowdown();
@@ -278,18 +291,6 @@ describe('OwnViewNetworkEvaluator', () => {
 });
 
 describe('WorldNetworkEvaluator', () => {
-  const leafBatch = (states: ShowdownState[], movers: number[]) => ({
-    count: states.length,
-    actionSize: 4,
-    numSeats: 2,
-    states,
-    perspectives: Int32Array.from(movers),
-    inputs: new Float32Array(0),
-    masks: new Uint8Array(4 * states.length),
-    policyLogits: new Float32Array(4 * states.length),
-    values: new Float32Array(2 * states.length),
-  });
-
   it('values each leaf from its full state and takes priors from the mover’s own view', async () => {
     const game = makeShowdown();
     const model = new FakeModel(game.encoder.size);
@@ -346,18 +347,6 @@ describe('PolicyPlayoutEvaluator', () => {
       batch.values.fill(0.25, 0, batch.count * batch.numSeats);
     },
   };
-  const leafBatch = (states: ShowdownState[]) => ({
-    count: states.length,
-    actionSize: 4,
-    numSeats: 2,
-    states,
-    perspectives: Int32Array.from(states.map((s) => s.history.length % 2)),
-    inputs: new Float32Array(0),
-    masks: new Uint8Array(4 * states.length),
-    policyLogits: new Float32Array(4 * states.length),
-    values: new Float32Array(2 * states.length),
-  });
-
   it('plays every seat by the network from its own view to the end, in lock-step, keeping the inner priors', async () => {
     const game = makeShowdown();
     const model = new FakeModel(game.encoder.size);

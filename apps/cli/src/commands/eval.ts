@@ -151,6 +151,10 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
   const worldsUsed: WorldSampling | undefined = searchUsed === 'information-set' ? (searchesModel ? (agentDefaults.worldSampling ?? 'uniform') : 'uniform') : undefined;
   const inferWorlds = worldsUsed === 'inferred';
   if (otherSeatPriors !== undefined) requireInformationSet('--other-seat-priors');
+  // Policy playouts replace the random playout whose share --playout-weight sets.
+  if (playoutWeight !== undefined && (leafValues ?? agentDefaults.leafValues) === 'policy-playouts') {
+    throw new UsageError('--playout-weight mixes in a random playout, which --leaf-values policy-playouts replaces: give one of the two');
+  }
   const otherSeatPriorsUsed: OtherSeatPriors | undefined = searchUsed === 'information-set' ? (otherSeatPriors ?? DEFAULT_OTHER_SEAT_PRIORS) : undefined;
   const agentA = await makeAgent(flags.a, plugin, game, { simulations, seed, determinizations, leafValues, playoutWeight, searchMethod, worldSampling, otherSeatPriors, network }, models);
   let agentB: Agent<unknown>;

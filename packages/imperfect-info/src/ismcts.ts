@@ -1,7 +1,7 @@
 import { Rng, type Determinizer, type Game } from '@az/core';
 import { defaultSearchConfig, normalizeVisits, type Evaluator, type LeafBatch, type SearchConfig, type SearchEngine, type SearchStats } from '@az/mcts';
 import { maskedSoftmax } from './masked-softmax.js';
-import type { WorldWeigher } from './world-inference.js';
+import { sampleWorlds, type WorldWeigher } from './world-inference.js';
 
 /** Inference over worlds for information-set search: a weighed pool of worlds per move instead of uniform samples. */
 export interface WorldInference<S> {
@@ -222,16 +222,9 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
   private async weighWorlds(slots: Slot<S>[]): Promise<void> {
     if (slots.length === 0) return;
     const K = this.candidates;
-    const worlds: S[] = [];
-    const observers = new Int32Array(slots.length * K);
-    for (let i = 0; i < slots.length; i++) {
-      for (let k = 0; k < K; k++) {
-        worlds.push(this.determinizer.sample(slots[i].rootState, slots[i].rootSeat, this.rng));
-        observers[i * K + k] = slots[i].rootSeat;
-      }
-    }
-    const logWeights = new Float64Array(worlds.length);
-    await this.inference!.weigher.logWeights(worlds, observers, logWeights);
+    const roots = slots.map((slot) => slot.rootState);
+    const seats = slots.map((slot) => slot.rootSeat);
+    const { worlds, logWeights } = await sampleWorlds(this.determinizer, roots, seats, K, this.rng, this.inference!.weigher);
     for (let i = 0; i < slots.length; i++) {
       let max = -Infinity;
       let min = Infinity;

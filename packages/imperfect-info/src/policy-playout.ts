@@ -1,4 +1,5 @@
 import type { Game, InferenceModel, Rng } from '@az/core';
+import { topLegalAction } from '@az/mcts';
 
 /**
  * Plays states to the end in place, every seat choosing the network's top legal move from its own view
@@ -41,8 +42,7 @@ export class PolicyPlayouts<S> {
       for (let k = 0; k < live; k++) {
         const s = states[active[k]];
         game.masker.fillMask(s, mask, 0);
-        let best = -1;
-        for (let a = 0; a < A; a++) if (mask[a] && (best < 0 || this.logits[k * A + a] > this.logits[k * A + best])) best = a;
+        const best = topLegalAction(mask, 0, this.logits, k * A, A);
         if (best < 0) throw new Error(`${game.traits.id}: no legal action in a non-terminal state`);
         game.applyAction(s, best, rng);
         if (!game.isTerminal(s)) active[next++] = active[k];

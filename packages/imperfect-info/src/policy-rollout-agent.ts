@@ -1,7 +1,7 @@
 import { Rng, type Agent, type Game, type InferenceModel } from '@az/core';
 import { assertNetworkFitsGame } from './multi-row-network.js';
 import { PolicyPlayouts } from './policy-playout.js';
-import type { WorldWeigher } from './world-inference.js';
+import { sampleWorlds, type WorldWeigher } from './world-inference.js';
 
 /** Settings of `PolicyRolloutAgent`. */
 export interface PolicyRolloutOptions<S> {
@@ -66,22 +66,11 @@ export class PolicyRolloutAgent<S> implements Agent<S> {
   private async rollOut(states: S[], slots: number[], out: Int32Array): Promise<void> {
     const { game, rng, mask } = this;
     const K = this.worlds;
-    const determinizer = game.determinizer!;
     const movers = states.map((s) => game.currentPlayer(s));
-    const worlds: S[] = [];
-    const observers = new Int32Array(states.length * K);
-    states.forEach((s, i) => {
-      for (let k = 0; k < K; k++) {
-        worlds.push(determinizer.sample(s, movers[i], rng));
-        observers[i * K + k] = movers[i];
-      }
-    });
-    const weights = new Float64Array(worlds.length).fill(1 / K);
-    if (this.options.weigher) {
-      const logWeights = new Float64Array(worlds.length);
-      await this.options.weigher.logWeights(worlds, observers, logWeights);
-      for (let i = 0; i < states.length; i++) normalize(logWeights, i * K, K, weights);
-    }
+    const { worlds, logWeights } = await sampleWorlds(game.determinizer!, states, movers, K, rng, this.options.weigher);
+    // Without a weigher every log-weight is 0, so each world weighs 1 / K.
+    const weights = new Float64Array(worlds.length);
+    for (let i = 0; i < states.length; i++) normalize(logWeights, i * K, K, weights);
     const legal: number[][] = states.map((s) => {
       game.masker.fillMask(s, mask, 0);
       const list: number[] = [];

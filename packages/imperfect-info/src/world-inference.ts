@@ -1,4 +1,4 @@
-import type { Game, InferenceModel } from '@az/core';
+import type { Determinizer, Game, InferenceModel, Rng } from '@az/core';
 import { maskedSoftmax } from './masked-softmax.js';
 import { assertNetworkFitsGame } from './multi-row-network.js';
 
@@ -8,6 +8,32 @@ import { assertNetworkFitsGame } from './multi-row-network.js';
  */
 export interface WorldWeigher<S> {
   logWeights(worlds: readonly S[], observers: ArrayLike<number>, out: Float64Array): Promise<void>;
+}
+
+/**
+ * `perRoot` worlds for each root state, sampled from `seats[i]`'s view of root i (root i's worlds at
+ * `[i * perRoot, (i + 1) * perRoot)`), with their log-weights from `weigher` (all 0 without one), in one
+ * weigher call: the pool information-set search draws from and the worlds the rollout player averages over.
+ */
+export async function sampleWorlds<S>(
+  determinizer: Determinizer<S>,
+  roots: readonly S[],
+  seats: ArrayLike<number>,
+  perRoot: number,
+  rng: Rng,
+  weigher?: WorldWeigher<S>,
+): Promise<{ worlds: S[]; logWeights: Float64Array }> {
+  const worlds: S[] = [];
+  const observers = new Int32Array(roots.length * perRoot);
+  for (let i = 0; i < roots.length; i++) {
+    for (let k = 0; k < perRoot; k++) {
+      worlds.push(determinizer.sample(roots[i], seats[i], rng));
+      observers[i * perRoot + k] = seats[i];
+    }
+  }
+  const logWeights = new Float64Array(worlds.length);
+  if (weigher) await weigher.logWeights(worlds, observers, logWeights);
+  return { worlds, logWeights };
 }
 
 /**

@@ -3,7 +3,7 @@ export { BatchedMcts, defaultSearchConfig, playSearchConfig, type RootSelection,
 export { consideredVisit, consideredVisitSequence } from './gumbel.js';
 export { forcedPlayouts } from './forced-playouts.js';
 export { UniformEvaluator, RolloutEvaluator, NetworkEvaluator, type Evaluator, type LeafBatch } from './evaluator.js';
-export { selectActionFromVisits, normalizeVisits } from './policy.js';
+export { selectActionFromVisits, normalizeVisits, topLegalAction } from './policy.js';
 export { MctsAgent, defaultPlaySimulations, type MctsAgentOptions } from './mcts-agent.js';
 export { PolicyAgent } from './policy-agent.js';
 export { CachingEvaluator, type EvaluationCacheStats } from './evaluation-cache.js';

@@ -1,5 +1,6 @@
 import type { Agent, Game } from '@az/core';
 import type { Evaluator, LeafBatch } from './evaluator.js';
+import { topLegalAction } from './policy.js';
 
 /**
  * Plays the legal move the evaluator's policy rates highest, with no search: what a network has learnt
@@ -46,10 +47,7 @@ export class PolicyAgent<S> implements Agent<S> {
       }
       await this.evaluator.evaluate(batch);
       for (let i = 0; i < count; i++) {
-        let best = -1;
-        for (let a = 0; a < A; a++) {
-          if (batch.masks[i * A + a] && (best < 0 || batch.policyLogits[i * A + a] > batch.policyLogits[i * A + best])) best = a;
-        }
+        const best = topLegalAction(batch.masks, i * A, batch.policyLogits, i * A, A);
         if (best < 0) throw new Error(`${game.traits.id}: non-terminal state with no legal action`);
         out[start + i] = best;
       }

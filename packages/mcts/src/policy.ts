@@ -37,6 +37,16 @@ export function selectActionFromVisits(counts: Float32Array, temperature: number
   return last;
 }
 
+/**
+ * The legal action with the highest logit (the first of equals): `mask[maskOffset + a]` marks legal
+ * actions, `logits[logitOffset + a]` rates them; -1 when none is legal.
+ */
+export function topLegalAction(mask: Uint8Array, maskOffset: number, logits: Float32Array, logitOffset: number, actionSize: number): number {
+  let best = -1;
+  for (let a = 0; a < actionSize; a++) if (mask[maskOffset + a] && (best < 0 || logits[logitOffset + a] > logits[logitOffset + best])) best = a;
+  return best;
+}
+
 /** Normalises visit counts into a probability vector in place; returns the total. */
 export function normalizeVisits(counts: Float32Array, actionSize = counts.length): number {
   let total = 0;

@@ -100,7 +100,9 @@ export function formatRatings(fit: EloFit): string {
 /**
  * Expands a positional of `az rate`: a run directory becomes its checkpoints, in name order (those in
  * `rated/` when it was trained with --rate-every, else those kept in `checkpoints/`), and so does any
- * directory whose subdirectories are checkpoints; anything else stays as given.
+ * directory whose subdirectories are checkpoints; anything else stays as given. Of several saves at one
+ * iteration (`iter-000020` and `iter-000020-2`: the end of a multi-process run, Ctrl-C) only the last is
+ * a player: they hold the same weights, and rating both would play a model against itself.
  */
 export function expandPlayers(specs: readonly string[]): string[] {
   const out: string[] = [];
@@ -111,14 +113,23 @@ export function expandPlayers(specs: readonly string[]): string[] {
     }
     // A run's rated snapshots (--rate-every) are the evenly spaced series; else its kept checkpoints.
     const nested = ['rated', 'checkpoints'].map((d) => join(spec, d)).find((d) => existsSync(d) && statSync(d).isDirectory());
-    const dirs = [nested ?? spec].flatMap((d) =>
-      readdirSync(d)
-        .filter((e) => existsSync(join(d, e, 'manifest.json')))
-        .sort()
-        .map((e) => join(d, e)),
-    );
-    if (dirs.length === 0) out.push(spec);
-    else out.push(...dirs);
+    const dir = nested ?? spec;
+    const names = readdirSync(dir)
+      .filter((e) => existsSync(join(dir, e, 'manifest.json')))
+      .sort();
+    // Keyed by iteration (or by name, for folders not named by iteration): the save with the highest sequence.
+    const lastSaves = new Map<string, { name: string; sequence: number }>();
+    for (const name of names) {
+      const m = SAVE_NAME.exec(name);
+      const key = m ? m[1] : name;
+      const sequence = m?.[2] ? Number(m[2]) : 1;
+      if ((lastSaves.get(key)?.sequence ?? 0) < sequence) lastSaves.set(key, { name, sequence });
+    }
+    if (lastSaves.size === 0) out.push(spec);
+    else out.push(...[...lastSaves.values()].map((e) => join(dir, e.name)));
   }
   return out;
 }
+
+/** A checkpoint's folder name: `iter-NNNNNN` for an iteration's first save, `iter-NNNNNN-K` for its K-th. */
+const SAVE_NAME = /^iter-(\d+)(?:-(\d+))?$/;

@@ -123,6 +123,7 @@ describe('az rate', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/1\s+minimax\s+\d+\s+\[\d+, \d+\]/);
     expect(r.stdout).toMatch(/2\s+random\s+0\s+\(anchor\)/);
+    expect(r.stderr).toContain('az rate: 2 players, 1 pair x 20 games = 20 games:\n  1. random\n  2. minimax');
     // A new player rated against the pool of an earlier run, whose games are included, not replayed.
     const more = az(['rate', '--game', 'tictactoe', 'mcts', 'random', '--games', '4', '--sims', '8', '--include', 'ttt.json', '--out', 'ttt-more.json']);
     expect(more.code, more.stderr).toBe(0);

@@ -119,6 +119,11 @@ export async function rateCommand(argv: readonly string[]): Promise<number> {
     const recorder = new GameRecorder({ gamesOut: flags['games-out'], pgn: flags.pgn }, plugin);
     const pairs = schedule(players.length, flags.gauntlet ?? players.length);
     const games = flags.games ?? 20;
+    if (!flags.json) {
+      // Run directories expand to their checkpoints: say who plays before a long schedule starts.
+      console.error(`az rate: ${players.length} players, ${pairs.length} pair${pairs.length === 1 ? '' : 's'} x ${games} games = ${pairs.length * games} games${flags.gauntlet ? ` (gauntlet of the first ${flags.gauntlet})` : ''}:`);
+      for (const [i, p] of players.entries()) console.error(`  ${i + 1}. ${p.name}`);
+    }
     const bar = flags.json ? null : new ProgressBar('rate', pairs.length * games, 'games');
     const ladder = await playLadder(game, players, pairs, {
       games,

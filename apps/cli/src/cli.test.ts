@@ -132,6 +132,29 @@ describe('az train, resume, eval and play with a model', () => {
     expect(readdirSync(join(dir, 'checkpoints')).some((n) => n.startsWith('iter-'))).toBe(true);
   }, 240_000);
 
+  it('--time-limit ends a run on a finished iteration once another would not fit, and refuses what it cannot honour', () => {
+    const dir = join(work, 'timed');
+    // No --iterations: the budget alone ends the run. However loaded the machine, at least one iteration runs.
+    const r = az(['train', '--game', 'tictactoe', '--out', dir, '--time-limit', '3s', '--games-per-iter', '4', '--parallel-games', '4', '--sims', '4', '--train-steps', '2', '--batch-size', '8', '--eval-games', '0', '--quiet']);
+    expect(r.code, r.stderr).toBe(0);
+    const done = /az train: tictactoe, (\d+) iterations \(time limit 3s reached\)/.exec(r.stdout);
+    expect(done, r.stdout).not.toBeNull();
+    const iterations = Number(done?.[1]);
+    expect(iterations).toBeGreaterThanOrEqual(1);
+    expect(r.stderr).toContain(`time limit 3s: stopping after iteration ${iterations} at `);
+    const metrics = readFileSync(join(dir, 'metrics.jsonl'), 'utf8').trim().split('\n');
+    expect(metrics).toHaveLength(iterations);
+    expect(readdirSync(join(dir, 'checkpoints'))).toContain(`iter-${String(iterations).padStart(6, '0')}`);
+    // A bare number would be a guess between minutes and seconds; a cosine schedule needs a count to run over.
+    const bare = az(['train', '--game', 'tictactoe', '--out', join(work, 'never-timed'), '--time-limit', '60']);
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain('--time-limit 60 is not a duration: write it as 90s, 45m, 1h or 1h30m');
+    const cosine = az(['train', '--game', 'tictactoe', '--out', join(work, 'never-timed'), '--time-limit', '1m', '--lr-schedule', 'cosine']);
+    expect(cosine.code).toBe(2);
+    expect(cosine.stderr).toContain("learningRateSchedule 'cosine' (--lr-schedule) must be given --iterations with --time-limit");
+    expect(existsSync(join(work, 'never-timed'))).toBe(false);
+  });
+
   it('evaluates the model in an arena and plays against it', () => {
     const r = az(['eval', '--game', 'tictactoe', '--a', out, '--b', 'random', '--games', '10', '--sims', '16', '--json']);
     expect(r.code).toBe(0);

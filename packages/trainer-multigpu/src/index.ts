@@ -2,8 +2,9 @@ export { SelfPlay, type SelfPlayOptions, type SelfPlayStats } from './self-play.
 export { ReplayBuffer, NonFiniteReplayError, type ReplayShape, type ReplayRange } from './replay-buffer.js';
 export type { SelfPlayOutcomes } from './outcome-tally.js';
 export { encodeGameRecord, decodeGameRecord, type GameRecord } from './game-record.js';
-export { resolveTrainOptions, checkTrainOptions, learningRateAt, FRAMEWORK_TRAIN_DEFAULTS, type LearningRateSchedule, type TrainOptions, type TrainOptionsInput } from './options.js';
+export { resolveTrainOptions, checkTrainOptions, learningRateAt, FRAMEWORK_TRAIN_DEFAULTS, UNBOUNDED_ITERATIONS, type LearningRateSchedule, type TrainOptions, type TrainOptionsInput } from './options.js';
 export { runTraining } from './train-loop.js';
+export { TimeBudget, parseDuration, formatDuration } from './time-budget.js';
 export { runPaths, claimRunDirectory, resolveResume, checkRunFitsMemory, RunDirectoryError, type RunPaths } from './run-dir.js';
 export { searchConfigFrom, createSelfPlayEngine } from './search-settings.js';
 export { TrainingDivergedError } from './iteration.js';

@@ -203,6 +203,7 @@ export async function finishIteration(run: RunSession, start: IterationStart): P
   const evalResults = await evalPhase(run, iteration);
   const t3 = performance.now();
   await run.saveAll(start.checkpointExtra?.());
+  run.timeBudget.iterationEnded();
   const t4 = performance.now();
   const { startedAt: t0, selfPlayEndedAt: t1 } = start;
   const metrics: IterationMetrics = {

@@ -127,5 +127,7 @@ export interface TrainSummary {
   readonly assessment?: AgentAssessment;
   /** True when the run stopped early on request (Ctrl-C); the checkpoint holds what was done. */
   readonly interrupted: boolean;
+  /** Set when the time limit (`--time-limit`) ended the run before its iteration count: the budget in seconds. */
+  readonly timeLimitReached?: number;
   readonly backend: string;
 }

@@ -21,7 +21,7 @@ import { RedisTransport, readRedisCheckpointState, type RedisRunOptions } from '
 import { finishIteration } from './iteration.js';
 import { cacheHitRateField, type IterationMetrics, type TrainerEvents, type TrainSummary, type WorkerIterationMetrics } from './metrics.js';
 import type { TrainOptionsInput } from './options.js';
-import { closeRun, disposeRun, openRun, type RunSession } from './run-session.js';
+import { anotherIteration, closeRun, disposeRun, openRun, type RunSession } from './run-session.js';
 import type { PluginModuleRef, PublishedWeights, SelfPlayTransport, WorkerSetup, WorkerSlot } from './transport.js';
 
 export type { DeviceTotals, MultiProcessSummary } from './game-intake.js';
@@ -209,7 +209,7 @@ class MultiProcessLoop {
     let interrupted = false;
     try {
       if (state.iteration < options.iterations && !run.stopped()) await this.startWorkers();
-      while (state.iteration < options.iterations && !run.stopped()) {
+      while (anotherIteration(run)) {
         const metrics = await this.iteration(state.iteration + 1);
         if (!metrics) break;
         lastMetrics = metrics;

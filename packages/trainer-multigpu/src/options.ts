@@ -99,10 +99,18 @@ export interface TrainOptions {
   readonly force?: boolean;
   /** Checkpoints kept in the run directory, the newest included. */
   readonly keepCheckpoints: number;
+  /**
+   * Wall-clock budget of this session in seconds (0: none). No iteration starts that the last one's
+   * duration says would end after it (see `TimeBudget`); `iterations` stays the upper bound.
+   */
+  readonly timeLimitSeconds: number;
   readonly seed: number;
 }
 
 export type TrainOptionsInput = Partial<TrainOptions> & Pick<TrainOptions, 'game'>;
+
+/** `iterations` of a run bounded only by its time limit. */
+export const UNBOUNDED_ITERATIONS = Number.MAX_SAFE_INTEGER;
 
 /** Framework defaults where neither the user nor the game's hints say otherwise. */
 export const FRAMEWORK_TRAIN_DEFAULTS = {
@@ -152,7 +160,8 @@ export function resolveTrainOptions(input: TrainOptionsInput, plugin: GamePlugin
     game: input.game,
     // The game's suggested training settings, under whatever the user set.
     gameConfig: { ...hints.gameConfig, ...input.gameConfig },
-    iterations: input.iterations ?? hints.iterations ?? d.iterations,
+    // A time limit without a count runs iterations until the budget is spent.
+    iterations: input.iterations ?? (input.timeLimitSeconds ? UNBOUNDED_ITERATIONS : (hints.iterations ?? d.iterations)),
     gamesPerIteration: input.gamesPerIteration ?? hints.gamesPerIteration ?? d.gamesPerIteration,
     parallelGames: input.parallelGames ?? hints.parallelGames ?? d.parallelGames,
     simulations,
@@ -197,6 +206,7 @@ export function resolveTrainOptions(input: TrainOptionsInput, plugin: GamePlugin
     resume: input.resume,
     ...(input.force ? { force: true } : {}),
     keepCheckpoints: input.keepCheckpoints ?? d.keepCheckpoints,
+    timeLimitSeconds: input.timeLimitSeconds ?? 0,
     seed: input.seed ?? d.seed,
   };
   checkTrainOptions(options);
@@ -265,6 +275,10 @@ export function checkTrainOptions(o: TrainOptions): void {
   if (o.forcedPlayouts > 0 && o.rootSelection === 'gumbel') throw new RangeError('forcedPlayouts is a PUCT technique: it cannot be combined with rootSelection gumbel');
   if (!(o.playValueScale > 0 && o.playValueScale <= 1)) throw new RangeError(`playValueScale must be in (0, 1], got ${o.playValueScale}`);
   if (!(o.weightsAverageDecay >= 0 && o.weightsAverageDecay < 1)) throw new RangeError(`weightsAverageDecay (--weights-average) must be in [0, 1), got ${o.weightsAverageDecay}: 0 plays the trained weights, 0.75 averages over about the last four iterations`);
+  if (!(o.timeLimitSeconds >= 0 && Number.isFinite(o.timeLimitSeconds))) throw new RangeError(`timeLimitSeconds (--time-limit) must be a non-negative number of seconds, got ${o.timeLimitSeconds}`);
+  if (o.learningRateSchedule !== 'constant' && o.iterations === UNBOUNDED_ITERATIONS) {
+    throw new RangeError(`learningRateSchedule '${o.learningRateSchedule}' (--lr-schedule) must be given --iterations with --time-limit: the schedule runs over the iteration count, and a run bounded only by its time limit has none (or keep the constant rate)`);
+  }
   if (!(o.weightDecay >= 0)) throw new RangeError(`weightDecay must be >= 0, got ${o.weightDecay}`);
   if (o.inferenceThreads !== undefined && !(Number.isInteger(o.inferenceThreads) && o.inferenceThreads >= 1)) {
     throw new RangeError(`inferenceThreads must be a positive integer, got ${String(o.inferenceThreads)}`);

@@ -47,6 +47,7 @@ import { ReplayBuffer } from './replay-buffer.js';
 import { REPLAY_INDEX_FILE, loadReplay, parseReplayIndex, pruneReplay, saveReplay, type ReplayIndex } from './replay-store.js';
 import { RunDirectoryError, checkRunFitsMemory, claimRunDirectory, resolveResume, runPaths, type RunPaths } from './run-dir.js';
 import { makeSearchAgent } from './search-settings.js';
+import { TimeBudget, formatDuration } from './time-budget.js';
 
 /**
  * The policy output a network call (at the search's largest batch) must reach for onnxruntime to run in a
@@ -104,6 +105,8 @@ export interface RunSession {
   /** The newest checkpoint directory (null until the first save of a new run). */
   readonly latestCheckpoint: () => string | null;
   readonly startedAt: number;
+  /** The session's wall-clock budget (`--time-limit`): told of each finished iteration, asked before the next. */
+  readonly timeBudget: TimeBudget;
   readonly events: TrainerEvents;
   readonly stopped: () => boolean;
   log(message: string): void;
@@ -188,7 +191,7 @@ function changedOptions(previousPath: string, options: TrainOptions): Record<str
   }
   const changes: Record<string, [unknown, unknown]> = {};
   for (const [key, value] of Object.entries(options)) {
-    if (key === 'resume' || key === 'out' || key === 'gameConfig' || key === 'force' || key === 'iterations') continue;
+    if (key === 'resume' || key === 'out' || key === 'gameConfig' || key === 'force' || key === 'iterations' || key === 'timeLimitSeconds') continue;
     if (JSON.stringify(previous[key]) !== JSON.stringify(value)) changes[key] = [previous[key], value];
   }
   return changes;
@@ -378,6 +381,7 @@ export async function openRun(input: TrainOptionsInput, deps: RunDeps): Promise<
     if (inUse) await pruneReplay(paths.dir, inUse);
   };
 
+  const startedAt = performance.now();
   const session: RunSession = {
     plugin,
     options,
@@ -395,7 +399,8 @@ export async function openRun(input: TrainOptionsInput, deps: RunDeps): Promise<
     inference,
     evaluator,
     playingEvaluator,
-    startedAt: performance.now(),
+    startedAt,
+    timeBudget: new TimeBudget(options.timeLimitSeconds, startedAt),
     events,
     stopped: () => deps.signal?.aborted === true,
     log,
@@ -450,6 +455,20 @@ function segmentsInUse(runDir: string): Set<string> | null {
 }
 
 /**
+ * Whether the run goes on to another iteration: its count not reached, no stop asked, and the time limit
+ * leaving room for one more (said once in the log when it does not).
+ */
+export function anotherIteration(run: RunSession): boolean {
+  const { options, state, timeBudget } = run;
+  if (state.iteration >= options.iterations || run.stopped()) return false;
+  if (!timeBudget.wouldOverrun()) return true;
+  run.log(
+    `time limit ${formatDuration(timeBudget.limitSeconds)}: stopping after iteration ${state.iteration} at ${formatDuration(timeBudget.elapsedSeconds())} (another would take about ${formatDuration(timeBudget.lastIterationSeconds())})`,
+  );
+  return false;
+}
+
+/**
  * Ends a run: a final checkpoint when it was interrupted, the game's own assessment of the final network
  * when it was not, and the tensors freed.
  */
@@ -467,6 +486,7 @@ export async function closeRun(run: RunSession, interrupted: boolean, lastMetric
     assessment = await plugin.assessAgent(game, makeSearchAgent(game, playingEvaluator, playSettings, options.seed));
   }
   disposeRun(run);
+  const timeLimitReached = !interrupted && state.iteration < options.iterations && run.timeBudget.limitSeconds > 0 ? run.timeBudget.limitSeconds : undefined;
   return {
     game: game.traits.id,
     iterations: state.iteration,
@@ -478,6 +498,7 @@ export async function closeRun(run: RunSession, interrupted: boolean, lastMetric
     lastMetrics,
     assessment,
     interrupted,
+    ...(timeLimitReached !== undefined ? { timeLimitReached } : {}),
     backend: run.backend.name,
   };
 }

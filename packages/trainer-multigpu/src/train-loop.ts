@@ -8,7 +8,7 @@ import { finishIteration } from './iteration.js';
 import { cacheHitRateField, type IterationMetrics, type TrainerEvents, type TrainSummary } from './metrics.js';
 import { selfPlaySettings, type TrainOptionsInput } from './options.js';
 import { OutcomeTally } from './outcome-tally.js';
-import { closeRun, disposeRun, openRun } from './run-session.js';
+import { anotherIteration, closeRun, disposeRun, openRun } from './run-session.js';
 import { createSelfPlayEngine } from './search-settings.js';
 import { SelfPlay } from './self-play.js';
 
@@ -25,7 +25,7 @@ export async function runTraining(
   let lastMetrics: IterationMetrics | undefined;
   let interrupted = false;
   try {
-    while (state.iteration < options.iterations && !stopped()) {
+    while (anotherIteration(run)) {
       const iteration = state.iteration + 1;
       const t0 = performance.now();
 

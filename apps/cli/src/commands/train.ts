@@ -17,6 +17,8 @@ import {
   checkRunName,
   parseRedisUrl,
   withTlsCa,
+  parseDuration,
+  formatDuration,
 } from '@az/trainer-multigpu';
 import { helpText, parseFlags, UsageError, type ParsedFlags } from '../args.js';
 import { defaultPlaySimulations } from '@az/mcts';
@@ -37,6 +39,12 @@ export const trainSpec = {
     game: { type: 'string', description: 'game to train (see az games)', placeholder: 'ID' },
     config: { type: 'string', description: 'game settings, key=value[,key=value...]', placeholder: 'K=V,...' },
     iterations: { type: 'int', min: 1, description: 'training iterations (self-play + training + eval each); with --resume, the total to reach' },
+    'time-limit': {
+      type: 'string',
+      description:
+        "wall-clock budget of this session, e.g. 60m, 1h30m, 90s: no iteration starts that would end after it (judged by the last iteration's time), so the run ends on a finished checkpoint; without --iterations, iterations run until the budget is spent",
+      placeholder: 'DURATION',
+    },
     'games-per-iter': { type: 'int', min: 1, description: 'self-play games per iteration' },
     'parallel-games': { type: 'int', min: 1, description: 'games played at once, batched into each network call' },
     sims: { type: 'int', min: 1, description: 'MCTS simulations per move in self-play' },
@@ -140,6 +148,7 @@ export const trainSpec = {
     'az train --game tictactoe',
     'az train --game chess --iterations 20 --sims 100 --out runs/chess',
     'az train --game tictactoe --resume runs/tictactoe --iterations 20',
+    'az train --game chess --devices cpu:1 --time-limit 60m --out runs/chess-hour',
     'az train --game chess --gpus 0,1,2,3 --games-per-iter 800 --out runs/chess',
     'az train --game tictactoe --devices cpu:2',
     'az train --game tictactoe --rate-every 1 --out runs/ttt',
@@ -175,6 +184,7 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
     game: plugin.traits.id,
     gameConfig: flags.config ? parseConfigAssignments(flags.config) : undefined,
     iterations: flags.iterations,
+    timeLimitSeconds: flags['time-limit'] === undefined ? undefined : timeLimitOf(flags['time-limit']),
     gamesPerIteration: flags['games-per-iter'],
     parallelGames: flags['parallel-games'],
     simulations: flags.sims,
@@ -301,7 +311,7 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
   writeRunSummary(summary.runDir, summary);
   (bar as ProgressBar | null)?.finish();
   const parts = [
-    `az train: ${summary.game}, ${summary.iterations} iterations, ${summary.gamesPlayed} self-play games in ${formatSeconds(summary.seconds)} on ${summary.backend}`,
+    `az train: ${summary.game}, ${summary.iterations} iterations${summary.timeLimitReached !== undefined ? ` (time limit ${formatDuration(summary.timeLimitReached)} reached)` : ''}, ${summary.gamesPlayed} self-play games in ${formatSeconds(summary.seconds)} on ${summary.backend}`,
   ];
   if ('workers' in summary) {
     const w = (summary as Awaited<ReturnType<typeof runMultiProcessTraining>>).workers;
@@ -409,4 +419,11 @@ function redisRunOptions(flags: TrainFlags, gameId: string, source: { packageNam
   const named = dir ? basename(resolve(dir)) : gameId;
   const run = checkRunName(flags['run-id'] ?? (named === 'checkpoint' && dir ? basename(resolve(dir, '..')) : named));
   return { endpoint, run, plugin: { packageName: source.packageName, version: source.version, exportName: source.exportName } };
+}
+
+/** `--time-limit` in seconds, or a usage error naming the accepted forms. */
+function timeLimitOf(text: string): number {
+  const seconds = parseDuration(text);
+  if (seconds === null) throw new UsageError(`az train: --time-limit ${text} is not a duration: write it as 90s, 45m, 1h or 1h30m`);
+  return seconds;
 }

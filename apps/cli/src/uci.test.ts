@@ -131,6 +131,14 @@ describe('az rate', () => {
     const pool = JSON.parse(readFileSync(join(work, 'ttt-more.json'), 'utf8')) as { ratings: { name: string }[]; pairs: unknown[] };
     expect(pool.ratings.map((p) => p.name).sort()).toEqual(['mcts', 'minimax', 'random']);
     expect(pool.pairs).toHaveLength(2);
+    // Records joined without games (matches played in parallel): the fit of ttt-more.json's records alone is ttt-more.json's.
+    const joined = az(['rate', '--game', 'tictactoe', '--include', 'ttt.json,ttt-more.json', '--json', '--out', 'joined.json']);
+    expect(joined.code, joined.stderr).toBe(0);
+    expect((JSON.parse(joined.stdout) as { pairs: unknown[] }).pairs).toHaveLength(3); // 1 + 2
+    const refit = az(['rate', '--game', 'tictactoe', '--include', 'ttt-more.json', '--json', '--out', 'refit.json']);
+    const refitted = JSON.parse(refit.stdout) as { ratings: { name: string; elo: number; low: number }[] };
+    expect(refitted.ratings.map((p) => [p.name, p.elo.toFixed(6), p.low.toFixed(6)])).toEqual((pool.ratings as { name: string; elo: number; low: number }[]).map((p) => [p.name, p.elo.toFixed(6), p.low.toFixed(6)]));
+    expect(az(['rate', '--game', 'tictactoe', '--include', 'ttt.json', '--anchor', 'mcts=0']).stderr).toContain("the anchor 'mcts' is not among the players of the included records (random, minimax)");
     const sprt = az(['rate', '--game', 'tictactoe', 'minimax', 'random', '--games', '400', '--sprt', '0,50', '--json', '--out', 'sprt.json']);
     expect(sprt.code, sprt.stderr).toBe(0);
     const report = JSON.parse(sprt.stdout) as { sprt: { decision: string }; pairs: { wins: number; draws: number; losses: number }[] };

@@ -12,7 +12,7 @@ import { gameConfigFromFlags } from './play.js';
 export const rateSpec = {
   name: 'rate',
   summary: 'Elo ratings: play a round robin (or a gauntlet) among models and fixed agents, fit Elo by maximum likelihood.',
-  usage: 'az rate --game ID PLAYER PLAYER... [options]',
+  usage: 'az rate --game ID PLAYER PLAYER... [options]   |   az rate --game ID --include FILE,FILE... (fit only)',
   positionals: 1000,
   flags: {
     game: { type: 'string', description: 'game (see az games); two-player games only', placeholder: 'ID' },
@@ -20,7 +20,12 @@ export const rateSpec = {
     gauntlet: { type: 'int', min: 1, description: 'only the first K players play everyone (the others play only them); default: every pair plays' },
     anchor: { type: 'string', description: "fix one player's rating, NAME=ELO (default: random=0 when random plays, else the first player at 0)", placeholder: 'NAME=ELO' },
     sprt: { type: 'string', description: 'two players only: stop early once a sequential test decides between Elo difference elo0 and elo1 (alpha = beta = 0.05)', placeholder: 'ELO0,ELO1' },
-    include: { type: 'string', description: "add the pair records of an earlier ratings.json to the fit (not replayed): e.g. rate a new model against an anchor pool rated before", placeholder: 'FILE' },
+    include: {
+      type: 'string',
+      description:
+        "add the pair records of earlier ratings.json files (comma-separated) to the fit, not replayed: e.g. rate a new model against an anchor pool rated before, or join matches played in parallel; with no players named, only fit them",
+      placeholder: 'FILE,...',
+    },
     'prior-draws': { type: 'number', min: 0, default: 1, description: 'virtual draws added to every pair that played, so that a perfect score has a finite rating' },
     sims: { type: 'int', min: 1, description: "search simulations per move for models and mcts (default: the game's play setting)" },
     config: { type: 'string', description: 'game settings, key=value[,key=value...]', placeholder: 'K=V,...' },
@@ -38,6 +43,7 @@ export const rateSpec = {
     "az rate --game chess runs/chess random greedy 'uci:stockfish,depth=1' 'uci:stockfish,Skill Level=0,movetime=50' --gauntlet 1 --games 20",
     'az rate --game chess runs/a runs/b --sprt 0,50 --games 400',
     'az rate --game chess runs/chess random --include anchors.json --games 10',
+    "az rate --game chess --include pool.json,vs-depth1.json,vs-skill0.json --anchor 'uci:stockfish,depth=1=959'",
   ],
 } as const;
 
@@ -49,8 +55,15 @@ function parseAnchor(text: string): { name: string; elo: number } {
   return { name: text.slice(0, at), elo };
 }
 
-/** The pair records of an earlier `az rate` (its ratings.json). */
-function readIncludedPairs(file: string): PairResult[] {
+/** The pair records of earlier `az rate` runs (their ratings.json files, comma-separated). */
+function readIncludedPairs(files: string): PairResult[] {
+  return files
+    .split(',')
+    .filter((f) => f.trim() !== '')
+    .flatMap((f) => readPairsOf(f.trim()));
+}
+
+function readPairsOf(file: string): PairResult[] {
   let parsed: unknown;
   try {
     parsed = JSON.parse(readFileSync(file, 'utf8'));
@@ -80,6 +93,7 @@ export async function rateCommand(argv: readonly string[]): Promise<number> {
   }
   if (!flags.game) throw new UsageError('az rate: --game is required (see az games)');
   const specs = expandPlayers(positionals);
+  if (specs.length === 0 && flags.include) return fitIncluded(flags);
   if (specs.length < 2) throw new UsageError('az rate: name at least two players (model directories, run directories, random, a game bot, mcts, or uci:... for chess)');
   if (new Set(specs).size !== specs.length) throw new UsageError('az rate: a player is named twice');
   const sprtBounds = flags.sprt ? parseSprt(flags.sprt) : undefined;
@@ -172,4 +186,33 @@ export async function rateCommand(argv: readonly string[]): Promise<number> {
     for (const a of agents) await closeAgent(a);
     for (const m of models.values()) m.dispose();
   }
+}
+
+/** `az rate --include A,B,...` with no players: the Elo fit of the included records alone, no games. */
+function fitIncluded(flags: ReturnType<typeof parseFlags<typeof rateSpec.flags>>['flags']): number {
+  const included = readIncludedPairs(flags.include ?? '');
+  const known = new Set(included.flatMap((p) => [p.a, p.b]));
+  const anchor = flags.anchor ? parseAnchor(flags.anchor) : known.has('random') ? { name: 'random', elo: 0 } : { name: included[0]?.a ?? '', elo: 0 };
+  if (!known.has(anchor.name)) throw new UsageError(`az rate: the anchor '${anchor.name}' is not among the players of the included records (${[...known].join(', ')})`);
+  const played = included.filter((p) => p.wins + p.draws + p.losses > 0);
+  if (played.length === 0) throw new UsageError(`az rate: --include ${flags.include} holds no games`);
+  const fit = fitElo(played, { anchor: anchor.name, anchorElo: anchor.elo, priorDraws: flags['prior-draws'] ?? 1 });
+  const report = {
+    game: flags.game,
+    anchor,
+    priorDraws: fit.priorDraws,
+    ratings: fit.players.map((p, k) => ({ ...p, losNext: k + 1 < fit.players.length ? fit.los[k][k + 1] : null })),
+    pairs: included,
+    included: flags.include,
+  };
+  if (flags.out) writeFileSync(flags.out, JSON.stringify(report, null, 2) + '\n');
+  if (flags.json) {
+    console.log(JSON.stringify(report, null, 2));
+    return 0;
+  }
+  console.log(`${flags.game}: the included records only (no games played); Elo by maximum likelihood (draws half), ${anchor.name} fixed at ${anchor.elo}, ${fit.priorDraws} virtual draw(s) per pair`);
+  for (const p of included) console.log(`  ${p.a} vs ${p.b}: +${p.wins} =${p.draws} -${p.losses}`);
+  console.log(formatRatings(fit));
+  if (flags.out) console.log(`written to ${flags.out}`);
+  return 0;
 }

@@ -1,5 +1,6 @@
 // What each learning technique buys for a fixed wall-clock budget: trains the same game with each switch
-// on (and all off), same seeds, stops every run after the same number of seconds, then scores the final
+// on (and all off), same seeds, gives every run the same time limit (the trainer's `timeLimitSeconds`,
+// `az train --time-limit`: no iteration starts that would end after it), then scores the final
 // network with the game's own assessment (tic-tac-toe: the exact oracle; Connect Four: the solved
 // reference positions) from its policy alone and with search. Prints a markdown table (the one in
 // docs/training.md) and writes bench/results/learning.json.
@@ -81,20 +82,16 @@ const load = [os.loadavg()];
 for (const variant of variants) {
   for (const seed of seeds) {
     const out = mkdtempSync(join(tmpdir(), `az-bench-learn-${variant}-`));
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), seconds * 1000);
     let last;
     try {
       // Many iterations by default: the budget, not the count, ends the run.
       const started = performance.now();
-      await runTraining({ game: gameId, out, seed, iterations: maxIterations, evalGames: 0, ...shared, ...variantOptions(variant) }, { signal: controller.signal, events: { iteration: (m) => (last = m) } });
+      await runTraining({ game: gameId, out, seed, iterations: maxIterations, timeLimitSeconds: seconds, evalGames: 0, ...shared, ...variantOptions(variant) }, { events: { iteration: (m) => (last = m) } });
       const trainSeconds = (performance.now() - started) / 1000;
-      clearTimeout(timer);
       const scores = await assess(out);
       rows.push({ variant, seed, iterations: last?.iteration ?? 0, trainSeconds, ...scores, cacheHitRate: last?.selfPlay.cacheHitRate, loadAverage: os.loadavg()[0] });
       console.log(`${variant} seed ${seed}: ${last?.iteration ?? 0} iterations; policy ${(100 * scores.policy).toFixed(1)}%, ${searchSims} sims ${(100 * scores.search).toFixed(1)}%`);
     } finally {
-      clearTimeout(timer);
       rmSync(out, { recursive: true, force: true });
     }
     load.push(os.loadavg());

@@ -142,6 +142,7 @@ describe('az train, resume, eval and play with a model', () => {
     const iterations = Number(done?.[1]);
     expect(iterations).toBeGreaterThanOrEqual(1);
     expect(r.stderr).toContain(`time limit 3s: stopping after iteration ${iterations} at `);
+    expect(r.stdout).toMatch(/^iter 1: .* \((?:\d+m)?\d+s of 3s\)$/m);
     const metrics = readFileSync(join(dir, 'metrics.jsonl'), 'utf8').trim().split('\n');
     expect(metrics).toHaveLength(iterations);
     expect(readdirSync(join(dir, 'checkpoints'))).toContain(`iter-${String(iterations).padStart(6, '0')}`);

@@ -273,6 +273,7 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
   }
 
   let bar: ProgressBar | null = null;
+  const commandStarted = performance.now();
   const units: Record<TrainPhase, string> = { 'self-play': 'games', train: 'steps', eval: 'games', assess: 'positions' };
   const quiet = flags.quiet === true;
   const deps: Parameters<typeof runTraining>[1] = {
@@ -290,7 +291,9 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
       iteration: (m) => {
         bar?.finish();
         bar = null;
-        console.log(iterationLine(m));
+        // With a time limit, how much of it is spent, so a long run's end can be foreseen.
+        const budget = input.timeLimitSeconds ? ` (${formatDuration(Math.round((performance.now() - commandStarted) / 1000))} of ${formatDuration(input.timeLimitSeconds)})` : '';
+        console.log(iterationLine(m) + budget);
       },
     },
   };

@@ -85,9 +85,9 @@ for (const variant of variants) {
     let last;
     try {
       // Many iterations by default: the budget, not the count, ends the run.
-      const started = performance.now();
       await runTraining({ game: gameId, out, seed, iterations: maxIterations, timeLimitSeconds: seconds, evalGames: 0, ...shared, ...variantOptions(variant) }, { events: { iteration: (m) => (last = m) } });
-      const trainSeconds = (performance.now() - started) / 1000;
+      // Up to the last checkpoint: the game's assessment at the end of the run is not training time.
+      const trainSeconds = last?.sessionSeconds ?? 0;
       const scores = await assess(out);
       rows.push({ variant, seed, iterations: last?.iteration ?? 0, trainSeconds, ...scores, cacheHitRate: last?.selfPlay.cacheHitRate, loadAverage: os.loadavg()[0] });
       console.log(`${variant} seed ${seed}: ${last?.iteration ?? 0} iterations; policy ${(100 * scores.policy).toFixed(1)}%, ${searchSims} sims ${(100 * scores.search).toFixed(1)}%`);

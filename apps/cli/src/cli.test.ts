@@ -146,6 +146,15 @@ describe('az train, resume, eval and play with a model', () => {
     const metrics = readFileSync(join(dir, 'metrics.jsonl'), 'utf8').trim().split('\n');
     expect(metrics).toHaveLength(iterations);
     expect(readdirSync(join(dir, 'checkpoints'))).toContain(`iter-${String(iterations).padStart(6, '0')}`);
+    // A resume does not inherit the budget (it was that session's) nor the count it stood for.
+    const resumed = az(['train', '--game', 'tictactoe', '--resume', dir, '--iterations', String(iterations + 1), '--quiet']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toContain(`az train: tictactoe, ${iterations + 1} iterations, `);
+    expect((JSON.parse(readFileSync(join(dir, 'options.json'), 'utf8')) as { timeLimitSeconds: number }).timeLimitSeconds).toBe(0);
+    // A new budget without a count: the budget alone ends it, whatever count the run had.
+    const again = az(['train', '--game', 'tictactoe', '--resume', dir, '--time-limit', '1s', '--quiet']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(/az train: tictactoe, \d+ iterations \(time limit 1s reached\)/);
     // A bare number would be a guess between minutes and seconds; a cosine schedule needs a count to run over.
     const bare = az(['train', '--game', 'tictactoe', '--out', join(work, 'never-timed'), '--time-limit', '60']);
     expect(bare.code).toBe(2);

@@ -2,7 +2,7 @@
 // the arena (`az eval` with uci: agents, records, replay, ratings). A 1-iteration toy model keeps it short.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { realComponent } from '@az/core/testkit';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AZ_BIN, azInTempDir } from './test-cli.js';
@@ -134,11 +134,15 @@ describe('az rate', () => {
     // Records joined without games (matches played in parallel): the fit of ttt-more.json's records alone is ttt-more.json's.
     const joined = az(['rate', '--game', 'tictactoe', '--include', 'ttt.json,ttt-more.json', '--json', '--out', 'joined.json']);
     expect(joined.code, joined.stderr).toBe(0);
-    expect((JSON.parse(joined.stdout) as { pairs: unknown[] }).pairs).toHaveLength(3); // 1 + 2
+    // ttt-more.json holds ttt.json's record (included) and its own: joined, ttt.json's counts once.
+    const joinedPairs = (JSON.parse(joined.stdout) as { pairs: { a: string; b: string; from: string[] }[] }).pairs;
+    expect(joinedPairs.map((p) => `${p.a}-${p.b} from ${p.from.map((f) => basename(f)).join('>')}`)).toEqual(['random-minimax from ttt.json', 'mcts-random from ttt-more.json']);
     const refit = az(['rate', '--game', 'tictactoe', '--include', 'ttt-more.json', '--json', '--out', 'refit.json']);
     const refitted = JSON.parse(refit.stdout) as { ratings: { name: string; elo: number; low: number }[] };
     expect(refitted.ratings.map((p) => [p.name, p.elo.toFixed(6), p.low.toFixed(6)])).toEqual((pool.ratings as { name: string; elo: number; low: number }[]).map((p) => [p.name, p.elo.toFixed(6), p.low.toFixed(6)]));
-    expect(az(['rate', '--game', 'tictactoe', '--include', 'ttt.json', '--anchor', 'mcts=0']).stderr).toContain("the anchor 'mcts' is not among the players of the included records (random, minimax)");
+    expect(az(['rate', '--game', 'tictactoe', '--include', 'ttt.json', '--anchor', 'mcts=0']).stderr).toContain("the anchor 'mcts' played none of the included games (players: random, minimax)");
+    expect(az(['rate', '--game', 'tictactoe', '--include', ',']).stderr).toContain('--include , holds no games');
+    expect(az(['rate', '--game', 'tictactoe', '--include', 'ttt.json', '--sprt', '0,50']).stderr).toContain('--sprt is about playing games');
     const sprt = az(['rate', '--game', 'tictactoe', 'minimax', 'random', '--games', '400', '--sprt', '0,50', '--json', '--out', 'sprt.json']);
     expect(sprt.code, sprt.stderr).toBe(0);
     const report = JSON.parse(sprt.stdout) as { sprt: { decision: string }; pairs: { wins: number; draws: number; losses: number }[] };

@@ -9,7 +9,8 @@ function info(run) {
   const items = [
     ['run', run.dir],
     ['game', o.game ?? '?'],
-    ['iterations', `${last ? last.iteration : 0}${o.iterations ? ` of ${o.iterations}` : ''}`],
+    // A run bounded only by --time-limit records Number.MAX_SAFE_INTEGER as its count.
+    ['iterations', `${last ? last.iteration : 0}${o.iterations && o.iterations < Number.MAX_SAFE_INTEGER ? ` of ${o.iterations}` : o.timeLimitSeconds ? ` (until the ${o.timeLimitSeconds} s time limit)` : ''}`],
     ['self-play', o.gamesPerIteration ? `${o.gamesPerIteration} games per iteration, ${o.simulations} simulations` : ''],
     ['replay', last ? `${last.replay?.size} positions` : ''],
     ['assessment', window.azCharts.assessment([...rows.values()], run.summary).join('; ')],

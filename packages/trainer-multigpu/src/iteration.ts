@@ -203,13 +203,13 @@ export async function finishIteration(run: RunSession, start: IterationStart): P
   const evalResults = await evalPhase(run, iteration);
   const t3 = performance.now();
   await run.saveAll(start.checkpointExtra?.());
-  run.timeBudget.iterationEnded();
   const t4 = performance.now();
   const { startedAt: t0, selfPlayEndedAt: t1 } = start;
   const metrics: IterationMetrics = {
     iteration,
     weightsVersion: state.weightsVersion,
     time: new Date().toISOString(),
+    sessionSeconds: run.timeBudget.elapsedSeconds(),
     seconds: { selfPlay: (t1 - t0) / 1000, train: (t2 - t1) / 1000, eval: (t3 - t2) / 1000, total: (t4 - t0) / 1000 },
     selfPlay: start.selfPlay,
     train,
@@ -217,7 +217,10 @@ export async function finishIteration(run: RunSession, start: IterationStart): P
     eval: evalResults,
     ...(start.workers ? { workers: start.workers() } : {}),
   };
-  return recordIteration(run, metrics);
+  const line = await recordIteration(run, metrics);
+  // After a rating (--rate-every) too: the time limit's estimate of the next iteration includes it.
+  run.timeBudget.iterationEnded();
+  return line;
 }
 
 /** Rates the checkpoint just written (when the front end asks to), appends one line to metrics.jsonl and tells the front end. */

@@ -48,6 +48,8 @@ export interface IterationMetrics {
   readonly iteration: number;
   readonly weightsVersion: number;
   readonly time: string;
+  /** Seconds since this session's run started (the clock `--time-limit` counts), at the checkpoint. */
+  readonly sessionSeconds: number;
   readonly seconds: { readonly selfPlay: number; readonly train: number; readonly eval: number; readonly total: number };
   readonly selfPlay: {
     readonly games: number;

@@ -42,7 +42,7 @@ import {
 } from '@az/nn';
 import { NetworkEvaluator, defaultPlaySimulations } from '@az/mcts';
 import type { IterationMetrics, TrainerEvents, TrainSummary } from './metrics.js';
-import { resolveTrainOptions, type TrainOptions, type TrainOptionsInput } from './options.js';
+import { UNBOUNDED_ITERATIONS, resolveTrainOptions, type TrainOptions, type TrainOptionsInput } from './options.js';
 import { ReplayBuffer } from './replay-buffer.js';
 import { REPLAY_INDEX_FILE, loadReplay, parseReplayIndex, pruneReplay, saveReplay, type ReplayIndex } from './replay-store.js';
 import { RunDirectoryError, checkRunFitsMemory, claimRunDirectory, resolveResume, runPaths, type RunPaths } from './run-dir.js';
@@ -180,6 +180,18 @@ function recordedOptions(path: string): Partial<TrainOptionsInput> {
   }
 }
 
+/**
+ * What a resumed session keeps of the run's recorded options. The time limit was the earlier session's
+ * budget, never carried over. The iteration count is dropped when this session gives a time limit
+ * without one (the budget alone then ends it), and when the earlier session ran to a time limit only
+ * (its count was no count): the game's default applies, or the user's --iterations.
+ */
+function resumableOptions(recorded: Partial<TrainOptionsInput>, input: TrainOptionsInput): Partial<TrainOptionsInput> {
+  const { timeLimitSeconds: _limit, iterations, ...rest } = recorded;
+  const keepCount = iterations !== undefined && iterations !== UNBOUNDED_ITERATIONS && !(input.timeLimitSeconds && input.iterations === undefined);
+  return keepCount ? { ...rest, iterations } : rest;
+}
+
 /** Options that differ from the previous session's options.json, as [old, new]. */
 function changedOptions(previousPath: string, options: TrainOptions): Record<string, [unknown, unknown]> {
   if (!existsSync(previousPath)) return {};
@@ -220,14 +232,16 @@ export async function openRun(input: TrainOptionsInput, deps: RunDeps): Promise<
   }
   const options = resolveTrainOptions(
     resumeFrom && resumedManifest
-      ? { ...recordedOptions(runPaths(resumeFrom.runDir).options), ...input, out: resumeFrom.runDir, gameConfig: resumedManifest.gameConfig, network: resumedManifest.network.spec }
+      ? { ...resumableOptions(recordedOptions(runPaths(resumeFrom.runDir).options), input), ...input, out: resumeFrom.runDir, gameConfig: resumedManifest.gameConfig, network: resumedManifest.network.spec }
       : input,
     plugin,
   );
   if (resumedManifest && options.iterations <= resumedManifest.iteration) {
     throw new RunDirectoryError(
       resumeFrom?.runDir ?? '',
-      `the run is at iteration ${resumedManifest.iteration} already; --iterations ${options.iterations} asks for no more (--iterations is the total to reach: give more than ${resumedManifest.iteration})`,
+      input.iterations === undefined
+        ? `the run is at iteration ${resumedManifest.iteration} already, and this session would train to ${options.iterations} (the run's earlier --iterations, else the game's default); give --iterations N with N above ${resumedManifest.iteration} (the total to reach), or --time-limit`
+        : `the run is at iteration ${resumedManifest.iteration} already; --iterations ${options.iterations} asks for no more (--iterations is the total to reach: give more than ${resumedManifest.iteration})`,
     );
   }
   const gameConfig = resolveGameConfig(plugin, options.gameConfig);
@@ -463,7 +477,7 @@ export function anotherIteration(run: RunSession): boolean {
   if (state.iteration >= options.iterations || run.stopped()) return false;
   if (!timeBudget.wouldOverrun()) return true;
   run.log(
-    `time limit ${formatDuration(timeBudget.limitSeconds)}: stopping after iteration ${state.iteration} at ${formatDuration(timeBudget.elapsedSeconds())} (another would take about ${formatDuration(timeBudget.lastIterationSeconds())})`,
+    `time limit ${formatDuration(timeBudget.limitSeconds)}: stopping after iteration ${state.iteration} at ${formatDuration(Math.round(timeBudget.elapsedSeconds()))} (another would take about ${formatDuration(Math.round(timeBudget.lastIterationSeconds()))})`,
   );
   return false;
 }

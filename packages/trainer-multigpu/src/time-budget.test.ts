@@ -57,5 +57,8 @@ describe('parseDuration / formatDuration', () => {
     expect(formatDuration(5400)).toBe('1h30m');
     expect(formatDuration(90)).toBe('1m30s');
     expect(formatDuration(45)).toBe('45s');
+    expect(formatDuration(119.96)).toBe('2m');
+    expect(formatDuration(3599.97)).toBe('1h');
+    expect(formatDuration(0.04)).toBe('0s');
   });
 });

@@ -2,7 +2,9 @@
  * A wall-clock budget for one training session (`az train --time-limit 60m`): iterations run while the
  * next one, judged by the last one's duration, would end within the budget. A fixed-budget run then
  * ends on a finished iteration and checkpoint, never cut in the middle of one, and never over budget by
- * more than one iteration's jitter.
+ * more than one iteration's jitter plus what the end of a run does (stopping self-play processes, the
+ * game's assessment of the final model). The clock starts when the run has started (model built, replay
+ * loaded), and an iteration's time includes its rating when `--rate-every` rates it.
  */
 export class TimeBudget {
   private lastEnd: number;
@@ -63,8 +65,10 @@ export function parseDuration(text: string): number | null {
 
 /** `3600` -> `1h`, `5400` -> `1h30m`, `90` -> `1m30s`: the budget as the user would write it. */
 export function formatDuration(seconds: number): string {
-  const h = Math.floor(seconds / 3600);
-  const m = Math.floor((seconds % 3600) / 60);
-  const s = Math.round((seconds % 60) * 10) / 10;
+  // Rounded to tenths before it is split, so 119.96 s is 2m, not 1m60s.
+  const tenths = Math.round(seconds * 10);
+  const h = Math.floor(tenths / 36000);
+  const m = Math.floor((tenths % 36000) / 600);
+  const s = (tenths % 600) / 10;
   return `${h ? `${h}h` : ''}${m ? `${m}m` : ''}${s || (!h && !m) ? `${s}s` : ''}`;
 }

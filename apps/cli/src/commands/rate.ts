@@ -1,4 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs';
+import { resolve as resolvePath } from 'node:path';
 import { fitElo, resolveGame, type Agent, type PairResult } from '@az/core';
 import { BACKEND_CHOICES, type BackendChoice } from '@az/nn';
 import { defaultPlaySimulations } from '@az/mcts';
@@ -55,15 +56,28 @@ function parseAnchor(text: string): { name: string; elo: number } {
   return { name: text.slice(0, at), elo };
 }
 
-/** The pair records of earlier `az rate` runs (their ratings.json files, comma-separated). */
-function readIncludedPairs(files: string): PairResult[] {
-  return files
-    .split(',')
-    .filter((f) => f.trim() !== '')
-    .flatMap((f) => readPairsOf(f.trim()));
+/**
+ * A pair's record in a ratings.json. `from` lists the files it was included through (innermost first),
+ * absent for the pairs that file's own run played: a report that included another holds that one's
+ * records too, and joining both must count them once.
+ */
+type RecordedPair = PairResult & { readonly from?: readonly string[] };
+
+/**
+ * The pair records of earlier `az rate` runs (their ratings.json files, comma-separated), each marked
+ * with the file it came from. A record that came into one listed file through another listed file is
+ * skipped (counted once, from the file that played it), as is a file listed twice.
+ */
+function readIncludedPairs(files: string): RecordedPair[] {
+  const listed = [...new Set(files.split(',').map((f) => f.trim()).filter((f) => f !== '').map((f) => resolvePath(f)))];
+  return listed.flatMap((file) =>
+    readPairsOf(file)
+      .filter((p) => !(p.from ?? []).some((via) => via !== file && listed.includes(via)))
+      .map((p) => ({ ...p, from: [...(p.from ?? []), file] })),
+  );
 }
 
-function readPairsOf(file: string): PairResult[] {
+function readPairsOf(file: string): RecordedPair[] {
   let parsed: unknown;
   try {
     parsed = JSON.parse(readFileSync(file, 'utf8'));
@@ -71,9 +85,14 @@ function readPairsOf(file: string): PairResult[] {
     throw new UsageError(`az rate: --include ${file}: ${err instanceof Error ? err.message : String(err)}`);
   }
   const pairs = (parsed as { pairs?: unknown }).pairs;
-  const ok = (p: unknown): p is PairResult => {
-    const r = p as Partial<PairResult>;
-    return typeof r.a === 'string' && typeof r.b === 'string' && [r.wins, r.draws, r.losses].every((n) => Number.isInteger(n) && (n as number) >= 0);
+  const ok = (p: unknown): p is RecordedPair => {
+    const r = p as Partial<RecordedPair>;
+    return (
+      typeof r.a === 'string' &&
+      typeof r.b === 'string' &&
+      [r.wins, r.draws, r.losses].every((n) => Number.isInteger(n) && (n as number) >= 0) &&
+      (r.from === undefined || (Array.isArray(r.from) && r.from.every((f) => typeof f === 'string')))
+    );
   };
   if (!Array.isArray(pairs) || !pairs.every(ok)) throw new UsageError(`az rate: --include ${file} is not a ratings.json of az rate (no valid 'pairs')`);
   return pairs;
@@ -190,12 +209,15 @@ export async function rateCommand(argv: readonly string[]): Promise<number> {
 
 /** `az rate --include A,B,...` with no players: the Elo fit of the included records alone, no games. */
 function fitIncluded(flags: ReturnType<typeof parseFlags<typeof rateSpec.flags>>['flags']): number {
+  resolveGame(flags.game ?? '');
+  const playOnly = (['sprt', 'gauntlet', 'sims', 'games-out', 'pgn'] as const).filter((f) => flags[f] !== undefined);
+  if (playOnly.length) throw new UsageError(`az rate: --${playOnly[0]} is about playing games; with no players named, az rate only fits the --include records`);
   const included = readIncludedPairs(flags.include ?? '');
-  const known = new Set(included.flatMap((p) => [p.a, p.b]));
-  const anchor = flags.anchor ? parseAnchor(flags.anchor) : known.has('random') ? { name: 'random', elo: 0 } : { name: included[0]?.a ?? '', elo: 0 };
-  if (!known.has(anchor.name)) throw new UsageError(`az rate: the anchor '${anchor.name}' is not among the players of the included records (${[...known].join(', ')})`);
   const played = included.filter((p) => p.wins + p.draws + p.losses > 0);
   if (played.length === 0) throw new UsageError(`az rate: --include ${flags.include} holds no games`);
+  const known = new Set(played.flatMap((p) => [p.a, p.b]));
+  const anchor = flags.anchor ? parseAnchor(flags.anchor) : known.has('random') ? { name: 'random', elo: 0 } : { name: played[0].a, elo: 0 };
+  if (!known.has(anchor.name)) throw new UsageError(`az rate: the anchor '${anchor.name}' played none of the included games (players: ${[...known].join(', ')})`);
   const fit = fitElo(played, { anchor: anchor.name, anchorElo: anchor.elo, priorDraws: flags['prior-draws'] ?? 1 });
   const report = {
     game: flags.game,

@@ -273,7 +273,6 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
   }
 
   let bar: ProgressBar | null = null;
-  const commandStarted = performance.now();
   const units: Record<TrainPhase, string> = { 'self-play': 'games', train: 'steps', eval: 'games', assess: 'positions' };
   const quiet = flags.quiet === true;
   const deps: Parameters<typeof runTraining>[1] = {
@@ -292,7 +291,7 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
         bar?.finish();
         bar = null;
         // With a time limit, how much of it is spent, so a long run's end can be foreseen.
-        const budget = input.timeLimitSeconds ? ` (${formatDuration(Math.round((performance.now() - commandStarted) / 1000))} of ${formatDuration(input.timeLimitSeconds)})` : '';
+        const budget = input.timeLimitSeconds ? ` (${formatDuration(Math.round(m.sessionSeconds))} of ${formatDuration(input.timeLimitSeconds)})` : '';
         console.log(iterationLine(m) + budget);
       },
     },

@@ -21,7 +21,9 @@ export function reportHtml(run: RunData): string {
   const read = (name: string): string => readFileSync(files.get(name) as string, 'utf8').replace(/<\/script/gi, '<\\/script');
   const game = typeof run.options?.game === 'string' ? run.options.game : 'run';
   const settings = run.options ? Object.entries(run.options).filter(([, v]) => typeof v !== 'object') : [];
-  const rows = settings.map(([k, v]) => `<strong>${escapeHtml(k)}</strong><span>${escapeHtml(String(v))}</span>`).join('');
+  // A run bounded only by --time-limit records Number.MAX_SAFE_INTEGER as its iteration count.
+  const shown = (k: string, v: unknown): string => (k === 'iterations' && v === Number.MAX_SAFE_INTEGER ? 'until the time limit' : String(v));
+  const rows = settings.map(([k, v]) => `<strong>${escapeHtml(k)}</strong><span>${escapeHtml(shown(k, v))}</span>`).join('');
   return `<!doctype html>
 <html lang="en">
 <head>

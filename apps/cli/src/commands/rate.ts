@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
-import { fitElo, resolveGame, type Agent, type PairResult } from '@az/core';
+import { fitElo, resolveGame, type Agent, type EloFit, type PairResult } from '@az/core';
 import { BACKEND_CHOICES, type BackendChoice } from '@az/nn';
 import { defaultPlaySimulations } from '@az/mcts';
 import { closeAgent, gameFor, isUciSpec, loadModel, makeAgent, modelPathOf, type LoadedModel } from '../agents.js';
@@ -178,7 +178,7 @@ export async function rateCommand(argv: readonly string[]): Promise<number> {
       gamesPerPair: games,
       anchor: { name: anchor.name, elo: anchor.elo },
       priorDraws: fit.priorDraws,
-      ratings: fit.players.map((p, k) => ({ ...p, losNext: k + 1 < fit.players.length ? fit.los[k][k + 1] : null })),
+      ratings: ratingsWithLos(fit),
       pairs: allPairs,
       ...(flags.include ? { included: flags.include } : {}),
       aborted: ladder.aborted,
@@ -191,7 +191,7 @@ export async function rateCommand(argv: readonly string[]): Promise<number> {
       return ladder.stopped ? 1 : 0;
     }
     console.log(`${game.traits.id}: ${ladder.pairs.length} pairings, up to ${games} games each, ${simulations} simulations per search move; Elo by maximum likelihood (draws half), ${anchor.name} fixed at ${anchor.elo}, ${fit.priorDraws} virtual draw(s) per pair`);
-    for (const p of allPairs) console.log(`  ${p.a} vs ${p.b}: +${p.wins} =${p.draws} -${p.losses}${included.includes(p) ? ' (included)' : ''}`);
+    for (const p of allPairs) console.log(`${pairLine(p)}${included.includes(p) ? ' (included)' : ''}`);
     if (ladder.aborted) console.log(`${ladder.aborted} game(s) abandoned (not counted): an agent failed to move in them`);
     if (ladder.sprt) console.log(`SPRT H0: ${sprtBounds?.[0]} vs H1: ${sprtBounds?.[1]} Elo: LLR ${ladder.sprt.llr.toFixed(2)} in [${ladder.sprt.lower.toFixed(2)}, ${ladder.sprt.upper.toFixed(2)}]: ${ladder.sprt.decision === 'continue' ? 'no decision within --games' : `accepted ${ladder.sprt.decision}`}`);
     console.log(formatRatings(fit));
@@ -223,7 +223,7 @@ function fitIncluded(flags: ReturnType<typeof parseFlags<typeof rateSpec.flags>>
     game: flags.game,
     anchor,
     priorDraws: fit.priorDraws,
-    ratings: fit.players.map((p, k) => ({ ...p, losNext: k + 1 < fit.players.length ? fit.los[k][k + 1] : null })),
+    ratings: ratingsWithLos(fit),
     pairs: included,
     included: flags.include,
   };
@@ -233,8 +233,18 @@ function fitIncluded(flags: ReturnType<typeof parseFlags<typeof rateSpec.flags>>
     return 0;
   }
   console.log(`${flags.game}: the included records only (no games played); Elo by maximum likelihood (draws half), ${anchor.name} fixed at ${anchor.elo}, ${fit.priorDraws} virtual draw(s) per pair`);
-  for (const p of included) console.log(`  ${p.a} vs ${p.b}: +${p.wins} =${p.draws} -${p.losses}`);
+  for (const p of included) console.log(pairLine(p));
   console.log(formatRatings(fit));
   if (flags.out) console.log(`written to ${flags.out}`);
   return 0;
+}
+
+/** The fit's players, each with its likelihood of superiority over the next (the ratings of a ratings.json). */
+function ratingsWithLos(fit: EloFit): (EloFit['players'][number] & { losNext: number | null })[] {
+  return fit.players.map((p, k) => ({ ...p, losNext: k + 1 < fit.players.length ? fit.los[k][k + 1] : null }));
+}
+
+/** One pair's record as the table above the ratings shows it. */
+function pairLine(p: PairResult): string {
+  return `  ${p.a} vs ${p.b}: +${p.wins} =${p.draws} -${p.losses}`;
 }

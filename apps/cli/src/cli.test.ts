@@ -46,13 +46,13 @@ describe('az (usage and errors)', () => {
     expect(sugar.stderr).toContain("has no 'players' setting");
   });
 
-  it('refuses information-set self-play under Blob’s Gumbel root before a run starts, naming the flag to add', () => {
-    const r = az(['train', '--game', 'blob', '--self-play-search', 'information-set', '--out', 'ismcts-gumbel']);
+  it('refuses information-set self-play with forced playouts before a run starts, naming the flag to add', () => {
+    const r = az(['train', '--game', 'blob', '--self-play-search', 'information-set', '--root-selection', 'puct', '--forced-playouts', '2', '--out', 'ismcts-forced']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain("az train: selfPlaySearchMethod 'information-set' (--self-play-search information-set) must be used with PUCT root search, but blob self-plays with rootSelection 'gumbel' by default");
-    expect(r.stderr).toContain('add --root-selection puct');
+    expect(r.stderr).toContain("az train: selfPlaySearchMethod 'information-set' (--self-play-search information-set) must be used without forced playouts, got forcedPlayouts 2");
+    expect(r.stderr).toContain('add --forced-playouts 0');
     expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
-    expect(existsSync(join(work, 'ismcts-gumbel'))).toBe(false);
+    expect(existsSync(join(work, 'ismcts-forced'))).toBe(false);
     const method = az(['train', '--game', 'blob', '--self-play-search', 'pimc']);
     expect(method.code).toBe(2);
     expect(method.stderr).toContain('--self-play-search must be one of determinized, information-set');

@@ -38,10 +38,84 @@ class FavouringEvaluator implements Evaluator<ShowdownState> {
 const search = { simulations: 200, leavesPerTree: 4, seed: 3 };
 
 describe('InformationSetMcts', () => {
-  it('refuses Gumbel root search and forced playouts instead of ignoring them', () => {
+  it('refuses forced playouts instead of ignoring them, and bad Gumbel settings', () => {
     const game = makeShowdown();
-    expect(() => new InformationSetMcts(game, new UniformEvaluator<ShowdownState>(), 1, { ...search, rootSelection: 'gumbel' })).toThrow(/Gumbel/);
     expect(() => new InformationSetMcts(game, new UniformEvaluator<ShowdownState>(), 1, { ...search, forcedPlayouts: 2 })).toThrow(/forced playouts/);
+    expect(() => new InformationSetMcts(game, new UniformEvaluator<ShowdownState>(), 1, { ...search, rootSelection: 'gumbel', gumbelConsideredActions: 0 })).toThrow(/gumbelConsideredActions must be a positive integer, got 0/);
+    expect(() => new InformationSetMcts(game, new UniformEvaluator<ShowdownState>(), 1, { ...search, rootSelection: 'gumbel', gumbelCScale: 0 })).toThrow(/gumbelCScale must be > 0/);
+    expect(() => new InformationSetMcts(game, new UniformEvaluator<ShowdownState>(), 1, { ...search, rootSelection: 'best' as never })).toThrow(/rootSelection must be 'puct' or 'gumbel', got best/);
+  });
+
+  describe('Gumbel root search (one root per information set)', () => {
+    const gumbel = { ...search, rootSelection: 'gumbel' as const };
+
+    it('halves over the observer’s actions, teaches the improved policy and plays the survivor: bet with the 8, pass with the 0', async () => {
+      const engine = new InformationSetMcts(makeShowdown(), new UniformEvaluator<ShowdownState>(), 2, gumbel);
+      engine.setRoot(0, showdownState(8, 9));
+      engine.setRoot(1, showdownState(0, 5));
+      await engine.search();
+      for (const [slot, right] of [[0, BET], [1, PASS]] as const) {
+        const visits = engine.visitCounts(slot, new Float32Array(4));
+        // Two actions: sequential halving gives both the budget's halves, where PUCT would pile onto one.
+        expect(visits[BET] + visits[PASS]).toBe(199);
+        expect(Math.abs(visits[BET] - visits[PASS])).toBeLessThanOrEqual(1);
+        const target = engine.policyTarget(slot, new Float32Array(4));
+        expect(target[FOLD] + target[CALL]).toBe(0);
+        expect(target[BET] + target[PASS]).toBeCloseTo(1, 6);
+        expect(target[right]).toBeGreaterThan(0.9); // σ(completed Q) with c_visit 50 over equal priors: the better value wins the target
+        expect(engine.selectedAction(slot)).toBe(right);
+      }
+    });
+
+    it('draws the sampled action as Gumbel-max does: with one considered action, every visit goes to an action drawn with the prior’s odds', async () => {
+      // Network: pass with logit 1 against 0, so softmax gives pass 0.731.
+      const evaluator = new FavouringEvaluator((s) => (s.history.length === 0 ? { action: PASS, logit: 1 } : null));
+      const slots = 400;
+      const engine = new InformationSetMcts(makeShowdown(), evaluator, slots, { ...gumbel, simulations: 9, gumbelConsideredActions: 1 });
+      for (let s = 0; s < slots; s++) engine.setRoot(s, showdownState(5, 1));
+      await engine.search();
+      let passes = 0;
+      for (let s = 0; s < slots; s++) {
+        const visits = engine.visitCounts(s, new Float32Array(4));
+        expect(Math.max(visits[PASS], visits[BET])).toBe(8);
+        expect(engine.selectedAction(s)).toBe(visits[PASS] === 8 ? PASS : BET);
+        if (visits[PASS] === 8) passes++;
+      }
+      // Binomial(400, 0.731): mean 292.4, sd 8.9; 4.5 sd either side.
+      expect(passes).toBeGreaterThan(252);
+      expect(passes).toBeLessThan(333);
+    });
+
+    it('adds no Dirichlet noise (Gumbel’s noise takes its place), follows the seed, and counts each search call on its own', async () => {
+      const evaluator = (): FavouringEvaluator => new FavouringEvaluator((s) => (s.history.length === 0 ? { action: PASS, logit: 5 } : null));
+      const run = async (seed: number): Promise<InformationSetMcts<ShowdownState>> => {
+        const engine = new InformationSetMcts(makeShowdown(), evaluator(), 4, { ...gumbel, simulations: 12, seed });
+        for (let s = 0; s < 4; s++) engine.setRoot(s, showdownState(5, 1));
+        await engine.search();
+        return engine;
+      };
+      const a = await run(4);
+      const b = await run(4);
+      for (let s = 0; s < 4; s++) {
+        expect(a.rootPriors(s)[PASS]).toBeCloseTo(1 / (1 + Math.exp(-5)), 6);
+        expect(Array.from(a.policyTarget(s, new Float32Array(4)))).toEqual(Array.from(b.policyTarget(s, new Float32Array(4))));
+        expect(a.selectedAction(s)).toBe(b.selectedAction(s));
+      }
+      const before = Array.from(a.visitCounts(0, new Float32Array(4)));
+      await a.search();
+      const after = Array.from(a.visitCounts(0, new Float32Array(4)));
+      expect(before[PASS] + before[BET]).toBe(11);
+      // The second call halves its own 12 simulations over both actions (6 each), whatever the first left.
+      expect([after[PASS] - before[PASS], after[BET] - before[BET]]).toEqual([6, 6]);
+    });
+
+    it('is what createSearchEngine builds for information-set search with rootSelection gumbel', async () => {
+      const engine = createSearchEngine(makeShowdown(), new UniformEvaluator<ShowdownState>(), 1, { ...gumbel, simulations: 20 }, { method: 'information-set', determinizations: 1 });
+      expect(engine).toBeInstanceOf(InformationSetMcts);
+      engine.setRoot(0, showdownState(8, 9));
+      await engine.search();
+      expect(engine.selectedAction(0)).toBe(BET);
+    });
   });
 
   it('decides from the mover’s own card over worlds sampled per simulation, never from the real hidden card', async () => {

@@ -1,5 +1,5 @@
 import { Rng, type Determinizer, type Game } from '@az/core';
-import { defaultSearchConfig, normalizeVisits, type Evaluator, type LeafBatch, type SearchConfig, type SearchEngine, type SearchStats } from '@az/mcts';
+import { consideredVisit, defaultSearchConfig, normalizeVisits, type Evaluator, type LeafBatch, type SearchConfig, type SearchEngine, type SearchStats } from '@az/mcts';
 import { maskedSoftmax } from './masked-softmax.js';
 import { sampleWorlds, type WorldWeigher } from './world-inference.js';
 
@@ -30,10 +30,17 @@ export interface InformationSetOptions<S> {
   readonly otherSeatPriors?: OtherSeatPriors;
 }
 
+/** Floor of a prior before its log (mctx's `low_logit`), and the floor of a Gumbel score, as in @az/mcts. */
+const TINY_PRIOR = 1e-30;
+const LOW_SCORE = -1e9;
+
 /** One node of an information-set tree: reached by one sequence of (public) actions from the root. */
 class IsNode {
   readonly children = new Map<number, IsNode>();
+  /** Visits, counting the simulations still waiting for their leaf evaluation (`pending`). */
   visits = 0;
+  /** Simulations through this node waiting for their leaf's evaluation (virtual visits). */
+  pending = 0;
   /** Times this node was selectable (its action legal in the simulation's world): ISMCTS's "availability". */
   availability = 0;
   readonly valueSum: Float64Array;
@@ -54,6 +61,24 @@ interface Slot<S> {
   rootSeat: number;
   /** With inference: the weighed worlds of this move (undefined until weighed; null when nothing was observed to weigh them by). */
   pool?: { worlds: S[]; cumulative: Float64Array } | null;
+  /** Gumbel root search of the current `search` call (rootSelection 'gumbel'); null until the root has priors. */
+  gumbel?: GumbelRoot | null;
+  /** Simulations the current `search` call gives this slot after the root's own evaluation. */
+  gumbelBudget?: number;
+}
+
+/**
+ * Gumbel root search over one information-set root: the root's actions are the observer's legal actions,
+ * the same in every world, so one Gumbel-top-m and one sequential halving over them serve every sampled
+ * world (one Gumbel root per information set, not per world as in determinized search).
+ */
+interface GumbelRoot {
+  readonly actions: number[];
+  readonly children: IsNode[];
+  /** g + log prior per root child, g ~ Gumbel(0, 1). */
+  readonly scores: Float64Array;
+  /** Each child's visits when this search began (a second `search` on the same root counts only its own). */
+  readonly baseVisits: Int32Array;
 }
 
 /** A simulation waiting for its leaf evaluation. */
@@ -92,8 +117,16 @@ interface Pending<S> {
  * once per move, when the root is first evaluated: `(1 - epsilon) * prior + epsilon * noise` over the
  * observer's legal actions (the same in every world), 0 elsewhere.
  *
+ * Gumbel root search (`rootSelection: 'gumbel'`): one Gumbel root per information set. The root's
+ * actions are the observer's legal actions, the same in every world, so Gumbel-top-m and sequential
+ * halving run once over them while each simulation still samples its own world; the policy target is
+ * the improved policy softmax(log prior + σ(completed Q)) and the move is the halving's winner
+ * (`selectedAction`), as in `BatchedMcts` (same m, c_visit and c_scale; no Dirichlet noise, Gumbel's
+ * noise takes its place). Below the root selection stays PUCT with availability: a node's priors and
+ * values mix worlds, and ISMCTS's availability count has no place in mctx's interior rule.
+ *
  * Not supported (ignored): tree reuse across moves (`advance` starts a fresh root), solving. Refused:
- * Gumbel root search and forced playouts.
+ * forced playouts.
  */
 export class InformationSetMcts<S> implements SearchEngine<S> {
   readonly numTrees: number;
@@ -109,6 +142,8 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
   private readonly fpuReduction: number;
   private readonly dirichletAlpha: number;
   private readonly dirichletEpsilon: number;
+  /** Gumbel root search's m, c_visit and c_scale, or null for PUCT at the root. */
+  private readonly gumbel: { readonly considered: number; readonly cVisit: number; readonly cScale: number } | null;
   /** Scratch for one root's Dirichlet sample. */
   private readonly noise: Float64Array;
   private readonly mask: Uint8Array;
@@ -139,7 +174,17 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
     this.simulations = config.simulations ?? 90;
     this.leavesPerTree = Math.max(1, config.leavesPerTree ?? 8);
     // Refused rather than ignored: a run asking for them would otherwise train on plain visit counts unawares.
-    if (config.rootSelection === 'gumbel') throw new RangeError('InformationSetMcts: Gumbel root search is not supported by information-set search; use determinized search (one Gumbel root per world)');
+    const rootSelection = config.rootSelection ?? defaultSearchConfig.rootSelection;
+    if (rootSelection !== 'puct' && rootSelection !== 'gumbel') throw new RangeError(`InformationSetMcts: rootSelection must be 'puct' or 'gumbel', got ${String(rootSelection)}`);
+    if (rootSelection === 'gumbel') {
+      const considered = config.gumbelConsideredActions ?? defaultSearchConfig.gumbelConsideredActions;
+      const cVisit = config.gumbelCVisit ?? defaultSearchConfig.gumbelCVisit;
+      const cScale = config.gumbelCScale ?? defaultSearchConfig.gumbelCScale;
+      if (!(Number.isInteger(considered) && considered >= 1)) throw new RangeError(`InformationSetMcts: gumbelConsideredActions must be a positive integer, got ${considered}`);
+      if (!(cVisit >= 0)) throw new RangeError(`InformationSetMcts: gumbelCVisit must be >= 0, got ${cVisit}`);
+      if (!(cScale > 0)) throw new RangeError(`InformationSetMcts: gumbelCScale must be > 0, got ${cScale}`);
+      this.gumbel = { considered, cVisit, cScale };
+    } else this.gumbel = null;
     if ((config.forcedPlayouts ?? 0) > 0) throw new RangeError('InformationSetMcts: forced playouts are not supported by information-set search');
     this.cPuct = config.cPuct ?? 1.5;
     this.fpuReduction = config.fpuReduction ?? 0.2;
@@ -193,6 +238,13 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
       if (s !== null && !game.isTerminal(s.rootState)) budget.set(s, simulations === undefined ? this.simulations : simulations[i]);
     });
     const live = [...budget.keys()];
+    if (this.gumbel) {
+      // Each call is its own search: fresh Gumbel noise, and the halving counts only this call's simulations.
+      for (const s of live) {
+        s.gumbel = null;
+        s.gumbelBudget = s.root.priors === null ? Math.max(0, (budget.get(s) ?? 0) - 1) : (budget.get(s) ?? 0);
+      }
+    }
     if (this.inference) await this.weighWorlds(live.filter((s) => s.pool === undefined));
     const most = Math.max(0, ...budget.values());
     // A fresh root is evaluated by one simulation, not a whole step of them all stopping there.
@@ -271,12 +323,24 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
         return;
       }
       if (node.priors === null) {
-        for (const n of path) n.visits++; // virtual visit: keeps the batch's other simulations apart
+        // Virtual visit: keeps the batch's other simulations apart.
+        for (const n of path) {
+          n.visits++;
+          n.pending++;
+        }
         pending.push({ path, leaf: node, world });
         return;
       }
       const mover = game.currentPlayer(world);
       const legal = game.masker.fillMask(world, mask, 0);
+      if (this.gumbel && node === slot.root) {
+        const g = slot.gumbel ?? this.prepareGumbel(slot, mask);
+        const k = this.gumbelRootChoice(slot, g);
+        game.applyAction(world, g.actions[k], this.rng);
+        node = g.children[k];
+        path.push(node);
+        continue;
+      }
       const uniform = this.otherSeatPriors === 'uniform' && mover !== slot.rootSeat;
       const parentQ = node.visits > 0 ? node.valueSum[mover] / node.visits : 0;
       let best: IsNode | null = null;
@@ -338,7 +402,7 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
    */
   private applyRootNoise(priors: Float32Array, mask: Uint8Array, maskOffset: number): void {
     const { dirichletAlpha: alpha, dirichletEpsilon: epsilon, A } = this;
-    if (alpha <= 0 || epsilon <= 0) return;
+    if (this.gumbel || alpha <= 0 || epsilon <= 0) return;
     let n = 0;
     for (let a = 0; a < A; a++) if (mask[maskOffset + a]) n++;
     if (n <= 0) return;
@@ -349,7 +413,8 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
 
   private backup(path: IsNode[], values: ArrayLike<number>, offset: number, virtualVisitTaken: boolean): void {
     for (const n of path) {
-      if (!virtualVisitTaken) n.visits++;
+      if (virtualVisitTaken) n.pending--;
+      else n.visits++;
       for (let j = 0; j < this.P; j++) n.valueSum[j] += values[offset + j];
     }
     this.stats.simulations++;
@@ -362,10 +427,124 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
     return out;
   }
 
-  /** The visit counts, normalized. */
+  /** The visit counts, normalized; with Gumbel root search, the improved policy softmax(log prior + σ(completed Q)). */
   policyTarget(slot: number, out: Float32Array): Float32Array {
+    const g = this.gumbel ? this.slots[slot]?.gumbel : null;
+    if (g) {
+      out.fill(0, 0, this.A);
+      const sigma = this.rootSigma(this.slots[slot]!, g);
+      let top = -Infinity;
+      for (let k = 0; k < sigma.length; k++) top = Math.max(top, sigma[k]);
+      let sum = 0;
+      for (let k = 0; k < sigma.length; k++) sum += sigma[k] = Math.max(g.children[k].prior, TINY_PRIOR) * Math.exp(sigma[k] - top);
+      for (let k = 0; k < sigma.length; k++) out[g.actions[k]] = sigma[k] / sum;
+      return out;
+    }
     this.visitCounts(slot, out);
     normalizeVisits(out, this.A);
+    return out;
+  }
+
+  /**
+   * Draws the Gumbel noise of a root that has its priors and makes its children, one per legal action of
+   * the observer (`mask`, filled for the simulation's world: the observer's actions are the same in all).
+   */
+  private prepareGumbel(slot: Slot<S>, mask: Uint8Array): GumbelRoot {
+    const root = slot.root;
+    const priors = root.priors!;
+    const actions: number[] = [];
+    const children: IsNode[] = [];
+    for (let a = 0; a < this.A; a++) {
+      if (!mask[a]) continue;
+      let child = root.children.get(a);
+      if (!child) {
+        child = new IsNode(this.P, priors[a]);
+        root.children.set(a, child);
+      }
+      actions.push(a);
+      children.push(child);
+    }
+    const scores = new Float64Array(actions.length);
+    const baseVisits = new Int32Array(actions.length);
+    for (let k = 0; k < actions.length; k++) {
+      let u = this.rng.next();
+      while (u <= 0) u = this.rng.next();
+      scores[k] = Math.log(Math.max(children[k].prior, TINY_PRIOR)) - Math.log(-Math.log(u));
+      baseVisits[k] = children[k].visits;
+    }
+    return (slot.gumbel = { actions, children, scores, baseVisits });
+  }
+
+  /**
+   * The root child (index into `g.children`) the next simulation goes through: sequential halving's
+   * wanted visit count (`consideredVisit`, counting simulations in flight), and among the children at it
+   * the highest g + log prior + σ(completed Q); the least searched child when none is at it.
+   */
+  private gumbelRootChoice(slot: Slot<S>, g: GumbelRoot): number {
+    const count = g.children.length;
+    let simulation = 0;
+    for (let k = 0; k < count; k++) simulation += g.children[k].visits - g.baseVisits[k];
+    const target = consideredVisit(Math.min(this.gumbel!.considered, count), slot.gumbelBudget ?? 0, simulation);
+    const sigma = this.rootSigma(slot, g);
+    let best = -1;
+    let bestScore = -Infinity;
+    let fallback = 0;
+    let fallbackSearched = Infinity;
+    let fallbackScore = -Infinity;
+    for (let k = 0; k < count; k++) {
+      const searched = g.children[k].visits - g.baseVisits[k];
+      const score = Math.max(LOW_SCORE, g.scores[k] + sigma[k]);
+      if (searched === target && score > bestScore) {
+        bestScore = score;
+        best = k;
+      }
+      if (searched < fallbackSearched || (searched === fallbackSearched && score > fallbackScore)) {
+        fallbackSearched = searched;
+        fallbackScore = score;
+        fallback = k;
+      }
+    }
+    return best >= 0 ? best : fallback;
+  }
+
+  /**
+   * σ(completed Q) of the root's children for the observer, by child (the rules of @az/mcts's
+   * `sigmaCompletedQ`, over this tree's nodes): a child with finished visits has its mean value, one
+   * without gets the root's own value mixed with the prior-weighted mean of the visited children's; Qs
+   * mapped from [-1, 1] to [0, 1] and scaled by (c_visit + max visits) · c_scale. Simulations in flight
+   * count for neither.
+   */
+  private rootSigma(slot: Slot<S>, g: GumbelRoot): Float64Array {
+    const { root, rootSeat: seat } = slot;
+    const count = g.children.length;
+    const out = new Float64Array(count);
+    let childSum = 0;
+    let childVisits = 0;
+    let weightedQ = 0;
+    let visitedPrior = 0;
+    let maxVisits = 0;
+    for (let k = 0; k < count; k++) {
+      const c = g.children[k];
+      const n = c.visits - c.pending;
+      childSum += c.valueSum[seat];
+      childVisits += n;
+      maxVisits = Math.max(maxVisits, n);
+      out[k] = n > 0 ? c.valueSum[seat] / n : NaN;
+      if (n > 0) {
+        const p = Math.max(c.prior, TINY_PRIOR);
+        weightedQ += p * out[k];
+        visitedPrior += p;
+      }
+    }
+    const rootVisits = root.visits - root.pending;
+    const own = rootVisits - childVisits;
+    const raw = own >= 1 ? (root.valueSum[seat] - childSum) / own : rootVisits > 0 ? root.valueSum[seat] / rootVisits : 0;
+    const mixed = visitedPrior > 0 ? (raw + (childVisits * weightedQ) / visitedPrior) / (childVisits + 1) : raw;
+    const scale = (this.gumbel!.cVisit + maxVisits) * this.gumbel!.cScale;
+    for (let k = 0; k < count; k++) {
+      const q = Number.isNaN(out[k]) ? mixed : out[k];
+      out[k] = scale * Math.min(1, Math.max(0, (q + 1) / 2));
+    }
     return out;
   }
 
@@ -382,9 +561,28 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
     return out;
   }
 
-  /** Always -1: the move is chosen from the visit counts. */
-  selectedAction(): number {
-    return -1;
+  /**
+   * With Gumbel root search, the move: among the root children this search visited most (the halving's
+   * survivors), the highest g + log prior + σ(completed Q). Otherwise -1: the move comes from the visit counts.
+   */
+  selectedAction(slot: number): number {
+    const s = this.gumbel ? this.slots[slot] : null;
+    const g = s?.gumbel;
+    if (!s || !g || g.children.length === 0) return -1;
+    let most = -1;
+    for (let k = 0; k < g.children.length; k++) most = Math.max(most, g.children[k].visits - g.baseVisits[k]);
+    const sigma = this.rootSigma(s, g);
+    let best = 0;
+    let bestScore = -Infinity;
+    for (let k = 0; k < g.children.length; k++) {
+      if (g.children[k].visits - g.baseVisits[k] !== most) continue;
+      const score = Math.max(LOW_SCORE, g.scores[k] + sigma[k]);
+      if (score > bestScore) {
+        bestScore = score;
+        best = k;
+      }
+    }
+    return g.actions[best];
   }
 
   rootValue(slot: number, out: Float32Array = new Float32Array(this.P)): Float32Array {

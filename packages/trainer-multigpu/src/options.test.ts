@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ticTacToePlugin } from '@az/game-tictactoe';
 import { blobPlugin } from '@az/game-blob';
 import { UniformEvaluator, BatchedMcts, defaultPlaySimulations } from '@az/mcts';
-import { createSearchEngine } from '@az/imperfect-info';
+import { createSearchEngine, InformationSetMcts } from '@az/imperfect-info';
 import type { GamePlugin } from '@az/core';
 import { learningRateAt, networkFrom, resolveTrainOptions, selfPlaySettings } from './options.js';
 import { createSelfPlayEngine, hiddenInformationSearchFrom, searchConfigFrom } from './search-settings.js';
@@ -150,11 +150,10 @@ describe('resolveTrainOptions: determinizations and the game’s training config
       expect(() => resolveTrainOptions({ game: 'tictactoe', selfPlaySearchMethod: 'ismcts' as never }, withHints({}))).toThrow(/selfPlaySearchMethod must be 'determinized' or 'information-set', got ismcts/);
     });
 
-    it('refuses information-set self-play with a Gumbel root (Blob’s default) or forced playouts, naming the flag to add', () => {
-      expect(() => resolveTrainOptions({ game: 'blob', selfPlaySearchMethod: 'information-set' }, blob)).toThrow(
-        "selfPlaySearchMethod 'information-set' (--self-play-search information-set) must be used with PUCT root search, but blob self-plays with rootSelection 'gumbel' by default; information-set search has no Gumbel root: add --root-selection puct",
-      );
-      expect(() => resolveTrainOptions({ game: 'blob', selfPlaySearchMethod: 'information-set', rootSelection: 'gumbel' }, blob)).toThrow(/but rootSelection is 'gumbel' \(--root-selection gumbel\).*add --root-selection puct/);
+    it('takes information-set self-play with Blob’s Gumbel root; refuses forced playouts, naming the flag to add', () => {
+      const o = resolveTrainOptions({ game: 'blob', selfPlaySearchMethod: 'information-set' }, blob);
+      expect([o.selfPlaySearchMethod, o.rootSelection]).toEqual(['information-set', 'gumbel']);
+      expect(createSelfPlayEngine(blob.create({}), new UniformEvaluator(), o, 2, 1)).toBeInstanceOf(InformationSetMcts);
       expect(() => resolveTrainOptions({ game: 'blob', selfPlaySearchMethod: 'information-set', rootSelection: 'puct', forcedPlayouts: 2 }, blob)).toThrow(/without forced playouts, got forcedPlayouts 2.*add --forced-playouts 0/);
       // Determinized self-play keeps both.
       expect(resolveTrainOptions({ game: 'blob', forcedPlayouts: 2, rootSelection: 'puct' }, blob).forcedPlayouts).toBe(2);

@@ -31,8 +31,9 @@ export interface TrainOptions {
   /**
    * Imperfect-information games: the search self-play plays and trains with (the game's
    * `selfPlaySearchMethod` hint, else determinized). 'information-set' (one tree per game, a world per
-   * simulation, `determinizations * simulations` simulations a move) is for experiments; it needs
-   * `rootSelection: 'puct'` and no forced playouts. Ignored for perfect information.
+   * simulation, `determinizations * simulations` simulations a move) is for experiments; with
+   * `rootSelection: 'gumbel'` it runs one Gumbel root per information set; it refuses forced playouts.
+   * Ignored for perfect information.
    */
   readonly selfPlaySearchMethod: SearchMethod;
   /** Imperfect-information games: how the evaluation games' information-set search draws worlds (the game's `playWorldSampling` hint, else uniform). */
@@ -210,21 +211,16 @@ export function resolveTrainOptions(input: TrainOptionsInput, plugin: GamePlugin
     seed: input.seed ?? d.seed,
   };
   checkTrainOptions(options);
-  if (plugin.traits.information === 'imperfect') checkInformationSetSelfPlay(options, plugin.traits.id, input.rootSelection === undefined);
+  if (plugin.traits.information === 'imperfect') checkInformationSetSelfPlay(options);
   return options;
 }
 
 /**
- * Information-set self-play has no Gumbel root and no forced playouts (`InformationSetMcts` refuses
- * both): refused here, before a run starts, naming the flag to add, rather than from inside the search
- * (or a self-play worker). `rootSelectionFromGame`: the run did not choose its root search itself.
+ * Information-set self-play has no forced playouts (`InformationSetMcts` refuses them): refused here,
+ * before a run starts, naming the flag to add, rather than from inside the search (or a self-play worker).
  */
-function checkInformationSetSelfPlay(o: TrainOptions, gameId: string, rootSelectionFromGame: boolean): void {
+function checkInformationSetSelfPlay(o: TrainOptions): void {
   if (o.selfPlaySearchMethod !== 'information-set') return;
-  if (o.rootSelection === 'gumbel') {
-    const why = rootSelectionFromGame ? `${gameId} self-plays with rootSelection 'gumbel' by default` : `rootSelection is 'gumbel' (--root-selection gumbel)`;
-    throw new RangeError(`selfPlaySearchMethod 'information-set' (--self-play-search information-set) must be used with PUCT root search, but ${why}; information-set search has no Gumbel root: add --root-selection puct`);
-  }
   if (o.forcedPlayouts > 0) {
     throw new RangeError(`selfPlaySearchMethod 'information-set' (--self-play-search information-set) must be used without forced playouts, got forcedPlayouts ${o.forcedPlayouts}; information-set search has none: add --forced-playouts 0`);
   }

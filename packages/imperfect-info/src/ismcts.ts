@@ -1,5 +1,5 @@
 import { Rng, type Determinizer, type Game } from '@az/core';
-import { consideredVisit, defaultSearchConfig, normalizeVisits, type Evaluator, type LeafBatch, type SearchConfig, type SearchEngine, type SearchStats } from '@az/mcts';
+import { consideredVisit, defaultSearchConfig, gumbelScore, halvingChoice, normalizeVisits, type Evaluator, type LeafBatch, type SearchConfig, type SearchEngine, type SearchStats } from '@az/mcts';
 import { maskedSoftmax } from './masked-softmax.js';
 import { sampleWorlds, type WorldWeigher } from './world-inference.js';
 
@@ -30,9 +30,8 @@ export interface InformationSetOptions<S> {
   readonly otherSeatPriors?: OtherSeatPriors;
 }
 
-/** Floor of a prior before its log (mctx's `low_logit`), and the floor of a Gumbel score, as in @az/mcts. */
+/** Floor of a prior before its log (mctx's `low_logit`), as in @az/mcts's Gumbel search. */
 const TINY_PRIOR = 1e-30;
-const LOW_SCORE = -1e9;
 
 /** One node of an information-set tree: reached by one sequence of (public) actions from the root. */
 class IsNode {
@@ -467,9 +466,7 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
     const scores = new Float64Array(actions.length);
     const baseVisits = new Int32Array(actions.length);
     for (let k = 0; k < actions.length; k++) {
-      let u = this.rng.next();
-      while (u <= 0) u = this.rng.next();
-      scores[k] = Math.log(Math.max(children[k].prior, TINY_PRIOR)) - Math.log(-Math.log(u));
+      scores[k] = gumbelScore(children[k].prior, this.rng);
       baseVisits[k] = children[k].visits;
     }
     return (slot.gumbel = { actions, children, scores, baseVisits });
@@ -477,34 +474,23 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
 
   /**
    * The root child (index into `g.children`) the next simulation goes through: sequential halving's
-   * wanted visit count (`consideredVisit`, counting simulations in flight), and among the children at it
-   * the highest g + log prior + σ(completed Q); the least searched child when none is at it.
+   * wanted visit count (`consideredVisit`, counting simulations in flight) and `halvingChoice` among the
+   * children at it.
    */
   private gumbelRootChoice(slot: Slot<S>, g: GumbelRoot): number {
     const count = g.children.length;
+    const searched = this.searchedOf(g);
     let simulation = 0;
-    for (let k = 0; k < count; k++) simulation += g.children[k].visits - g.baseVisits[k];
+    for (let k = 0; k < count; k++) simulation += searched[k];
     const target = consideredVisit(Math.min(this.gumbel!.considered, count), slot.gumbelBudget ?? 0, simulation);
-    const sigma = this.rootSigma(slot, g);
-    let best = -1;
-    let bestScore = -Infinity;
-    let fallback = 0;
-    let fallbackSearched = Infinity;
-    let fallbackScore = -Infinity;
-    for (let k = 0; k < count; k++) {
-      const searched = g.children[k].visits - g.baseVisits[k];
-      const score = Math.max(LOW_SCORE, g.scores[k] + sigma[k]);
-      if (searched === target && score > bestScore) {
-        bestScore = score;
-        best = k;
-      }
-      if (searched < fallbackSearched || (searched === fallbackSearched && score > fallbackScore)) {
-        fallbackSearched = searched;
-        fallbackScore = score;
-        fallback = k;
-      }
-    }
-    return best >= 0 ? best : fallback;
+    return halvingChoice(count, searched, g.scores, 0, this.rootSigma(slot, g), target);
+  }
+
+  /** Each root child's visits in this search, simulations in flight included. */
+  private searchedOf(g: GumbelRoot): Int32Array {
+    const searched = new Int32Array(g.children.length);
+    for (let k = 0; k < g.children.length; k++) searched[k] = g.children[k].visits - g.baseVisits[k];
+    return searched;
   }
 
   /**
@@ -569,20 +555,10 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
     const s = this.gumbel ? this.slots[slot] : null;
     const g = s?.gumbel;
     if (!s || !g || g.children.length === 0) return -1;
+    const searched = this.searchedOf(g);
     let most = -1;
-    for (let k = 0; k < g.children.length; k++) most = Math.max(most, g.children[k].visits - g.baseVisits[k]);
-    const sigma = this.rootSigma(s, g);
-    let best = 0;
-    let bestScore = -Infinity;
-    for (let k = 0; k < g.children.length; k++) {
-      if (g.children[k].visits - g.baseVisits[k] !== most) continue;
-      const score = Math.max(LOW_SCORE, g.scores[k] + sigma[k]);
-      if (score > bestScore) {
-        bestScore = score;
-        best = k;
-      }
-    }
-    return g.actions[best];
+    for (let k = 0; k < searched.length; k++) most = Math.max(most, searched[k]);
+    return g.actions[halvingChoice(searched.length, searched, g.scores, 0, this.rootSigma(s, g), most)];
   }
 
   rootValue(slot: number, out: Float32Array = new Float32Array(this.P)): Float32Array {

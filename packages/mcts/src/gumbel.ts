@@ -58,6 +58,40 @@ export function consideredVisit(considered: number, budget: number, simulation: 
   }
 }
 
+/** g + log prior with g ~ Gumbel(0, 1) drawn from `rng`: a root action's score for Gumbel-top-m (a zero prior floored). */
+export function gumbelScore(prior: number, rng: Rng): number {
+  let u = rng.next();
+  while (u <= 0) u = rng.next();
+  return Math.log(Math.max(prior, TINY_PRIOR)) - Math.log(-Math.log(u));
+}
+
+/**
+ * Sequential halving's choice among `count` root actions: of those searched exactly `target` times, the
+ * one with the highest score `noisyLogits[offset + k] + sigma[k]` (g + log prior + σ(completed Q), floored);
+ * when none is at `target` (leaves in flight can skew counts), the least searched, ties to the higher
+ * score. Returns the action's index k. With `target` the most searched count this is the move to play.
+ */
+export function halvingChoice(count: number, searched: Int32Array, noisyLogits: ArrayLike<number>, offset: number, sigma: Float64Array, target: number): number {
+  let best = -1;
+  let bestScore = -Infinity;
+  let fallback = -1;
+  let fallbackSearched = Infinity;
+  let fallbackScore = -Infinity;
+  for (let k = 0; k < count; k++) {
+    const score = Math.max(LOW_SCORE, noisyLogits[offset + k] + sigma[k]);
+    if (searched[k] === target && score > bestScore) {
+      bestScore = score;
+      best = k;
+    }
+    if (searched[k] < fallbackSearched || (searched[k] === fallbackSearched && score > fallbackScore)) {
+      fallbackSearched = searched[k];
+      fallbackScore = score;
+      fallback = k;
+    }
+  }
+  return best >= 0 ? best : fallback;
+}
+
 /** The whole schedule for `budget` simulations (for tests and docs; the search reads one index at a time). */
 export function consideredVisitSequence(considered: number, budget: number): number[] {
   return Array.from({ length: budget }, (_, i) => consideredVisit(considered, budget, i));
@@ -143,6 +177,8 @@ export class GumbelSearch {
   private readonly budget: Int32Array;
   private readonly prepared: Uint8Array;
   private readonly scratch: Float64Array;
+  /** Scratch: each root child's visits in this search. */
+  private readonly searched: Int32Array;
   private readonly rng: Rng;
 
   constructor(
@@ -161,6 +197,7 @@ export class GumbelSearch {
     this.budget = new Int32Array(numTrees);
     this.prepared = new Uint8Array(numTrees);
     this.scratch = new Float64Array(A);
+    this.searched = new Int32Array(A);
     // Its own stream: turning Gumbel on must not shift the tree's chance draws.
     this.rng = new Rng(`gumbel:${seed}`);
   }
@@ -186,27 +223,9 @@ export class GumbelSearch {
     const target = consideredVisit(m, this.budget[t], simulation);
     const sigma = this.scratch;
     sigmaCompletedQ(tree, this.settings, root, false, sigma);
-    let best = -1;
-    let bestScore = -Infinity;
-    // Fallback when no child sits at the wanted level (leaves in flight can skew counts): the least visited.
-    let fallback = -1;
-    let fallbackVisits = Infinity;
-    let fallbackScore = -Infinity;
-    for (let k = 0; k < count; k++) {
-      const c = first + k;
-      const searched = tree.visits[c] + tree.pendingVisits[c] - this.baseVisits[base + k];
-      const score = Math.max(LOW_SCORE, this.gumbelLogits[base + k] + sigma[k]);
-      if (searched === target && score > bestScore) {
-        bestScore = score;
-        best = c;
-      }
-      if (searched < fallbackVisits || (searched === fallbackVisits && score > fallbackScore)) {
-        fallbackVisits = searched;
-        fallbackScore = score;
-        fallback = c;
-      }
-    }
-    return best >= 0 ? best : fallback;
+    const searched = this.searched;
+    for (let k = 0; k < count; k++) searched[k] = tree.visits[first + k] + tree.pendingVisits[first + k] - this.baseVisits[base + k];
+    return first + halvingChoice(count, searched, this.gumbelLogits, base, sigma, target);
   }
 
   /** The child of interior node `n` to descend to: argmax of π'(a) − N(a) / (1 + Σ N), counting visits in flight. */
@@ -256,21 +275,12 @@ export class GumbelSearch {
     if (win >= 0) return tree.actionOf[win];
     const first = tree.firstChild[root];
     const base = t * this.A;
+    const searched = this.searched;
     let most = -1;
-    for (let k = 0; k < count; k++) most = Math.max(most, tree.visits[first + k] - this.baseVisits[base + k]);
+    for (let k = 0; k < count; k++) most = Math.max(most, (searched[k] = tree.visits[first + k] - this.baseVisits[base + k]));
     const sigma = this.scratch;
     sigmaCompletedQ(tree, this.settings, root, false, sigma);
-    let best = first;
-    let bestScore = -Infinity;
-    for (let k = 0; k < count; k++) {
-      if (tree.visits[first + k] - this.baseVisits[base + k] !== most) continue;
-      const score = Math.max(LOW_SCORE, this.gumbelLogits[base + k] + sigma[k]);
-      if (score > bestScore) {
-        bestScore = score;
-        best = first + k;
-      }
-    }
-    return tree.actionOf[best];
+    return tree.actionOf[first + halvingChoice(count, searched, this.gumbelLogits, base, sigma, most)];
   }
 
   /** Samples g ~ Gumbel(0, 1) for each root child (stored as g + log prior) and notes its visits so far. */
@@ -279,9 +289,7 @@ export class GumbelSearch {
     const first = tree.firstChild[root];
     const base = t * this.A;
     for (let k = 0, count = tree.childCount[root]; k < count; k++) {
-      let u = this.rng.next();
-      while (u <= 0) u = this.rng.next();
-      this.gumbelLogits[base + k] = Math.log(Math.max(tree.prior[first + k], TINY_PRIOR)) - Math.log(-Math.log(u));
+      this.gumbelLogits[base + k] = gumbelScore(tree.prior[first + k], this.rng);
       this.baseVisits[base + k] = tree.visits[first + k];
     }
     this.prepared[t] = 1;

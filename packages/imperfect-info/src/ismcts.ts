@@ -1,5 +1,5 @@
 import { Rng, type Determinizer, type Game } from '@az/core';
-import { consideredVisit, defaultSearchConfig, gumbelScore, halvingChoice, normalizeVisits, type Evaluator, type LeafBatch, type SearchConfig, type SearchEngine, type SearchStats } from '@az/mcts';
+import { completeAndScaleQ, consideredVisit, defaultSearchConfig, gumbelScore, halvingChoice, normalizeVisits, type Evaluator, type GumbelSettings, type LeafBatch, type SearchConfig, type SearchEngine, type SearchStats } from '@az/mcts';
 import { maskedSoftmax } from './masked-softmax.js';
 import { sampleWorlds, type WorldWeigher } from './world-inference.js';
 
@@ -142,7 +142,7 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
   private readonly dirichletAlpha: number;
   private readonly dirichletEpsilon: number;
   /** Gumbel root search's m, c_visit and c_scale, or null for PUCT at the root. */
-  private readonly gumbel: { readonly considered: number; readonly cVisit: number; readonly cScale: number } | null;
+  private readonly gumbel: GumbelSettings | null;
   /** Scratch for one root's Dirichlet sample. */
   private readonly noise: Float64Array;
   private readonly mask: Uint8Array;
@@ -182,7 +182,7 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
       if (!(Number.isInteger(considered) && considered >= 1)) throw new RangeError(`InformationSetMcts: gumbelConsideredActions must be a positive integer, got ${considered}`);
       if (!(cVisit >= 0)) throw new RangeError(`InformationSetMcts: gumbelCVisit must be >= 0, got ${cVisit}`);
       if (!(cScale > 0)) throw new RangeError(`InformationSetMcts: gumbelCScale must be > 0, got ${cScale}`);
-      this.gumbel = { considered, cVisit, cScale };
+      this.gumbel = { gumbelConsideredActions: considered, gumbelCVisit: cVisit, gumbelCScale: cScale };
     } else this.gumbel = null;
     if ((config.forcedPlayouts ?? 0) > 0) throw new RangeError('InformationSetMcts: forced playouts are not supported by information-set search');
     this.cPuct = config.cPuct ?? 1.5;
@@ -482,7 +482,7 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
     const searched = this.searchedOf(g);
     let simulation = 0;
     for (let k = 0; k < count; k++) simulation += searched[k];
-    const target = consideredVisit(Math.min(this.gumbel!.considered, count), slot.gumbelBudget ?? 0, simulation);
+    const target = consideredVisit(Math.min(this.gumbel!.gumbelConsideredActions, count), slot.gumbelBudget ?? 0, simulation);
     return halvingChoice(count, searched, g.scores, 0, this.rootSigma(slot, g), target);
   }
 
@@ -494,44 +494,26 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
   }
 
   /**
-   * σ(completed Q) of the root's children for the observer, by child (the rules of @az/mcts's
-   * `sigmaCompletedQ`, over this tree's nodes): a child with finished visits has its mean value, one
-   * without gets the root's own value mixed with the prior-weighted mean of the visited children's; Qs
-   * mapped from [-1, 1] to [0, 1] and scaled by (c_visit + max visits) · c_scale. Simulations in flight
-   * count for neither.
+   * σ(completed Q) of the root's children for the observer, by child (@az/mcts's `completeAndScaleQ`
+   * over this tree's nodes): a child with finished visits has its mean value over all worlds, one
+   * without the root's mixed value. Simulations in flight count for neither.
    */
   private rootSigma(slot: Slot<S>, g: GumbelRoot): Float64Array {
     const { root, rootSeat: seat } = slot;
     const count = g.children.length;
-    const out = new Float64Array(count);
+    const q = new Float64Array(count);
+    const visits = new Int32Array(count);
+    const priors = new Float64Array(count);
     let childSum = 0;
-    let childVisits = 0;
-    let weightedQ = 0;
-    let visitedPrior = 0;
-    let maxVisits = 0;
     for (let k = 0; k < count; k++) {
       const c = g.children[k];
-      const n = c.visits - c.pending;
+      visits[k] = c.visits - c.pending;
+      priors[k] = c.prior;
       childSum += c.valueSum[seat];
-      childVisits += n;
-      maxVisits = Math.max(maxVisits, n);
-      out[k] = n > 0 ? c.valueSum[seat] / n : NaN;
-      if (n > 0) {
-        const p = Math.max(c.prior, TINY_PRIOR);
-        weightedQ += p * out[k];
-        visitedPrior += p;
-      }
+      q[k] = visits[k] > 0 ? c.valueSum[seat] / visits[k] : NaN;
     }
-    const rootVisits = root.visits - root.pending;
-    const own = rootVisits - childVisits;
-    const raw = own >= 1 ? (root.valueSum[seat] - childSum) / own : rootVisits > 0 ? root.valueSum[seat] / rootVisits : 0;
-    const mixed = visitedPrior > 0 ? (raw + (childVisits * weightedQ) / visitedPrior) / (childVisits + 1) : raw;
-    const scale = (this.gumbel!.cVisit + maxVisits) * this.gumbel!.cScale;
-    for (let k = 0; k < count; k++) {
-      const q = Number.isNaN(out[k]) ? mixed : out[k];
-      out[k] = scale * Math.min(1, Math.max(0, (q + 1) / 2));
-    }
-    return out;
+    completeAndScaleQ(q, count, visits, 0, priors, 0, root.visits - root.pending, root.valueSum[seat], childSum, this.gumbel!);
+    return q;
   }
 
   /**

@@ -114,35 +114,61 @@ export function sigmaCompletedQ(tree: TreeArrays, settings: GumbelSettings, n: n
   const first = tree.firstChild[n];
   const count = tree.childCount[n];
   let childSum = 0;
-  let childVisits = 0;
-  let weightedQ = 0;
-  let visitedPrior = 0;
-  let maxVisits = 0;
   for (let k = 0; k < count; k++) {
     const c = first + k;
     const nv = visits[c];
     const v = valueSum[c * P + seat];
     childSum += v;
-    childVisits += nv;
-    if (nv > maxVisits) maxVisits = nv;
     const pending = withPending ? pendingVisits[c] : 0;
     let q = NaN;
     if (flags[c] & solvedFlag) q = terminalValue[c * P + seat];
     else if (nv > 0) q = (v - virtualLoss * pending) / (nv + pending);
     out[k] = q;
+  }
+  completeAndScaleQ(out, count, visits, first, prior, first, visits[n], valueSum[n * P + seat], childSum, settings);
+}
+
+/**
+ * The second half of σ(completed Q), for any tree layout: `q[k]` holds child k's Q for the mover (NaN
+ * when it has none), `visits[visitsAt + k]` its finished visits, `prior[priorAt + k]` its prior; the
+ * node has `nodeVisits` visits and value sum `nodeValueSum`, its children `childValueSum`. An unvisited
+ * child gets the mixed value (the node's own value, what its sum holds beyond its children's, mixed
+ * with the prior-weighted mean Q of the visited children); then every Q is mapped from [-1, 1] to
+ * [0, 1] and scaled by (c_visit + max visits) · c_scale, in place.
+ */
+export function completeAndScaleQ(
+  q: Float64Array,
+  count: number,
+  visits: ArrayLike<number>,
+  visitsAt: number,
+  prior: ArrayLike<number>,
+  priorAt: number,
+  nodeVisits: number,
+  nodeValueSum: number,
+  childValueSum: number,
+  settings: GumbelSettings,
+): void {
+  let childVisits = 0;
+  let weightedQ = 0;
+  let visitedPrior = 0;
+  let maxVisits = 0;
+  for (let k = 0; k < count; k++) {
+    const nv = visits[visitsAt + k];
+    childVisits += nv;
+    if (nv > maxVisits) maxVisits = nv;
     if (nv > 0) {
-      const p = Math.max(prior[c], TINY_PRIOR);
-      weightedQ += p * q;
+      const p = Math.max(prior[priorAt + k], TINY_PRIOR);
+      weightedQ += p * q[k];
       visitedPrior += p;
     }
   }
-  const own = visits[n] - childVisits;
-  const raw = own >= 1 ? (valueSum[n * P + seat] - childSum) / own : visits[n] > 0 ? valueSum[n * P + seat] / visits[n] : 0;
+  const own = nodeVisits - childVisits;
+  const raw = own >= 1 ? (nodeValueSum - childValueSum) / own : nodeVisits > 0 ? nodeValueSum / nodeVisits : 0;
   const mixed = visitedPrior > 0 ? (raw + (childVisits * weightedQ) / visitedPrior) / (childVisits + 1) : raw;
   const scale = (settings.gumbelCVisit + maxVisits) * settings.gumbelCScale;
   for (let k = 0; k < count; k++) {
-    const q = Number.isNaN(out[k]) ? mixed : out[k];
-    out[k] = scale * Math.min(1, Math.max(0, (q + 1) / 2));
+    const value = Number.isNaN(q[k]) ? mixed : q[k];
+    q[k] = scale * Math.min(1, Math.max(0, (value + 1) / 2));
   }
 }
 

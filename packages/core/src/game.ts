@@ -305,9 +305,9 @@ export interface TrainingHints {
    */
   readonly playSearchMethod?: SearchMethod;
   /**
-   * Imperfect-information games: the search self-play trains with (its visit counts are the policy
-   * targets); default 'determinized'. 'information-set' trains on information-set search's targets (no
-   * strategy fusion at the root); it needs `rootSelection: 'puct'` and no forced playouts.
+   * Imperfect-information games: the search self-play trains with (its policy targets: visit counts, or
+   * Gumbel's improved policy); default 'determinized'. 'information-set' trains on information-set
+   * search's targets (no strategy fusion at the root), with either root selection and no forced playouts.
    */
   readonly selfPlaySearchMethod?: SearchMethod;
   /**

@@ -109,6 +109,42 @@ describe('InformationSetMcts', () => {
       expect([after[PASS] - before[PASS], after[BET] - before[BET]]).toEqual([6, 6]);
     });
 
+    it('with a budget of 1 (the root’s own evaluation) teaches the prior and plays a sample of it, as Gumbel-max does', async () => {
+      const evaluator = new FavouringEvaluator((s) => (s.history.length === 0 ? { action: PASS, logit: 1 } : null));
+      const slots = 400;
+      const engine = new InformationSetMcts(makeShowdown(), evaluator, slots, { ...gumbel, simulations: 1 });
+      for (let s = 0; s < slots; s++) engine.setRoot(s, showdownState(5, 1));
+      await engine.search();
+      const pass = 1 / (1 + Math.exp(-1));
+      let passes = 0;
+      for (let s = 0; s < slots; s++) {
+        const target = engine.policyTarget(s, new Float32Array(4));
+        expect(target[PASS]).toBeCloseTo(pass, 5);
+        expect(target[BET]).toBeCloseTo(1 - pass, 5);
+        const action = engine.selectedAction(s);
+        expect([PASS, BET]).toContain(action);
+        expect(engine.selectedAction(s)).toBe(action); // drawn once per search
+        if (action === PASS) passes++;
+      }
+      expect(passes).toBeGreaterThan(252); // Binomial(400, 0.731), 4.5 sd
+      expect(passes).toBeLessThan(333);
+    });
+
+    it('gives a slot searched before in the move its whole budget when another slot is fresh in the same call', async () => {
+      const engine = new InformationSetMcts(makeShowdown(), new UniformEvaluator<ShowdownState>(), 2, { ...gumbel, simulations: 12 });
+      engine.setRoot(0, showdownState(5, 1));
+      await engine.search();
+      const rootVisits = (slot: number): number => {
+        const v = engine.visitCounts(slot, new Float32Array(4));
+        return v[PASS] + v[BET];
+      };
+      expect(rootVisits(0)).toBe(11);
+      engine.setRoot(1, showdownState(5, 1));
+      await engine.search();
+      expect(rootVisits(0)).toBe(11 + 12);
+      expect(rootVisits(1)).toBe(11);
+    });
+
     it('is what createSearchEngine builds for information-set search with rootSelection gumbel', async () => {
       const engine = createSearchEngine(makeShowdown(), new UniformEvaluator<ShowdownState>(), 1, { ...gumbel, simulations: 20 }, { method: 'information-set', determinizations: 1 });
       expect(engine).toBeInstanceOf(InformationSetMcts);

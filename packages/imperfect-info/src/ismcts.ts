@@ -1,5 +1,5 @@
 import { Rng, type Determinizer, type Game } from '@az/core';
-import { completeAndScaleQ, consideredVisit, defaultSearchConfig, gumbelScore, halvingChoice, normalizeVisits, type Evaluator, type GumbelSettings, type LeafBatch, type SearchConfig, type SearchEngine, type SearchStats } from '@az/mcts';
+import { checkGumbelSettings, completeAndScaleQ, consideredVisit, improvedPolicyInPlace, defaultSearchConfig, gumbelNoisyLogit, halvingChoice, normalizeVisits, type Evaluator, type GumbelSettings, type LeafBatch, type SearchConfig, type SearchEngine, type SearchStats } from '@az/mcts';
 import { maskedSoftmax } from './masked-softmax.js';
 import { sampleWorlds, type WorldWeigher } from './world-inference.js';
 
@@ -29,9 +29,6 @@ export interface InformationSetOptions<S> {
   /** Default `DEFAULT_OTHER_SEAT_PRIORS`. */
   readonly otherSeatPriors?: OtherSeatPriors;
 }
-
-/** Floor of a prior before its log (mctx's `low_logit`), as in @az/mcts's Gumbel search. */
-const TINY_PRIOR = 1e-30;
 
 /** One node of an information-set tree: reached by one sequence of (public) actions from the root. */
 class IsNode {
@@ -133,6 +130,7 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
   private readonly slots: (Slot<S> | null)[];
   private readonly determinizer: Determinizer<S>;
   private readonly rng: Rng;
+  private readonly gumbelRng: Rng;
   private readonly P: number;
   private readonly A: number;
   private readonly simulations: number;
@@ -176,13 +174,12 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
     const rootSelection = config.rootSelection ?? defaultSearchConfig.rootSelection;
     if (rootSelection !== 'puct' && rootSelection !== 'gumbel') throw new RangeError(`InformationSetMcts: rootSelection must be 'puct' or 'gumbel', got ${String(rootSelection)}`);
     if (rootSelection === 'gumbel') {
-      const considered = config.gumbelConsideredActions ?? defaultSearchConfig.gumbelConsideredActions;
-      const cVisit = config.gumbelCVisit ?? defaultSearchConfig.gumbelCVisit;
-      const cScale = config.gumbelCScale ?? defaultSearchConfig.gumbelCScale;
-      if (!(Number.isInteger(considered) && considered >= 1)) throw new RangeError(`InformationSetMcts: gumbelConsideredActions must be a positive integer, got ${considered}`);
-      if (!(cVisit >= 0)) throw new RangeError(`InformationSetMcts: gumbelCVisit must be >= 0, got ${cVisit}`);
-      if (!(cScale > 0)) throw new RangeError(`InformationSetMcts: gumbelCScale must be > 0, got ${cScale}`);
-      this.gumbel = { gumbelConsideredActions: considered, gumbelCVisit: cVisit, gumbelCScale: cScale };
+      this.gumbel = {
+        gumbelConsideredActions: config.gumbelConsideredActions ?? defaultSearchConfig.gumbelConsideredActions,
+        gumbelCVisit: config.gumbelCVisit ?? defaultSearchConfig.gumbelCVisit,
+        gumbelCScale: config.gumbelCScale ?? defaultSearchConfig.gumbelCScale,
+      };
+      checkGumbelSettings(this.gumbel, 'InformationSetMcts: ');
     } else this.gumbel = null;
     if ((config.forcedPlayouts ?? 0) > 0) throw new RangeError('InformationSetMcts: forced playouts are not supported by information-set search');
     this.cPuct = config.cPuct ?? 1.5;
@@ -190,6 +187,8 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
     this.dirichletAlpha = config.dirichletAlpha ?? defaultSearchConfig.dirichletAlpha;
     this.dirichletEpsilon = config.dirichletEpsilon ?? defaultSearchConfig.dirichletEpsilon;
     this.rng = new Rng(`ismcts:${config.seed ?? 0}`);
+    // Its own stream, as in BatchedMcts: turning Gumbel on must not shift the worlds sampled.
+    this.gumbelRng = new Rng(`ismcts-gumbel:${config.seed ?? 0}`);
     this.mask = new Uint8Array(this.A);
     this.noise = new Float64Array(this.A);
     const maxBatch = slots * this.leavesPerTree;
@@ -248,19 +247,27 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
     const most = Math.max(0, ...budget.values());
     // A fresh root is evaluated by one simulation, not a whole step of them all stopping there.
     const fresh = live.filter((s) => s.root.priors === null && (budget.get(s) ?? 0) > 0);
-    let done = 0;
+    // Simulations done per slot: a fresh root's evaluation counts for it alone, so a slot searched
+    // before in this move (no fresh evaluation) still gets its whole budget.
+    const done = new Map<Slot<S>, number>(live.map((s) => [s, 0]));
     if (fresh.length > 0) {
       const pending: Pending<S>[] = [];
       for (const slot of fresh) this.simulate(slot, pending);
       await this.evaluate(pending);
-      done = 1;
+      for (const slot of fresh) done.set(slot, 1);
     }
-    for (; done < most; done += this.leavesPerTree) {
+    for (let step = 0; step < most; step++) {
       const pending: Pending<S>[] = [];
+      let simulated = false;
       for (const slot of live) {
-        const wanted = Math.min(this.leavesPerTree, (budget.get(slot) ?? 0) - done);
+        const had = done.get(slot) ?? 0;
+        const wanted = Math.min(this.leavesPerTree, (budget.get(slot) ?? 0) - had);
+        if (wanted <= 0) continue;
         for (let k = 0; k < wanted; k++) this.simulate(slot, pending);
+        done.set(slot, had + wanted);
+        simulated = true;
       }
+      if (!simulated) break;
       if (pending.length > 0) await this.evaluate(pending);
     }
   }
@@ -428,20 +435,30 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
 
   /** The visit counts, normalized; with Gumbel root search, the improved policy softmax(log prior + σ(completed Q)). */
   policyTarget(slot: number, out: Float32Array): Float32Array {
-    const g = this.gumbel ? this.slots[slot]?.gumbel : null;
+    const g = this.gumbelRootOf(slot);
     if (g) {
       out.fill(0, 0, this.A);
-      const sigma = this.rootSigma(this.slots[slot]!, g);
-      let top = -Infinity;
-      for (let k = 0; k < sigma.length; k++) top = Math.max(top, sigma[k]);
-      let sum = 0;
-      for (let k = 0; k < sigma.length; k++) sum += sigma[k] = Math.max(g.children[k].prior, TINY_PRIOR) * Math.exp(sigma[k] - top);
-      for (let k = 0; k < sigma.length; k++) out[g.actions[k]] = sigma[k] / sum;
+      const policy = this.rootSigma(this.slots[slot]!, g);
+      improvedPolicyInPlace(policy, policy.length, g.children.map((c) => c.prior), 0);
+      for (let k = 0; k < policy.length; k++) out[g.actions[k]] = policy[k];
       return out;
     }
     this.visitCounts(slot, out);
     normalizeVisits(out, this.A);
     return out;
+  }
+
+  /**
+   * The slot's Gumbel root; drawn here when the search gave no simulation past an evaluated root (a
+   * budget of 1 spends it on the root's evaluation), so the target is then the prior and the move a
+   * sample of it (Gumbel-max), as in BatchedMcts. Null without Gumbel or before the root's evaluation.
+   */
+  private gumbelRootOf(slot: number): GumbelRoot | null {
+    const s = this.gumbel ? this.slots[slot] : null;
+    if (!s || s.root.priors === null || this.game.isTerminal(s.rootState)) return null;
+    if (s.gumbel) return s.gumbel;
+    this.game.masker.fillMask(s.rootState, this.mask, 0);
+    return this.prepareGumbel(s, this.mask);
   }
 
   /**
@@ -466,7 +483,7 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
     const scores = new Float64Array(actions.length);
     const baseVisits = new Int32Array(actions.length);
     for (let k = 0; k < actions.length; k++) {
-      scores[k] = gumbelScore(children[k].prior, this.rng);
+      scores[k] = gumbelNoisyLogit(children[k].prior, this.gumbelRng);
       baseVisits[k] = children[k].visits;
     }
     return (slot.gumbel = { actions, children, scores, baseVisits });
@@ -534,8 +551,8 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
    * survivors), the highest g + log prior + σ(completed Q). Otherwise -1: the move comes from the visit counts.
    */
   selectedAction(slot: number): number {
-    const s = this.gumbel ? this.slots[slot] : null;
-    const g = s?.gumbel;
+    const s = this.slots[slot];
+    const g = this.gumbelRootOf(slot);
     if (!s || !g || g.children.length === 0) return -1;
     const searched = this.searchedOf(g);
     let most = -1;

@@ -59,7 +59,7 @@ export function consideredVisit(considered: number, budget: number, simulation: 
 }
 
 /** g + log prior with g ~ Gumbel(0, 1) drawn from `rng`: a root action's score for Gumbel-top-m (a zero prior floored). */
-export function gumbelScore(prior: number, rng: Rng): number {
+export function gumbelNoisyLogit(prior: number, rng: Rng): number {
   let u = rng.next();
   while (u <= 0) u = rng.next();
   return Math.log(Math.max(prior, TINY_PRIOR)) - Math.log(-Math.log(u));
@@ -178,16 +178,30 @@ export function completeAndScaleQ(
  */
 function improvedChildPolicy(tree: TreeArrays, settings: GumbelSettings, n: number, withPending: boolean, sigma: Float64Array): void {
   sigmaCompletedQ(tree, settings, n, withPending, sigma);
-  const first = tree.firstChild[n];
-  const count = tree.childCount[n];
+  improvedPolicyInPlace(sigma, tree.childCount[n], tree.prior, tree.firstChild[n]);
+}
+
+/**
+ * Turns σ(completed Q) of `count` children (`sigma[k]`) into the improved policy softmax(log prior + σ)
+ * in place, from the priors `prior[priorAt + k]` (the softmax of the logits) times exp(σ).
+ */
+export function improvedPolicyInPlace(sigma: Float64Array, count: number, prior: ArrayLike<number>, priorAt: number): void {
   let top = -Infinity;
   for (let k = 0; k < count; k++) if (sigma[k] > top) top = sigma[k];
   let sum = 0;
   for (let k = 0; k < count; k++) {
-    sigma[k] = Math.max(tree.prior[first + k], TINY_PRIOR) * Math.exp(sigma[k] - top);
+    sigma[k] = Math.max(prior[priorAt + k], TINY_PRIOR) * Math.exp(sigma[k] - top);
     sum += sigma[k];
   }
   for (let k = 0; k < count; k++) sigma[k] /= sum;
+}
+
+/** Refuses unusable Gumbel settings, naming the field; `owner` prefixes the message (e.g. 'InformationSetMcts: '). */
+export function checkGumbelSettings(settings: GumbelSettings, owner = ''): void {
+  const m = settings.gumbelConsideredActions;
+  if (!(Number.isInteger(m) && m >= 1)) throw new RangeError(`${owner}gumbelConsideredActions must be a positive integer, got ${m}`);
+  if (!(settings.gumbelCVisit >= 0)) throw new RangeError(`${owner}gumbelCVisit must be >= 0, got ${settings.gumbelCVisit}`);
+  if (!(settings.gumbelCScale > 0)) throw new RangeError(`${owner}gumbelCScale must be > 0, got ${settings.gumbelCScale}`);
 }
 
 /**
@@ -215,9 +229,7 @@ export class GumbelSearch {
     seed: number,
   ) {
     const m = settings.gumbelConsideredActions;
-    if (!(Number.isInteger(m) && m >= 1)) throw new RangeError(`gumbelConsideredActions must be a positive integer, got ${m}`);
-    if (!(settings.gumbelCVisit >= 0)) throw new RangeError(`gumbelCVisit must be >= 0, got ${settings.gumbelCVisit}`);
-    if (!(settings.gumbelCScale > 0)) throw new RangeError(`gumbelCScale must be > 0, got ${settings.gumbelCScale}`);
+    checkGumbelSettings(settings);
     this.gumbelLogits = new Float32Array(numTrees * A);
     this.baseVisits = new Int32Array(numTrees * A);
     this.budget = new Int32Array(numTrees);
@@ -315,7 +327,7 @@ export class GumbelSearch {
     const first = tree.firstChild[root];
     const base = t * this.A;
     for (let k = 0, count = tree.childCount[root]; k < count; k++) {
-      this.gumbelLogits[base + k] = gumbelScore(tree.prior[first + k], this.rng);
+      this.gumbelLogits[base + k] = gumbelNoisyLogit(tree.prior[first + k], this.rng);
       this.baseVisits[base + k] = tree.visits[first + k];
     }
     this.prepared[t] = 1;

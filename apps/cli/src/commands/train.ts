@@ -58,7 +58,7 @@ export const trainSpec = {
       type: 'enum',
       values: ['determinized', 'information-set'],
       description:
-        "hidden-information games: the search self-play trains with, determinized (D trees of --sims each) or, for experiments, information-set MCTS (one tree, D x --sims simulations, a world per simulation; needs --root-selection puct); evaluation games use the game's play setting (default: the game's setting, else determinized)",
+        "hidden-information games: the search self-play trains with, determinized (D trees of --sims each) or, for experiments, information-set MCTS (one tree, D x --sims simulations, a world per simulation; with Gumbel one root per information set; not with --forced-playouts); evaluation games use the game's play setting (default: the game's setting, else determinized)",
     },
     leaves: { type: 'int', min: 1, description: 'leaves per tree per network call (virtual loss)' },
     'temperature-moves': { type: 'int', min: 0, description: 'moves per game sampled from the visit counts before playing the most visited' },

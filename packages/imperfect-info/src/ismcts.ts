@@ -71,6 +71,8 @@ interface Slot<S> {
 interface GumbelRoot {
   readonly actions: number[];
   readonly children: IsNode[];
+  /** Each child's prior (the root's network policy), fixed for the move. */
+  readonly priors: Float64Array;
   /** g + log prior per root child, g ~ Gumbel(0, 1). */
   readonly scores: Float64Array;
   /** Each child's visits when this search began (a second `search` on the same root counts only its own). */
@@ -439,7 +441,7 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
     if (g) {
       out.fill(0, 0, this.A);
       const policy = this.rootSigma(this.slots[slot]!, g);
-      improvedPolicyInPlace(policy, policy.length, g.children.map((c) => c.prior), 0);
+      improvedPolicyInPlace(policy, policy.length, g.priors, 0);
       for (let k = 0; k < policy.length; k++) out[g.actions[k]] = policy[k];
       return out;
     }
@@ -480,13 +482,14 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
       actions.push(a);
       children.push(child);
     }
+    const childPriors = Float64Array.from(children, (c) => c.prior);
     const scores = new Float64Array(actions.length);
     const baseVisits = new Int32Array(actions.length);
     for (let k = 0; k < actions.length; k++) {
-      scores[k] = gumbelNoisyLogit(children[k].prior, this.gumbelRng);
+      scores[k] = gumbelNoisyLogit(childPriors[k], this.gumbelRng);
       baseVisits[k] = children[k].visits;
     }
-    return (slot.gumbel = { actions, children, scores, baseVisits });
+    return (slot.gumbel = { actions, children, priors: childPriors, scores, baseVisits });
   }
 
   /**
@@ -520,16 +523,14 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
     const count = g.children.length;
     const q = new Float64Array(count);
     const visits = new Int32Array(count);
-    const priors = new Float64Array(count);
     let childSum = 0;
     for (let k = 0; k < count; k++) {
       const c = g.children[k];
       visits[k] = c.visits - c.pending;
-      priors[k] = c.prior;
       childSum += c.valueSum[seat];
       q[k] = visits[k] > 0 ? c.valueSum[seat] / visits[k] : NaN;
     }
-    completeAndScaleQ(q, count, visits, 0, priors, 0, root.visits - root.pending, root.valueSum[seat], childSum, this.gumbel!);
+    completeAndScaleQ(q, count, visits, 0, g.priors, 0, root.visits - root.pending, root.valueSum[seat], childSum, this.gumbel!);
     return q;
   }
 

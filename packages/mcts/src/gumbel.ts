@@ -228,7 +228,6 @@ export class GumbelSearch {
     private readonly A: number,
     seed: number,
   ) {
-    const m = settings.gumbelConsideredActions;
     checkGumbelSettings(settings);
     this.gumbelLogits = new Float32Array(numTrees * A);
     this.baseVisits = new Int32Array(numTrees * A);

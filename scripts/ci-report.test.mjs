@@ -1,0 +1,49 @@
+// What .ci/run prints from the test log: the counts of its closing line, and the failures repeated at
+// its end, against a log in the shape turbo and vitest write (two packages interleaved).
+import { describe, expect, it } from 'vitest';
+import { failureReport, testCounts } from './ci-report.mjs';
+
+const LOG = [
+  '      Tests  4 passed (4)',
+  '@az/core:test:  ❯ src/a.test.ts (2 tests | 1 failed) 13ms',
+  '@az/core:test:    × adds 12ms',
+  '@az/mcts:test:  ✓ src/b.test.ts (40 tests) 300ms',
+  '@az/core:test: ⎯⎯⎯⎯⎯⎯⎯ Failed Tests 1 ⎯⎯⎯⎯⎯⎯⎯',
+  '@az/core:test:  FAIL  src/a.test.ts > adds',
+  '@az/mcts:test:  Test Files  3 passed (3)',
+  '@az/mcts:test:       Tests  40 passed (40)',
+  '@az/core:test: AssertionError: expected 2 to be 3 // Object.is equality',
+  '@az/core:test:  Test Files  1 failed (1)',
+  '@az/core:test:       Tests  1 failed | 20 passed (21)',
+  'az-game-connect4:test:       Tests  17 passed | 1 skipped (18)',
+  '@az/core#test:  ERROR  command (/w/packages/core) /usr/bin/npm run test exited (1)',
+  'Failed:    @az/core#test',
+  ' ERROR  run failed: command  exited (1)',
+].join('\n');
+
+describe('ci-report', () => {
+  it('sums every package\'s passed and failed tests (skipped ones are neither)', () => {
+    expect(testCounts(LOG)).toEqual({ passed: 4 + 40 + 20 + 17, failed: 1 });
+    expect(testCounts('no tests here')).toEqual({ passed: 0, failed: 0 });
+    // A run that was not told NO_COLOR.
+    expect(testCounts('@az/nn:test: \x1b[2m      Tests \x1b[22m \x1b[1m\x1b[32m96 passed\x1b[39m\x1b[22m\x1b[90m (96)\x1b[39m')).toEqual({ passed: 96, failed: 0 });
+  });
+
+  it("repeats each package's own failure section, not the lines another package wrote in between, and turbo's failed tasks", () => {
+    expect(failureReport(LOG)).toEqual([
+      '@az/core:test: ⎯⎯⎯⎯⎯⎯⎯ Failed Tests 1 ⎯⎯⎯⎯⎯⎯⎯',
+      '@az/core:test:  FAIL  src/a.test.ts > adds',
+      '@az/core:test: AssertionError: expected 2 to be 3 // Object.is equality',
+      '@az/core#test:  ERROR  command (/w/packages/core) /usr/bin/npm run test exited (1)',
+      'Failed:    @az/core#test',
+      ' ERROR  run failed: command  exited (1)',
+    ]);
+  });
+
+  it('reads an unprefixed vitest run and an unhandled error the same way, and stops at the line limit', () => {
+    const plain = ['⎯⎯⎯⎯ Unhandled Errors ⎯⎯⎯⎯', 'Error: boom', ' Test Files  2 passed (2)', '      Tests  9 passed (9)'].join('\n');
+    expect(failureReport(plain)).toEqual(['⎯⎯⎯⎯ Unhandled Errors ⎯⎯⎯⎯', 'Error: boom']);
+    expect(failureReport(LOG, 2)).toHaveLength(2);
+    expect(failureReport('all well\n      Tests  3 passed (3)')).toEqual([]);
+  });
+});

@@ -8,6 +8,7 @@
  *   failed-task lines, at most 150 lines: only the end of a CI log may be read.
  */
 import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 
 const MAX_FAILURE_LINES = 150;
 // turbo's task prefix ("@az/cli:test: "); lines without one (the root's own vitest run) share "".
@@ -28,20 +29,26 @@ export function testCounts(log) {
   return { passed, failed };
 }
 
-/** The failure sections and turbo's failed-task lines, in log order, at most `max` lines. */
+/**
+ * The failure sections (test files that failed to load, failed tests, unhandled errors), in log order
+ * and at most `max` lines, then turbo's failed-task lines, always kept: they name the packages.
+ */
 export function failureReport(log, max = MAX_FAILURE_LINES) {
   const open = new Set();
-  const out = [];
+  const sections = [];
+  const failedTasks = [];
   for (const line of linesOf(log)) {
     const prefix = PREFIX.exec(line)?.[1] ?? '';
-    if (/Failed Tests \d+|Unhandled Errors?|Unhandled Rejection/.test(line)) open.add(prefix);
+    if (/Failed Suites \d+|Failed Tests \d+|Unhandled Errors?|Unhandled Rejection/.test(line)) open.add(prefix);
     if (/Test Files +\d+/.test(line)) open.delete(prefix);
-    if (open.has(prefix) || /ERROR +run failed|Failed: +\S+#test|ERROR +command .* exited \(\d+\)/.test(line)) out.push(line);
+    if (/ERROR +run failed|Failed: +\S+#test|ERROR +command .* exited \(\d+\)/.test(line)) failedTasks.push(line);
+    else if (open.has(prefix)) sections.push(line);
   }
-  return out.slice(0, max);
+  return [...sections.slice(0, max), ...failedTasks];
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+// Run as a command (argv[1] as a file URL: a checkout path with a space or '#' is percent-encoded in it).
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const [what, file] = process.argv.slice(2);
   if (!file || (what !== 'counts' && what !== 'failures')) {
     process.stderr.write('usage: node scripts/ci-report.mjs counts|failures LOG\n');

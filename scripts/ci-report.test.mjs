@@ -1,5 +1,10 @@
 // What .ci/run prints from the test log: the counts of its closing line, and the failures repeated at
 // its end, against a log in the shape turbo and vitest write (two packages interleaved).
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { failureReport, testCounts } from './ci-report.mjs';
 
@@ -40,10 +45,36 @@ describe('ci-report', () => {
     ]);
   });
 
-  it('reads an unprefixed vitest run and an unhandled error the same way, and stops at the line limit', () => {
+  it('repeats a test file that failed to load (vitest\'s "Failed Suites") and the failed tests after it', () => {
+    const log = [
+      '@az/nn:test: ⎯⎯⎯⎯⎯⎯ Failed Suites 1 ⎯⎯⎯⎯⎯⎯⎯',
+      '@az/nn:test:  FAIL  src/bad.test.ts [ src/bad.test.ts ]',
+      "@az/nn:test: Error: Cannot find module './missing-module.js'",
+      '@az/nn:test: ⎯⎯⎯⎯⎯⎯⎯ Failed Tests 1 ⎯⎯⎯⎯⎯⎯⎯',
+      '@az/nn:test:  FAIL  src/a.test.ts > adds',
+      '@az/nn:test:  Test Files  2 failed (2)',
+      '@az/nn:test:       Tests  1 failed (1)',
+    ].join('\n');
+    expect(failureReport(log)).toEqual(log.split('\n').slice(0, 5));
+  });
+
+  it('reads an unprefixed vitest run and an unhandled error the same way, and stops at the line limit but keeps the failed tasks', () => {
     const plain = ['⎯⎯⎯⎯ Unhandled Errors ⎯⎯⎯⎯', 'Error: boom', ' Test Files  2 passed (2)', '      Tests  9 passed (9)'].join('\n');
     expect(failureReport(plain)).toEqual(['⎯⎯⎯⎯ Unhandled Errors ⎯⎯⎯⎯', 'Error: boom']);
-    expect(failureReport(LOG, 2)).toHaveLength(2);
+    expect(failureReport(LOG, 2)).toEqual([...failureReport(LOG).slice(0, 2), ...failureReport(LOG).slice(-3)]);
     expect(failureReport('all well\n      Tests  3 passed (3)')).toEqual([]);
+  });
+
+  it('runs as a command from a checkout whose path has a space and a #', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'az ci #report-'));
+    try {
+      cpSync(join(dirname(fileURLToPath(import.meta.url)), 'ci-report.mjs'), join(dir, 'ci-report.mjs'));
+      writeFileSync(join(dir, 'test.log'), LOG);
+      const run = (what) => execFileSync(process.execPath, [join(dir, 'ci-report.mjs'), what, join(dir, 'test.log')], { encoding: 'utf8' });
+      expect(run('counts')).toBe('81 1\n');
+      expect(run('failures')).toBe(`${failureReport(LOG).join('\n')}\n`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -380,6 +380,31 @@ describe('BatchedMcts bookkeeping', () => {
     expect((await run(ttt, false)).marked).toBeGreaterThan(0);
   });
 
+  it("asks the network for its leaves' legal logits only, when the game lists them and the model can: the same search", async () => {
+    const run = async (game: typeof ttt, model: InputLogitModel): Promise<{ visits: number[]; value: number[]; calls: typeof model.calls }> => {
+      const search = new BatchedMcts(game, new NetworkEvaluator<TttState>(model), 2, { simulations: 120, dirichletEpsilon: 0, leavesPerTree: 4, seed: 5 });
+      search.setRoot(0, tttFromString('X...O....', 0));
+      search.setRoot(1, tttFromString('.........', 0));
+      await search.search();
+      const visits = [...search.visitCounts(0, new Float32Array(9)), ...search.visitCounts(1, new Float32Array(9))];
+      return { visits, value: [...search.rootValue(0), ...search.rootValue(1)], calls: model.calls };
+    };
+    // Listed in reverse, compact row k is the logit of the k-th listed (not the k-th) action: expand must map them.
+    for (const order of ['increasing', 'reversed'] as const) {
+      const listed = tttListingLegalActions(order);
+      const dense = await run(listed, new InputLogitModel(false));
+      const compact = await run(listed, new InputLogitModel(true));
+      expect(compact.calls.dense).toBe(0);
+      expect(compact.calls.legal).toBeGreaterThan(0);
+      expect(compact.visits).toEqual(dense.visits);
+      expect(compact.value).toEqual(dense.value);
+    }
+    // A game without lists gets full rows from the same model.
+    const unlisted = await run(ttt, new InputLogitModel(true));
+    expect(unlisted.calls.legal).toBe(0);
+    expect(unlisted.calls.dense).toBeGreaterThan(0);
+  });
+
   it('evaluates but does not expand leaves once a tree is full', async () => {
     const search = new BatchedMcts(ttt, new UniformEvaluator<TttState>(), 1, { simulations: 100, nodeCapacity: 20, dirichletEpsilon: 0 });
     search.setRoot(0, ttt.initialState(new Rng(0)));
@@ -444,7 +469,78 @@ describe('NetworkEvaluator', () => {
     expect(Array.from(batch.values)).toEqual([0.5, 0.5, 0.5, 0.5]);
     expect(disposed).toBe(false);
   });
+
+  it("writes compact rows from the model's predictLegal when the batch lists legal actions, padding rows to the widest", async () => {
+    const model = new InputLogitModel(true);
+    const evaluator = new NetworkEvaluator<TttState>(model);
+    expect(evaluator.legalLogits).toBe(true);
+    const inputs = Float32Array.from({ length: 3 * 18 }, (_, j) => ((j * 37) % 11) / 7);
+    const lists = [[4, 0, 8], [2], [7, 1]];
+    const batch: LeafBatch<TttState> = {
+      count: 3, actionSize: 9, numSeats: 2, states: [], perspectives: Int32Array.from([0, 1, 0]), legalActions: lists,
+      inputs, masks: new Uint8Array(27), policyLogits: new Float32Array(27).fill(NaN), values: new Float32Array(6),
+    };
+    await evaluator.evaluate(batch);
+    expect(model.calls).toEqual({ dense: 0, legal: 1 });
+    expect(model.lastWidth).toBe(3);
+    // Padding repeats the row's first action.
+    expect(model.lastActions).toEqual([4, 0, 8, 2, 2, 2, 7, 1, 7]);
+    const dense = new Float32Array(27);
+    const values = new Float32Array(6);
+    await new InputLogitModel(false).predict(inputs, 3, dense, values);
+    for (let i = 0; i < 3; i++) {
+      lists[i].forEach((a, k) => expect(batch.policyLogits[i * 9 + k]).toBe(dense[i * 9 + a]));
+    }
+    // Without lists, or with a model that cannot return them, rows are full.
+    const full: LeafBatch<TttState> = { ...batch, legalActions: undefined, policyLogits: new Float32Array(27) };
+    await evaluator.evaluate(full);
+    expect(Array.from(full.policyLogits)).toEqual(Array.from(dense));
+    expect(new NetworkEvaluator<TttState>(new InputLogitModel(false)).legalLogits).toBe(false);
+  });
 });
+
+/**
+ * A fake network whose logits and values depend on the input (so a search over it depends on which
+ * logits reach which child); `predictLegal` only when built with it, answering the same logits gathered.
+ */
+class InputLogitModel implements InferenceModel {
+  readonly config: NetworkConfig = { spec: { kind: 'mlp', hidden: [1] }, inputShape: [18], actionSize: 9, numSeats: 2 };
+  readonly backendName = 'fake';
+  readonly calls = { dense: 0, legal: 0 };
+  lastActions: number[] = [];
+  lastWidth = 0;
+  readonly predictLegal?: InferenceModel['predictLegal'];
+
+  constructor(legal: boolean) {
+    if (legal) {
+      this.predictLegal = async (input, count, actions, width, policyOut, valueOut) => {
+        this.calls.legal++;
+        this.lastActions = Array.from(actions.subarray(0, count * width));
+        this.lastWidth = width;
+        const dense = new Float32Array(count * 9);
+        this.compute(input, count, dense, valueOut);
+        for (let i = 0; i < count * width; i++) policyOut[i] = dense[Math.floor(i / width) * 9 + actions[i]];
+      };
+    }
+  }
+
+  async predict(input: Float32Array, count: number, policyOut: Float32Array, valueOut: Float32Array): Promise<void> {
+    this.calls.dense++;
+    this.compute(input, count, policyOut, valueOut);
+  }
+
+  private compute(input: Float32Array, count: number, policyOut: Float32Array, valueOut: Float32Array): void {
+    for (let i = 0; i < count; i++) {
+      let own = 0;
+      for (let c = 0; c < 9; c++) own += input[i * 18 + c] * (c + 1);
+      for (let a = 0; a < 9; a++) policyOut[i * 9 + a] = Math.sin(own * 0.7 + a * 1.3) * 2;
+      valueOut[i * 2] = Math.tanh(Math.cos(own) * 0.5);
+      valueOut[i * 2 + 1] = -valueOut[i * 2];
+    }
+  }
+
+  dispose(): void {}
+}
 
 describe('MctsAgent and action selection', () => {
   it('plays the winning move for many states in one batched call', async () => {

@@ -216,7 +216,9 @@ export class BatchedMcts<S> implements SearchEngine<S> {
   private readonly maskActions: Int32Array;
   /** Whether `evaluateBatch` fills the masks: the evaluator reads them, or `expand` does (no `legalActions`). */
   private readonly fillMasks: boolean;
-  private readonly batch: LeafBatch<S> & { count: number };
+  private readonly batch: LeafBatch<S> & { count: number; legalActions?: readonly ArrayLike<number>[] };
+  /** Whether the last evaluator call wrote compact rows (the leaves' legal actions only; see LeafBatch). */
+  private compactLogits = false;
 
   // Scratch.
   private readonly noise: Float64Array;
@@ -613,6 +615,9 @@ export class BatchedMcts<S> implements SearchEngine<S> {
       if (listed && game.masker.legalActions) listed[i] = game.masker.legalActions(state);
       if (this.evaluator.needsInputs) game.encoder.encode(state, batch.perspectives[i], batch.inputs, i * encSize);
     }
+    // Read per call: an evaluator's network (and so what it can return) may change between searches.
+    this.compactLogits = listed !== null && this.evaluator.legalLogits === true;
+    batch.legalActions = this.compactLogits && listed ? listed : undefined;
     await this.evaluator.evaluate(batch);
     this.stats.evaluations += count;
     this.stats.evaluatorCalls++;
@@ -648,9 +653,11 @@ export class BatchedMcts<S> implements SearchEngine<S> {
       for (let a = 0; a < A; a++) if (masks[rowBase + a]) scratch[legal++] = a;
       list = scratch;
     }
+    // Compact rows hold the k-th listed action's logit at k; full rows at the action's index.
+    const compact = this.compactLogits;
     let maxLogit = -Infinity;
     for (let k = 0; k < legal; k++) {
-      const l = logits[rowBase + list[k]];
+      const l = logits[rowBase + (compact ? k : list[k])];
       if (l > maxLogit) maxLogit = l;
     }
     if (legal === 0) throw new Error(`${this.game.traits.id}: non-terminal state with no legal action`);
@@ -665,7 +672,7 @@ export class BatchedMcts<S> implements SearchEngine<S> {
     let c = first;
     for (let k = 0; k < legal; k++, c++) {
       const a = list[k];
-      const p = Math.exp(logits[rowBase + a] - maxLogit);
+      const p = Math.exp(logits[rowBase + (compact ? k : a)] - maxLogit);
       // Free nodes hold no state (see the class comment), so the new children need no clearing of `states`.
       this.initNode(c, leaf, a, p);
       sum += p;

@@ -20,7 +20,16 @@ export interface LeafBatch<S> {
    * to false and the game lists its legal actions (the search then reads those instead).
    */
   readonly masks: Uint8Array;
-  /** Out: `count * actionSize` policy logits (illegal entries are ignored). */
+  /**
+   * Leaf i's legal actions, given only to an evaluator that declares `legalLogits` (and only by a search
+   * whose game lists them): it then writes leaf i's logits compactly, see `policyLogits`.
+   */
+  readonly legalActions?: readonly ArrayLike<number>[];
+  /**
+   * Out: `count * actionSize` policy logits (illegal entries are ignored). With `legalActions` given, leaf
+   * i's row holds the logits of its legal actions in list order instead: entry `i * actionSize + k` is
+   * the logit of `legalActions[i][k]` (the rest of the row is ignored).
+   */
   readonly policyLogits: Float32Array;
   /** Out: `count * numSeats` values in [-1, 1], in absolute seat order. */
   readonly values: Float32Array;
@@ -35,6 +44,12 @@ export interface Evaluator<S> {
    * for chess); absent or true, they are filled. Wrappers pass their inner evaluator's on.
    */
   readonly needsMasks?: boolean;
+  /**
+   * True when the evaluator writes compact rows of logits for a batch that carries `legalActions`: the
+   * search then hands it the lists (read before each call, so it may change between calls). Absent or
+   * false, rows are full. Wrappers that copy rows of logits must leave it unset or handle both layouts.
+   */
+  readonly legalLogits?: boolean;
   evaluate(batch: LeafBatch<S>): Promise<void> | void;
 }
 
@@ -83,9 +98,17 @@ export class NetworkEvaluator<S> implements Evaluator<S> {
   readonly needsMasks = false;
   private relativeValues = new Float32Array(0);
   private current: InferenceModel;
+  // Scratch for a compact call: the leaves' legal lists padded to the widest, and the model's rows.
+  private legalIndex = new Int32Array(0);
+  private legalOut = new Float32Array(0);
 
   constructor(model: InferenceModel) {
     this.current = model;
+  }
+
+  /** Compact logits whenever the current model can return the listed actions' logits only. */
+  get legalLogits(): boolean {
+    return this.current.predictLegal !== undefined;
   }
 
   /** The network evaluating leaves now. */
@@ -115,12 +138,42 @@ export class NetworkEvaluator<S> implements Evaluator<S> {
     }
     if (this.relativeValues.length < batch.count * P) this.relativeValues = new Float32Array(batch.values.length);
     const rel = this.relativeValues;
-    await model.predict(batch.inputs, batch.count, batch.policyLogits, rel);
+    const lists = batch.legalActions;
+    if (lists && model.predictLegal) await this.predictLegal(model, batch, lists, rel);
+    else await model.predict(batch.inputs, batch.count, batch.policyLogits, rel);
     const values = batch.values;
     for (let i = 0; i < batch.count; i++) {
       const persp = batch.perspectives[i];
       const base = i * P;
       for (let j = 0; j < P; j++) values[base + ((persp + j) % P)] = rel[base + j];
+    }
+  }
+
+  /** Asks the model for the legal actions' logits only and writes them as the batch's compact rows. */
+  private async predictLegal(model: InferenceModel, batch: LeafBatch<S>, lists: readonly ArrayLike<number>[], rel: Float32Array): Promise<void> {
+    const { count, actionSize: A } = batch;
+    let width = 1;
+    for (let i = 0; i < count; i++) if (lists[i].length > width) width = lists[i].length;
+    if (this.legalIndex.length < count * width) {
+      this.legalIndex = new Int32Array(count * width);
+      this.legalOut = new Float32Array(count * width);
+    }
+    const index = this.legalIndex;
+    for (let i = 0, o = 0; i < count; i++, o += width) {
+      const list = lists[i];
+      const n = list.length;
+      for (let k = 0; k < n; k++) index[o + k] = list[k];
+      // Padding repeats a listed action (0 for a row with none: a terminal leaf's logits are never read).
+      const pad = n > 0 ? list[0] : 0;
+      for (let k = n; k < width; k++) index[o + k] = pad;
+    }
+    const out = this.legalOut;
+    await model.predictLegal!(batch.inputs, count, index.subarray(0, count * width), width, out.subarray(0, count * width), rel);
+    const logits = batch.policyLogits;
+    for (let i = 0; i < count; i++) {
+      const n = lists[i].length;
+      const from = i * width;
+      for (let k = 0; k < n; k++) logits[i * A + k] = out[from + k];
     }
   }
 }

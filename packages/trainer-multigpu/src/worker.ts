@@ -197,6 +197,10 @@ function heartbeatingEvaluator<S>(inner: Evaluator<S>, afterCall: () => void): E
   return {
     needsInputs: inner.needsInputs,
     needsMasks: inner.needsMasks,
+    // A getter: the inner network's model, and so whether it writes compact rows, changes with new weights.
+    get legalLogits(): boolean | undefined {
+      return inner.legalLogits;
+    },
     async evaluate(batch: LeafBatch<S>): Promise<void> {
       await inner.evaluate(batch);
       afterCall();

@@ -16,7 +16,8 @@ import { Worker } from 'node:worker_threads';
 import type * as Ort from 'onnxruntime-node';
 import { POLICY_OUTPUT_NAME, VALUE_OUTPUT_NAME } from './model.js';
 import { ONNX_INPUT_NAME } from './onnx-export.js';
-import type { OnnxValueMetadata, OnnxWorkerFault, OnnxWorkerInit, OnnxWorkerReply, OnnxWorkerRequest } from './onnx-worker-protocol.js';
+import { LEGAL_INPUT_NAME, LEGAL_OUTPUT_NAME, openOnnxSession } from './onnx-legal.js';
+import type { OnnxValueMetadata, OnnxWorkerBuffers, OnnxWorkerFault, OnnxWorkerInit, OnnxWorkerReply, OnnxWorkerRequest } from './onnx-worker-protocol.js';
 import type { InferenceModel, NetworkConfig } from '@az/core';
 
 /** Where onnxruntime runs the graph: its bundled CPU provider, or CUDA 12 (Linux x64, NVIDIA GPU). */
@@ -190,15 +191,28 @@ interface SessionSignature {
 /** Runs a batch on an open session, in this thread or another. */
 interface OnnxRunner {
   readonly signature: SessionSignature;
+  /** Whether the session has the legal gather (onnx-legal.ts), which `runLegal` needs. */
+  readonly legal: boolean;
   run(input: Float32Array, count: number, policyOut: Float32Array, valueOut: Float32Array): Promise<void>;
+  /** `count * width` logits of the listed actions into `policyOut` (arguments checked by the caller). */
+  runLegal(input: Float32Array, count: number, actions: Int32Array, width: number, policyOut: Float32Array, valueOut: Float32Array): Promise<void>;
   release(): void;
 }
+
+/** An empty index tensor's data: what a session with the legal gather is fed by plain `predict`. */
+const NO_ACTIONS = new Int32Array(0);
 
 /** Raised inside the runners when onnxruntime cannot create the session; `create` words it. */
 class SessionOpenError extends Error {}
 
 export class OnnxInferenceModel implements InferenceModel {
   readonly backendName: OnnxBackendName;
+  /**
+   * Whether `predictLegal` gathers the listed logits inside the graph (every graph `exportOnnx` writes,
+   * and every checkpoint's model.onnx); false only for a foreign graph onnxruntime would not open with
+   * the gather added, where `predictLegal` computes the dense logits and picks from them.
+   */
+  readonly legalInGraph: boolean;
   private readonly inputSize: number;
   private disposed = false;
 
@@ -212,6 +226,7 @@ export class OnnxInferenceModel implements InferenceModel {
     readonly thread: OnnxThread,
   ) {
     this.backendName = executionProvider === 'cuda' ? 'onnx-cuda' : 'onnx';
+    this.legalInGraph = runner.legal;
     this.inputSize = config.inputShape.reduce((a, b) => a * b, 1);
   }
 
@@ -273,10 +288,49 @@ export class OnnxInferenceModel implements InferenceModel {
     if (!Number.isInteger(count) || count < 0) throw new RangeError(`predict: count must be a non-negative integer (got ${count})`);
     if (count === 0) return;
     const { actionSize, numSeats } = this.config;
-    requireLength('input', input, count * this.inputSize, count);
-    requireLength('policyOut', policyOut, count * actionSize, count);
-    requireLength('valueOut', valueOut, count * numSeats, count);
+    requireLength('predict', 'input', input, count * this.inputSize, count);
+    requireLength('predict', 'policyOut', policyOut, count * actionSize, count);
+    requireLength('predict', 'valueOut', valueOut, count * numSeats, count);
     await this.runner.run(input, count, policyOut, valueOut);
+  }
+
+  /**
+   * `predict` returning only the logits of listed actions: `actions` holds `count * width` action indices
+   * in [0, actionSize), row i for position i (a shorter row padded with any of its own indices); writes
+   * `count * width` logits to `policyOut` (entry `i * width + k`: the logit of `actions[i * width + k]` at
+   * position i, bitwise `predict`'s) and the values as `predict` does. The gather runs inside the graph,
+   * so onnxruntime never hands back the `count * actionSize` dense policy (see onnx-legal.ts).
+   * Every index is checked (a RangeError naming the first bad one, before anything runs).
+   */
+  async predictLegal(input: Float32Array, count: number, actions: Int32Array, width: number, policyOut: Float32Array, valueOut: Float32Array): Promise<void> {
+    if (this.disposed) throw new Error('OnnxInferenceModel.predictLegal called after dispose()');
+    if (!Number.isInteger(count) || count < 0) throw new RangeError(`predictLegal: count must be a non-negative integer (got ${count})`);
+    if (!Number.isInteger(width) || width < 1) throw new RangeError(`predictLegal: width must be a positive integer (got ${width})`);
+    if (!(actions instanceof Int32Array)) throw new TypeError('predictLegal: actions must be an Int32Array');
+    if (count === 0) return;
+    const { actionSize, numSeats } = this.config;
+    const entries = count * width;
+    requireLength('predictLegal', 'input', input, count * this.inputSize, count);
+    requireLength('predictLegal', 'actions', actions, entries, count, width);
+    requireLength('predictLegal', 'policyOut', policyOut, entries, count, width);
+    requireLength('predictLegal', 'valueOut', valueOut, count * numSeats, count);
+    // Checked here, not left to onnxruntime: its GatherElements refuses an index >= actionSize (a run
+    // error, and a line on stderr) but takes one in [-actionSize, 0) as counting from the end. ~10 µs for
+    // 512 positions of 30 actions, next to a run of tens of milliseconds.
+    for (let i = 0; i < entries; i++) {
+      const a = actions[i]!;
+      if (a < 0 || a >= actionSize) {
+        throw new RangeError(`predictLegal: actions[${i}] (position ${Math.floor(i / width)}) is ${a}, not an action index in [0, ${actionSize})`);
+      }
+    }
+    if (this.runner.legal) {
+      await this.runner.runLegal(input, count, actions, width, policyOut, valueOut);
+      return;
+    }
+    // A graph without the gather: the dense logits, picked from.
+    const dense = new Float32Array(count * actionSize);
+    await this.runner.run(input, count, dense, valueOut);
+    for (let i = 0; i < entries; i++) policyOut[i] = dense[Math.floor(i / width) * actionSize + actions[i]!]!;
   }
 
   /** Releases the session; with thread 'worker', the worker thread ends once a run under way has finished. */
@@ -295,14 +349,15 @@ class InThreadRunner implements OnnxRunner {
     private readonly ort: OrtModule,
     private readonly session: Ort.InferenceSession,
     private readonly config: NetworkConfig,
+    readonly legal: boolean,
   ) {
     this.inputSize = config.inputShape.reduce((a, b) => a * b, 1);
   }
 
   static async open(ort: OrtModule, graph: Uint8Array | string, config: NetworkConfig, options: Ort.InferenceSession.SessionOptions): Promise<InThreadRunner> {
     try {
-      const session = typeof graph === 'string' ? await ort.InferenceSession.create(graph, options) : await ort.InferenceSession.create(graph, options);
-      return new InThreadRunner(ort, session, config);
+      const { session, legal } = await openOnnxSession(ort, graph, options, POLICY_OUTPUT_NAME);
+      return new InThreadRunner(ort, session, config, legal);
     } catch (err) {
       throw new SessionOpenError(errorMessage(err));
     }
@@ -323,7 +378,26 @@ class InThreadRunner implements OnnxRunner {
       [POLICY_OUTPUT_NAME]: new ort.Tensor('float32', policyOut.subarray(0, count * actionSize), [count, actionSize]),
       [VALUE_OUTPUT_NAME]: new ort.Tensor('float32', valueOut.subarray(0, count * numSeats), [count, numSeats]),
     };
-    await this.session.run({ [ONNX_INPUT_NAME]: x }, fetches);
+    // A session with the legal gather must be fed its index input: an empty one (see onnx-legal.ts).
+    const feeds: Record<string, Ort.Tensor> = { [ONNX_INPUT_NAME]: x };
+    if (this.legal) feeds[LEGAL_INPUT_NAME] = new ort.Tensor('int32', NO_ACTIONS, [count, 0]);
+    await this.session.run(feeds, fetches);
+  }
+
+  async runLegal(input: Float32Array, count: number, actions: Int32Array, width: number, policyOut: Float32Array, valueOut: Float32Array): Promise<void> {
+    const { numSeats, inputShape } = this.config;
+    const ort = this.ort;
+    const entries = count * width;
+    // As in `run`: views of the caller's buffers, the outputs written in place.
+    const feeds = {
+      [ONNX_INPUT_NAME]: new ort.Tensor('float32', input.subarray(0, count * this.inputSize), [count, ...inputShape]),
+      [LEGAL_INPUT_NAME]: new ort.Tensor('int32', actions.subarray(0, entries), [count, width]),
+    };
+    const fetches = {
+      [LEGAL_OUTPUT_NAME]: new ort.Tensor('float32', policyOut.subarray(0, entries), [count, width]),
+      [VALUE_OUTPUT_NAME]: new ort.Tensor('float32', valueOut.subarray(0, count * numSeats), [count, numSeats]),
+    };
+    await this.session.run(feeds, fetches);
   }
 
   release(): void {
@@ -340,6 +414,9 @@ function onnxWorkerScript(): string {
   return built;
 }
 
+/** The buffers a run has grown, for the worker to adopt. */
+type GrownBuffers = { -readonly [K in keyof OnnxWorkerBuffers]: OnnxWorkerBuffers[K] };
+
 interface Pending {
   readonly resolve: () => void;
   readonly reject: (err: Error) => void;
@@ -353,10 +430,17 @@ interface Pending {
  */
 class OnnxWorkerRunner implements OnnxRunner {
   private readonly inputSize: number;
+  /** Positions `input` and `value` hold. */
   private capacity = 0;
+  /** Positions `policy` holds (grown by `predict` only). */
+  private policyCapacity = 0;
+  /** Entries `actions` and `legalPolicy` hold (grown by `predictLegal` only). */
+  private legalCapacity = 0;
   private input = new Float32Array(new SharedArrayBuffer(0));
   private policy = new Float32Array(new SharedArrayBuffer(0));
   private value = new Float32Array(new SharedArrayBuffer(0));
+  private actions = new Int32Array(new SharedArrayBuffer(0));
+  private legalPolicy = new Float32Array(new SharedArrayBuffer(0));
   private pending: Pending | null = null;
   /** Why the worker can no longer run anything (set once). */
   private failure: Error | null = null;
@@ -367,6 +451,7 @@ class OnnxWorkerRunner implements OnnxRunner {
   private constructor(
     private readonly worker: Worker,
     readonly signature: SessionSignature,
+    readonly legal: boolean,
     private readonly config: NetworkConfig,
     private readonly name: string,
   ) {
@@ -394,6 +479,7 @@ class OnnxWorkerRunner implements OnnxRunner {
       policyName: POLICY_OUTPUT_NAME,
       valueName: VALUE_OUTPUT_NAME,
       inputShape: config.inputShape,
+      numSeats: config.numSeats,
       ...(workerFault ? { fault: workerFault } : {}),
     };
     const worker = new Worker(onnxWorkerScript(), { workerData: init, transferList: typeof init.graph === 'string' ? [] : [init.graph.buffer as ArrayBuffer] });
@@ -406,7 +492,7 @@ class OnnxWorkerRunner implements OnnxRunner {
       const onMessage = (reply: OnnxWorkerReply): void => {
         cleanup();
         if (reply.type === 'ready') {
-          resolve(new OnnxWorkerRunner(worker, reply, config, name));
+          resolve(new OnnxWorkerRunner(worker, reply, reply.legal, config, name));
         } else {
           void worker.terminate();
           reject(reply.type === 'failed' ? new SessionOpenError(reply.message) : new Error(`the onnxruntime worker thread for ${name} answered '${reply.type}' before it was ready`));
@@ -428,31 +514,70 @@ class OnnxWorkerRunner implements OnnxRunner {
   }
 
   run(input: Float32Array, count: number, policyOut: Float32Array, valueOut: Float32Array): Promise<void> {
-    const result = this.queue.then(() => this.runNow(input, count, policyOut, valueOut));
+    return this.enqueue(() => this.runNow(input, count, policyOut, valueOut));
+  }
+
+  runLegal(input: Float32Array, count: number, actions: Int32Array, width: number, policyOut: Float32Array, valueOut: Float32Array): Promise<void> {
+    return this.enqueue(() => this.runLegalNow(input, count, actions, width, policyOut, valueOut));
+  }
+
+  private enqueue(run: () => Promise<void>): Promise<void> {
+    const result = this.queue.then(run);
     this.queue = result.catch(() => undefined);
     return result;
+  }
+
+  /** The shared buffers for `count` positions (grown to the batch asked for: the search's batches vary a little below their maximum). */
+  private growPositions(count: number, grown: GrownBuffers): void {
+    if (count <= this.capacity) return;
+    const capacity = Math.max(count, Math.ceil(this.capacity * 1.25));
+    grown.input = new SharedArrayBuffer(capacity * this.inputSize * 4);
+    grown.value = new SharedArrayBuffer(capacity * this.config.numSeats * 4);
+    this.capacity = capacity;
+    this.input = new Float32Array(grown.input);
+    this.value = new Float32Array(grown.value);
   }
 
   private async runNow(input: Float32Array, count: number, policyOut: Float32Array, valueOut: Float32Array): Promise<void> {
     if (this.failure) throw this.failure;
     const { actionSize, numSeats } = this.config;
-    let request: OnnxWorkerRequest = { type: 'run', count };
-    if (count > this.capacity) {
-      // Grown to the batch asked for (the search's batches vary a little below their maximum).
-      const capacity = Math.max(count, Math.ceil(this.capacity * 1.25));
-      const buffers = {
-        capacity,
-        input: new SharedArrayBuffer(capacity * this.inputSize * 4),
-        policy: new SharedArrayBuffer(capacity * actionSize * 4),
-        value: new SharedArrayBuffer(capacity * numSeats * 4),
-      };
-      this.capacity = capacity;
-      this.input = new Float32Array(buffers.input);
-      this.policy = new Float32Array(buffers.policy);
-      this.value = new Float32Array(buffers.value);
-      request = { type: 'run', count, buffers };
+    const grown: GrownBuffers = {};
+    this.growPositions(count, grown);
+    if (count > this.policyCapacity) {
+      const capacity = Math.max(count, Math.ceil(this.policyCapacity * 1.25));
+      grown.policy = new SharedArrayBuffer(capacity * actionSize * 4);
+      this.policyCapacity = capacity;
+      this.policy = new Float32Array(grown.policy);
     }
     this.input.set(input.subarray(0, count * this.inputSize));
+    await this.post({ type: 'run', count, ...(Object.keys(grown).length > 0 ? { buffers: grown } : {}) });
+    policyOut.set(this.policy.subarray(0, count * actionSize));
+    valueOut.set(this.value.subarray(0, count * numSeats));
+  }
+
+  private async runLegalNow(input: Float32Array, count: number, actions: Int32Array, width: number, policyOut: Float32Array, valueOut: Float32Array): Promise<void> {
+    if (this.failure) throw this.failure;
+    const { numSeats } = this.config;
+    const entries = count * width;
+    const grown: GrownBuffers = {};
+    this.growPositions(count, grown);
+    if (entries > this.legalCapacity) {
+      const capacity = Math.max(entries, Math.ceil(this.legalCapacity * 1.25));
+      grown.actions = new SharedArrayBuffer(capacity * 4);
+      grown.legalPolicy = new SharedArrayBuffer(capacity * 4);
+      this.legalCapacity = capacity;
+      this.actions = new Int32Array(grown.actions);
+      this.legalPolicy = new Float32Array(grown.legalPolicy);
+    }
+    this.input.set(input.subarray(0, count * this.inputSize));
+    this.actions.set(actions.subarray(0, entries));
+    await this.post({ type: 'run', count, width, ...(Object.keys(grown).length > 0 ? { buffers: grown } : {}) });
+    policyOut.set(this.legalPolicy.subarray(0, entries));
+    valueOut.set(this.value.subarray(0, count * numSeats));
+  }
+
+  /** Sends a run to the worker and waits for its answer. */
+  private async post(request: OnnxWorkerRequest): Promise<void> {
     const done = new Promise<void>((resolve, reject) => {
       this.pending = { resolve, reject };
     });
@@ -463,8 +588,6 @@ class OnnxWorkerRunner implements OnnxRunner {
     } finally {
       this.worker.unref();
     }
-    policyOut.set(this.policy.subarray(0, count * actionSize));
-    valueOut.set(this.value.subarray(0, count * numSeats));
   }
 
   private fail(err: Error): void {
@@ -488,12 +611,16 @@ function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-/** Why a session's inputs/outputs do not fit `config`, or null when they do. */
+/**
+ * Why a session's inputs/outputs do not fit `config`, or null when they do. Besides the network's own
+ * input and outputs, the session may have the legal gather's (onnx-legal.ts) and nothing else.
+ */
 function graphMismatch(session: SessionSignature, config: NetworkConfig): string | null {
-  if (session.inputNames.length !== 1 || session.inputNames[0] !== ONNX_INPUT_NAME) return `expected one input '${ONNX_INPUT_NAME}', got [${session.inputNames.join(', ')}]`;
+  const legal = session.inputNames.length === 2 && session.inputNames.includes(LEGAL_INPUT_NAME) && session.outputNames.includes(LEGAL_OUTPUT_NAME);
+  if (!session.inputNames.includes(ONNX_INPUT_NAME) || session.inputNames.length !== (legal ? 2 : 1)) return `expected one input '${ONNX_INPUT_NAME}', got [${session.inputNames.join(', ')}]`;
   for (const name of [POLICY_OUTPUT_NAME, VALUE_OUTPUT_NAME]) if (!session.outputNames.includes(name)) return `no output '${name}' (outputs: ${session.outputNames.join(', ')})`;
   const dims = (meta: OnnxValueMetadata | undefined): readonly (number | string)[] | null => (meta && meta.isTensor && meta.shape ? meta.shape : null);
-  const inputDims = dims(session.inputMetadata[0]);
+  const inputDims = dims(session.inputMetadata[session.inputNames.indexOf(ONNX_INPUT_NAME)]);
   const want = ['batch', ...config.inputShape];
   if (inputDims && (inputDims.length !== want.length || inputDims.some((d, i) => i > 0 && d !== want[i]))) {
     return `input shape [${inputDims.join(', ')}] is not [batch, ${config.inputShape.join(', ')}]`;
@@ -506,6 +633,8 @@ function graphMismatch(session: SessionSignature, config: NetworkConfig): string
   return null;
 }
 
-function requireLength(name: string, buffer: Float32Array, needed: number, count: number): void {
-  if (buffer.length < needed) throw new RangeError(`predict: ${name} holds ${buffer.length} floats but ${count} positions need ${needed}`);
+function requireLength(method: string, name: string, buffer: Float32Array | Int32Array, needed: number, count: number, width?: number): void {
+  if (buffer.length >= needed) return;
+  const what = buffer instanceof Int32Array ? 'indices' : 'floats';
+  throw new RangeError(`${method}: ${name} holds ${buffer.length} ${what} but ${count} positions${width === undefined ? '' : ` of width ${width}`} need ${needed}`);
 }

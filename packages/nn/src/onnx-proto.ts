@@ -114,6 +114,7 @@ export class ProtoWriter {
 
 /** TensorProto.DataType values used here. */
 export const ONNX_FLOAT = 1;
+export const ONNX_INT32 = 6;
 export const ONNX_INT64 = 7;
 
 /** AttributeProto.AttributeType values used here. */
@@ -141,10 +142,12 @@ export interface OnnxInitializer {
   readonly values: Float32Array;
 }
 
-/** A graph input or output: float32 with these dims (a string is a symbolic dimension such as 'batch'). */
+/** A graph input or output with these dims (a string is a symbolic dimension such as 'batch'). */
 export interface OnnxValueInfo {
   readonly name: string;
   readonly dims: readonly (number | string)[];
+  /** TensorProto.DataType of its elements (default ONNX_FLOAT). */
+  readonly elemType?: number;
 }
 
 export interface OnnxModel {
@@ -203,7 +206,7 @@ function valueInfoProto(v: OnnxValueInfo): Uint8Array {
   const dims = v.dims.map((d) => (typeof d === 'number' ? new ProtoWriter().int(1, d) : new ProtoWriter().string(2, d)).finish());
   const shape = new ProtoWriter().messages(1, dims).finish();
   // TypeProto.Tensor: elem_type=1, shape=2; TypeProto: tensor_type=1; ValueInfoProto: name=1, type=2.
-  const tensorType = new ProtoWriter().int(1, ONNX_FLOAT).bytes(2, shape).finish();
+  const tensorType = new ProtoWriter().int(1, v.elemType ?? ONNX_FLOAT).bytes(2, shape).finish();
   const type = new ProtoWriter().bytes(1, tensorType).finish();
   return new ProtoWriter().string(1, v.name).bytes(2, type).finish();
 }
@@ -224,4 +227,27 @@ export function encodeOnnxModel(m: OnnxModel): Uint8Array {
   const w = new ProtoWriter().int(1, m.irVersion).string(2, m.producerName).string(3, m.producerVersion);
   if (m.docString) w.string(6, m.docString);
   return w.bytes(7, graph).bytes(8, opset).finish();
+}
+
+/** Nodes, inputs and outputs to add to an existing graph (see `encodeOnnxGraphExtension`). */
+export interface OnnxGraphExtension {
+  readonly nodes: readonly OnnxNode[];
+  readonly inputs: readonly OnnxValueInfo[];
+  readonly outputs: readonly OnnxValueInfo[];
+}
+
+/**
+ * Bytes that, appended to a serialised ModelProto, add `ext`'s nodes, inputs and outputs to its graph.
+ * They are one more ModelProto `graph` field (7) holding a GraphProto with only those repeated fields:
+ * protobuf parsers merge a singular embedded message that occurs twice (repeated fields of the later
+ * occurrence are appended, fields it does not set are left alone), so the model parses as its own graph
+ * plus these. Neither the model's bytes nor its weights are re-encoded.
+ */
+export function encodeOnnxGraphExtension(ext: OnnxGraphExtension): Uint8Array {
+  const graph = new ProtoWriter()
+    .messages(1, ext.nodes.map(nodeProto))
+    .messages(11, ext.inputs.map(valueInfoProto))
+    .messages(12, ext.outputs.map(valueInfoProto))
+    .finish();
+  return new ProtoWriter().bytes(7, graph).finish();
 }

@@ -1,6 +1,7 @@
 /**
  * The messages between `OnnxInferenceModel` (thread 'worker') and its worker thread (onnx-worker.ts).
- * Types only: the worker imports nothing else from the package, so it never loads tfjs.
+ * Types only: the worker imports nothing else from the package but onnx-legal.ts (and the protobuf
+ * writer it uses), so it never loads tfjs.
  *
  * The batch travels through SharedArrayBuffers: the calling thread writes the inputs, the worker copies
  * them into a tensor of its own (onnxruntime-node refuses tensors over shared memory), runs the session
@@ -20,18 +21,30 @@ export interface OnnxWorkerInit {
   readonly valueName: string;
   /** The input's shape without the batch dimension. */
   readonly inputShape: readonly number[];
+  /** Values per position (the value output's width). */
+  readonly numSeats: number;
   /** Test-only fault injection: 'run' fails a run, 'crash' throws outside any handler, 'exit' ends the thread. */
   readonly fault?: OnnxWorkerFault;
 }
 
 export type OnnxWorkerFault = 'run' | 'crash' | 'exit';
 
-/** The batch buffers, for `capacity` positions; sent again whenever the calling thread grows them. */
+/**
+ * Batch buffers the calling thread has grown since the last run; each one sent replaces the worker's
+ * (their sizes follow from their byte lengths). The dense policy and the legal-action buffers grow only
+ * when `predict`, respectively `predictLegal`, needs them.
+ */
 export interface OnnxWorkerBuffers {
-  readonly capacity: number;
-  readonly input: SharedArrayBuffer;
-  readonly policy: SharedArrayBuffer;
-  readonly value: SharedArrayBuffer;
+  /** float32, positions x input size. */
+  readonly input?: SharedArrayBuffer;
+  /** float32, positions x numSeats. */
+  readonly value?: SharedArrayBuffer;
+  /** float32, positions x actionSize: `predict`'s logits. */
+  readonly policy?: SharedArrayBuffer;
+  /** int32, `count * width` action indices: `predictLegal`'s rows. */
+  readonly actions?: SharedArrayBuffer;
+  /** float32, `count * width`: `predictLegal`'s logits. */
+  readonly legalPolicy?: SharedArrayBuffer;
 }
 
 /** Tensor metadata as the session reports it (the subset `graphMismatch` reads). */
@@ -42,7 +55,8 @@ export interface OnnxValueMetadata {
 }
 
 export type OnnxWorkerRequest =
-  | { readonly type: 'run'; readonly count: number; readonly buffers?: OnnxWorkerBuffers }
+  /** `width` set: `predictLegal` (the legal gather) with rows of `width` actions; absent: `predict`. */
+  | { readonly type: 'run'; readonly count: number; readonly width?: number; readonly buffers?: OnnxWorkerBuffers }
   | { readonly type: 'close' };
 
 export type OnnxWorkerReply =
@@ -52,6 +66,8 @@ export type OnnxWorkerReply =
       readonly outputNames: readonly string[];
       readonly inputMetadata: readonly OnnxValueMetadata[];
       readonly outputMetadata: readonly OnnxValueMetadata[];
+      /** Whether the session has the legal gather (onnx-legal.ts). */
+      readonly legal: boolean;
     }
   /** The session could not be created (the graph is unusable). */
   | { readonly type: 'failed'; readonly message: string }

@@ -4,6 +4,7 @@
  */
 import { MessageChannel, parentPort, workerData } from 'node:worker_threads';
 import type * as Ort from 'onnxruntime-node';
+import { LEGAL_INPUT_NAME, LEGAL_OUTPUT_NAME, openOnnxSession } from './onnx-legal.js';
 import type { OnnxValueMetadata, OnnxWorkerBuffers, OnnxWorkerInit, OnnxWorkerReply, OnnxWorkerRequest } from './onnx-worker-protocol.js';
 
 type OrtModule = typeof Ort;
@@ -45,9 +46,9 @@ async function main(): Promise<void> {
   const mod = (await import('onnxruntime-node')) as OrtModule & { default?: OrtModule };
   const ort = mod.InferenceSession ? mod : mod.default!;
   let session: Ort.InferenceSession;
+  let legal: boolean;
   try {
-    const options = init.sessionOptions as Ort.InferenceSession.SessionOptions;
-    session = typeof init.graph === 'string' ? await ort.InferenceSession.create(init.graph, options) : await ort.InferenceSession.create(init.graph, options);
+    ({ session, legal } = await openOnnxSession(ort, init.graph, init.sessionOptions as Ort.InferenceSession.SessionOptions, init.policyName));
   } catch (err) {
     reply({ type: 'failed', message: messageOf(err) });
     return;
@@ -58,32 +59,81 @@ async function main(): Promise<void> {
     outputNames: [...session.outputNames],
     inputMetadata: metadata(session.inputMetadata),
     outputMetadata: metadata(session.outputMetadata),
+    legal,
   });
 
-  let shared: { input: Float32Array; policy: Float32Array; value: Float32Array } | null = null;
-  // The input tensor's own (unshared) buffer, grown with the shared one.
-  let input = new Float32Array(0);
+  // The shared batch buffers, and the worker's own (unshared) copies of those onnxruntime reads or,
+  // for predictLegal, writes into; each grown with its shared one.
+  const shared = {
+    input: new Float32Array(new SharedArrayBuffer(0)),
+    value: new Float32Array(new SharedArrayBuffer(0)),
+    policy: new Float32Array(new SharedArrayBuffer(0)),
+    actions: new Int32Array(new SharedArrayBuffer(0)),
+    legalPolicy: new Float32Array(new SharedArrayBuffer(0)),
+  };
+  const own = { input: new Float32Array(0), value: new Float32Array(0), actions: new Int32Array(0), legalPolicy: new Float32Array(0) };
+  const noActions = new Int32Array(0);
 
-  const run = async (count: number, buffers: OnnxWorkerBuffers | undefined): Promise<void> => {
-    if (buffers) {
-      shared = { input: new Float32Array(buffers.input), policy: new Float32Array(buffers.policy), value: new Float32Array(buffers.value) };
-      input = new Float32Array(buffers.capacity * inputSize);
+  const adopt = (buffers: OnnxWorkerBuffers): void => {
+    if (buffers.input) {
+      shared.input = new Float32Array(buffers.input);
+      own.input = new Float32Array(shared.input.length);
     }
-    if (shared === null) throw new Error('run before the batch buffers were sent');
+    if (buffers.value) {
+      shared.value = new Float32Array(buffers.value);
+      own.value = new Float32Array(shared.value.length);
+    }
+    if (buffers.policy) shared.policy = new Float32Array(buffers.policy);
+    if (buffers.actions) {
+      shared.actions = new Int32Array(buffers.actions);
+      own.actions = new Int32Array(shared.actions.length);
+    }
+    if (buffers.legalPolicy) {
+      shared.legalPolicy = new Float32Array(buffers.legalPolicy);
+      own.legalPolicy = new Float32Array(shared.legalPolicy.length);
+    }
+  };
+
+  const run = async (count: number, width: number | undefined, buffers: OnnxWorkerBuffers | undefined): Promise<void> => {
+    if (buffers) adopt(buffers);
+    const n = count * inputSize;
+    if (shared.input.length < n) throw new Error('run before the batch buffers were sent');
     if (init.fault === 'run') throw new Error('injected fault in run');
     if (init.fault === 'crash') setImmediate(() => { throw new Error('injected crash'); });
     if (init.fault === 'exit') process.exit(3);
-    const n = count * inputSize;
-    input.set(shared.input.subarray(0, n));
-    const x = new ort.Tensor('float32', input.subarray(0, n), [count, ...init.inputShape]);
-    const out = await session.run({ [init.inputName]: x });
+    own.input.set(shared.input.subarray(0, n));
+    const x = new ort.Tensor('float32', own.input.subarray(0, n), [count, ...init.inputShape]);
+    if (width !== undefined) {
+      await runLegal(x, count, width);
+      return;
+    }
+    // A session with the legal gather needs its index input fed: an empty one (see onnx-legal.ts).
+    const feeds: Record<string, Ort.Tensor> = { [init.inputName]: x };
+    if (legal) feeds[LEGAL_INPUT_NAME] = new ort.Tensor('int32', noActions, [count, 0]);
+    const out = await session.run(feeds, [init.policyName, init.valueName]);
     const policy = out[init.policyName]!.data as Float32Array;
     const value = out[init.valueName]!.data as Float32Array;
     shared.policy.set(policy);
     shared.value.set(value);
     // Only a buffer of its own: a view into a larger or shared one must not be detached.
-    const own = [policy, value].filter((a) => a.byteOffset === 0 && a.buffer.byteLength === a.byteLength && a.buffer instanceof ArrayBuffer).map((a) => a.buffer as ArrayBuffer);
-    release([...new Set(own)]);
+    const mine = [policy, value].filter((a) => a.byteOffset === 0 && a.buffer.byteLength === a.byteLength && a.buffer instanceof ArrayBuffer).map((a) => a.buffer as ArrayBuffer);
+    release([...new Set(mine)]);
+  };
+
+  /** predictLegal: the outputs are written into the worker's own buffers (bound, as the calling thread's runner does), then copied out. */
+  const runLegal = async (x: Ort.Tensor, count: number, width: number): Promise<void> => {
+    if (!legal) throw new Error('the session has no legal gather');
+    const entries = count * width;
+    if (shared.actions.length < entries || shared.legalPolicy.length < entries) throw new Error('predictLegal run before its buffers were sent');
+    own.actions.set(shared.actions.subarray(0, entries));
+    const values = count * init.numSeats;
+    const fetches = {
+      [LEGAL_OUTPUT_NAME]: new ort.Tensor('float32', own.legalPolicy.subarray(0, entries), [count, width]),
+      [init.valueName]: new ort.Tensor('float32', own.value.subarray(0, values), [count, init.numSeats]),
+    };
+    await session.run({ [init.inputName]: x, [LEGAL_INPUT_NAME]: new ort.Tensor('int32', own.actions.subarray(0, entries), [count, width]) }, fetches);
+    shared.legalPolicy.set(own.legalPolicy.subarray(0, entries));
+    shared.value.set(own.value.subarray(0, values));
   };
 
   port!.on('message', (request: OnnxWorkerRequest) => {
@@ -91,7 +141,7 @@ async function main(): Promise<void> {
       void session.release().finally(() => port!.close());
       return;
     }
-    run(request.count, request.buffers).then(
+    run(request.count, request.width, request.buffers).then(
       () => reply({ type: 'done' }),
       (err: unknown) => reply({ type: 'error', message: messageOf(err) }),
     );

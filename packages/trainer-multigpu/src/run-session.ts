@@ -51,8 +51,8 @@ import { TimeBudget, formatDuration } from './time-budget.js';
 
 /**
  * The policy output a network call (at the search's largest batch) must reach for onnxruntime to run in a
- * worker thread. A judgement, not a measured crossover: chess's 9.5 MB gains (see runTraining), 1 MB is
- * well below it and well above every other game's (tic-tac-toe 18 KB, Blob 123 KB at 64 x 8 leaves).
+ * worker thread. A judgement, not a measured crossover: chess's full 9.5 MB gained (see runTraining), 1 MB
+ * is well below it and well above every other game's (tic-tac-toe 18 KB, Blob 123 KB at 64 x 8 leaves).
  */
 const ONNX_WORKER_MIN_OUTPUT_BYTES = 1 << 20;
 
@@ -316,13 +316,16 @@ export async function openRun(input: TrainOptionsInput, deps: RunDeps): Promise<
   // The search runs on onnxruntime when it loads (several times faster than tfjs on a CPU) while tfjs
   // trains; 'auto' falls back to the training model itself, with the reason logged.
   // With outputs of megabytes a call, onnxruntime runs in a worker thread of its own: the new buffers it
-  // allocates for them (9.5 MB a call for chess) are then collected on that thread's small heap, not on
-  // this one with the search trees live (chess self-play at the trainer's settings on a quiet machine:
-  // 26,200 against 19,800 evaluations/s at the start, 23,600 against 21,100 in a middlegame; medians of
-  // 6 runs in 2 processes each; under load the gain was smaller and once reversed, see
-  // docs/performance.md). Small outputs (tic-tac-toe's 9 logits) stay in
-  // this thread, where they cost the collector little and the hop to a worker would be pure overhead.
-  const policyBytesPerCall = networkConfig.actionSize * options.parallelGames * options.leavesPerTree * 4;
+  // allocates for them are then collected on that thread's small heap, not on this one with the search
+  // trees live (chess's full policy, 9.5 MB a call: 26,200 against 19,800 evaluations/s at the start,
+  // 23,600 against 21,100 in a middlegame; see docs/performance.md). A game that lists its legal actions
+  // gets only their logits from onnxruntime (predictLegal: ~80 KB a call for chess), so it stays in this
+  // thread with every smaller output, where the hop to a worker would be overhead (chess with compact
+  // rows, in the bench's paired rows: ahead of the worker in 5 of 6, level in 1). The NN cache keeps
+  // full rows (it stores them), so with it the full output counts.
+  const compactRows = game.masker.legalActions !== undefined && options.evalCacheSize === 0;
+  const policyWidth = compactRows ? 0 : networkConfig.actionSize;
+  const policyBytesPerCall = policyWidth * options.parallelGames * options.leavesPerTree * 4;
   const onnxThread: OnnxThread = policyBytesPerCall >= ONNX_WORKER_MIN_OUTPUT_BYTES ? 'worker' : 'main';
   const inferenceOptions = { threads: options.inferenceThreads, onnxThread, log };
   const inference = await createInferenceModelFor(model, networkConfig, { ...inferenceOptions, backend: options.inferenceBackend });

@@ -14,9 +14,11 @@
 //      evaluation: an upper bound for rules + encoding, since it includes the tree.
 // Each runs a fixed number of moves (every game slot moves once per step) from the standard start, and again
 // from a middlegame FEN with ~40 legal moves (more rules work per node, same network work).
-// Inference engines: tfjs (wasm), and onnxruntime when it loads, in the calling thread (`onnx`) and in a
-// worker thread (`onnxWorker`); every ratio divides by the plain in-thread onnxruntime call (`rawInference`
-// and `selfPlayInference` in each row say which ran).
+// Inference engines: tfjs (wasm), and onnxruntime when it loads, in the calling thread (`onnx`), in a
+// worker thread (`onnxWorker`), both returning the legal actions' logits only (`predictLegal`, what the
+// search asks for), and in the calling thread returning every logit (`onnxFullPolicy`, as before compact
+// rows); every onnxruntime ratio divides by the best raw figure of its position through any of them
+// (`rawInference` and `selfPlayInference` in each row say which ran).
 //
 // Run: npm run bench -- chess-selfplay   (or: node bench/suites/chess-selfplay.bench.mjs after a build)
 // CHESS_BENCH_MOVES (default 12) sets the moves per measurement. CHESS_BENCH_NETWORK=none measures only the
@@ -92,10 +94,27 @@ function instrumented(game, clock) {
 class InstantEvaluator {
   needsInputs = true;
   needsMasks = false;
+  // Like the network's evaluator on onnxruntime, it writes the legal actions' logits only (compact rows).
+  legalLogits = true;
   evaluate(batch) {
-    batch.policyLogits.fill(0, 0, batch.count * batch.actionSize);
+    const lists = batch.legalActions;
+    if (lists) for (let i = 0; i < batch.count; i++) batch.policyLogits.fill(0, i * batch.actionSize, i * batch.actionSize + lists[i].length);
+    else batch.policyLogits.fill(0, 0, batch.count * batch.actionSize);
     batch.values.fill(0, 0, batch.count * batch.numSeats);
   }
+}
+
+/** The same network with only `predict`: every call returns all 4,672 logits a position (the search before compact rows). */
+function fullPolicyOnly(inference) {
+  return {
+    config: inference.config,
+    backendName: inference.backendName,
+    thread: inference.thread,
+    threads: inference.threads,
+    fullPolicy: true,
+    predict: (input, count, policy, value) => inference.predict(input, count, policy, value),
+    dispose: () => {},
+  };
 }
 
 /** Evaluator wrapper that adds the time spent in the network to `clock.ms`. */
@@ -103,6 +122,9 @@ function timedEvaluator(inner, clock) {
   return {
     needsInputs: inner.needsInputs,
     needsMasks: inner.needsMasks,
+    get legalLogits() {
+      return inner.legalLogits;
+    },
     async evaluate(batch) {
       const t = performance.now();
       await inner.evaluate(batch);
@@ -150,22 +172,36 @@ async function run(game, evaluator, moveCount = MOVES, instrument = true) {
   return result;
 }
 
-/** Evaluations per second of the network alone at `batch` positions a call (the same start position, encoded once). */
+/**
+ * Evaluations per second of the network alone at `batch` positions a call (the bench's position, encoded
+ * once and repeated), called the way self-play calls it: through `predictLegal` with the position's legal
+ * actions as every row when the model has it (what the search asks for then), else `predict`.
+ */
 async function rawInference(game, inference, batch) {
   const size = game.encoder.size;
   const input = new Float32Array(batch * size);
   const state = game.initialState();
   game.encoder.encode(state, game.currentPlayer(state), input, 0);
   for (let i = 1; i < batch; i++) input.copyWithin(i * size, 0, size);
-  const policy = new Float32Array(batch * game.masker.actionSize);
   const value = new Float32Array(batch * game.numPlayers);
+  if (inference.predictLegal) {
+    const legal = Int32Array.from(game.masker.legalActions(state));
+    const width = legal.length;
+    const actions = new Int32Array(batch * width);
+    for (let i = 0; i < batch; i++) actions.set(legal, i * width);
+    const policy = new Float32Array(batch * width);
+    const t = await timeIt(() => inference.predictLegal(input, batch, actions, width, policy, value), 2000);
+    return Math.round(t.perSecond * batch);
+  }
+  const policy = new Float32Array(batch * game.masker.actionSize);
   const t = await timeIt(() => inference.predict(input, batch, policy, value), 2000);
   return Math.round(t.perSecond * batch);
 }
 
 /** Which engine and thread ran the network, for the results file. */
 function describe(inference) {
-  return inference.thread ? `${inference.backendName}, ${inference.thread} thread, ${inference.threads} onnxruntime threads` : inference.backendName;
+  const output = inference.predictLegal ? ', legal actions\' logits only' : inference.fullPolicy ? ', full policy output' : '';
+  return inference.thread ? `${inference.backendName}, ${inference.thread} thread, ${inference.threads} onnxruntime threads${output}` : inference.backendName;
 }
 
 const networkConfig = (game) => ({ spec: options.network, inputShape: game.encoder.shape, actionSize: game.masker.actionSize, numSeats: game.numPlayers });
@@ -182,6 +218,8 @@ for (const [label, fen] of [['start', ''], ['middlegame', MIDDLEGAME]]) {
     engines.onnx = await createInferenceModelFor(model, networkConfig(game), { backend: 'onnx', onnx: graph });
     engines.onnxWorker = await createInferenceModelFor(model, networkConfig(game), { backend: 'onnx', onnx: graph, onnxThread: 'worker' });
     rawEngines.onnxWorker = engines.onnx;
+    // The same session asked for every logit, as the search did before compact rows: the before/after of one run.
+    engines.onnxFullPolicy = fullPolicyOnly(engines.onnx);
   } catch (err) {
     console.warn(`onnxruntime unavailable, measuring tfjs only: ${err.message}`);
   }
@@ -225,7 +263,7 @@ for (const [label, fen] of [['start', ''], ['middlegame', MIDDLEGAME]]) {
   // start in two runs at load 4.8-5.4), and in the quiet 20:07 run even below raw inference through the
   // worker (31,281 against 38,532), which adds copies to the same call. So both onnxruntime rows divide by
   // the best raw figure of their position, through either path: the strictest comparison for each.
-  const onnxRows = ['onnx', 'onnxWorker'].filter((k) => row[k]);
+  const onnxRows = ['onnx', 'onnxWorker', 'onnxFullPolicy'].filter((k) => row[k]);
   const bestRaw = Math.max(
     ...onnxRows.map((k) => row[k].rawInferenceEvalsPerSecondAtThatBatch),
     ...onnxRows.map((k) => row[k].rawThroughSelfPlayPathEvalsPerSecond ?? 0),

@@ -496,6 +496,52 @@ describe('NetworkEvaluator', () => {
     await evaluator.evaluate(full);
     expect(Array.from(full.policyLogits)).toEqual(Array.from(dense));
     expect(new NetworkEvaluator<TttState>(new InputLogitModel(false)).legalLogits).toBe(false);
+    // Lists given to an evaluator whose model has no predictLegal (swapped in after the search asked):
+    // its full rows, gathered into the compact layout the search expects.
+    const gathered: LeafBatch<TttState> = { ...batch, policyLogits: new Float32Array(27).fill(NaN) };
+    await new NetworkEvaluator<TttState>(new InputLogitModel(false)).evaluate(gathered);
+    for (let i = 0; i < 3; i++) lists[i].forEach((a, k) => expect(gathered.policyLogits[i * 9 + k]).toBe(dense[i * 9 + a]));
+  });
+
+  it('keeps overlapping calls apart when the model reads its arguments and writes its outputs later (as onnxruntime does)', async () => {
+    // Like onnxruntime-node (whose run happens in a setImmediate) or a worker thread's queue: the action
+    // lists are read and the outputs written only after the call has returned its promise.
+    const deferred: InferenceModel = {
+      config: { spec: { kind: 'mlp', hidden: [1] }, inputShape: [1], actionSize: 9, numSeats: 2 },
+      backendName: 'fake',
+      predict: (input, count, policyOut, valueOut) =>
+        new Promise<void>((resolve) =>
+          setImmediate(() => {
+            for (let i = 0; i < count * 9; i++) policyOut[i] = input[Math.floor(i / 9)] * 100 + (i % 9);
+            for (let i = 0; i < count; i++) valueOut.fill(input[i] / 10, i * 2, i * 2 + 2);
+            resolve();
+          }),
+        ),
+      predictLegal: (input, count, actions, width, policyOut, valueOut) =>
+        new Promise<void>((resolve) =>
+          setImmediate(() => {
+            for (let i = 0; i < count * width; i++) policyOut[i] = input[Math.floor(i / width)] * 100 + actions[i];
+            for (let i = 0; i < count; i++) valueOut.fill(input[i] / 10, i * 2, i * 2 + 2);
+            resolve();
+          }),
+        ),
+      dispose() {},
+    };
+    const evaluator = new NetworkEvaluator<TttState>(deferred);
+    const batchOf = (tag: number, lists: number[][] | undefined): LeafBatch<TttState> => ({
+      count: 1, actionSize: 9, numSeats: 2, states: [], perspectives: new Int32Array(1), legalActions: lists,
+      inputs: Float32Array.of(tag), masks: new Uint8Array(9), policyLogits: new Float32Array(9), values: new Float32Array(2),
+    });
+    for (const compact of [true, false]) {
+      const a = batchOf(1, compact ? [[1, 2, 3]] : undefined);
+      const b = batchOf(2, compact ? [[7, 8, 6]] : undefined);
+      // B starts while A's model call is still pending (the same width, so no buffer is grown in between).
+      await Promise.all([evaluator.evaluate(a), Promise.resolve().then(() => evaluator.evaluate(b))]);
+      expect(Array.from(a.policyLogits.subarray(0, compact ? 3 : 9))).toEqual(compact ? [101, 102, 103] : [100, 101, 102, 103, 104, 105, 106, 107, 108]);
+      expect(Array.from(b.policyLogits.subarray(0, compact ? 3 : 9))).toEqual(compact ? [207, 208, 206] : [200, 201, 202, 203, 204, 205, 206, 207, 208]);
+      expect(Array.from(a.values)).toEqual([0.1, 0.1].map(Math.fround));
+      expect(Array.from(b.values)).toEqual([0.2, 0.2].map(Math.fround));
+    }
   });
 });
 

@@ -96,11 +96,14 @@ export class NetworkEvaluator<S> implements Evaluator<S> {
   readonly needsInputs = true;
   /** The network writes every action's logit; the search masks them itself. */
   readonly needsMasks = false;
-  private relativeValues = new Float32Array(0);
   private current: InferenceModel;
-  // Scratch for a compact call: the leaves' legal lists padded to the widest, and the model's rows.
-  private legalIndex = new Int32Array(0);
-  private legalOut = new Float32Array(0);
+  /**
+   * Buffers the model writes into (and, for compact calls, reads the padded legal lists from) until its
+   * promise settles, which may be after another call has started (e.g. two games served at once sharing
+   * one evaluator): a call that finds them in use gets buffers of its own.
+   */
+  private scratch: Scratch = { values: new Float32Array(0), index: new Int32Array(0), out: new Float32Array(0) };
+  private scratchInUse = false;
 
   constructor(model: InferenceModel) {
     this.current = model;
@@ -136,29 +139,39 @@ export class NetworkEvaluator<S> implements Evaluator<S> {
     if (model.config.actionSize !== batch.actionSize) {
       throw new Error(`network has ${model.config.actionSize} policy outputs but the game has ${batch.actionSize} actions`);
     }
-    if (this.relativeValues.length < batch.count * P) this.relativeValues = new Float32Array(batch.values.length);
-    const rel = this.relativeValues;
-    const lists = batch.legalActions;
-    if (lists && model.predictLegal) await this.predictLegal(model, batch, lists, rel);
-    else await model.predict(batch.inputs, batch.count, batch.policyLogits, rel);
-    const values = batch.values;
-    for (let i = 0; i < batch.count; i++) {
-      const persp = batch.perspectives[i];
-      const base = i * P;
-      for (let j = 0; j < P; j++) values[base + ((persp + j) % P)] = rel[base + j];
+    const shared = !this.scratchInUse;
+    const scratch = shared ? this.scratch : { values: new Float32Array(0), index: new Int32Array(0), out: new Float32Array(0) };
+    if (shared) this.scratchInUse = true;
+    try {
+      if (scratch.values.length < batch.count * P) scratch.values = new Float32Array(batch.values.length);
+      const rel = scratch.values;
+      const lists = batch.legalActions;
+      if (lists) await this.predictCompact(model, batch, lists, scratch);
+      else await model.predict(batch.inputs, batch.count, batch.policyLogits, rel);
+      const values = batch.values;
+      for (let i = 0; i < batch.count; i++) {
+        const persp = batch.perspectives[i];
+        const base = i * P;
+        for (let j = 0; j < P; j++) values[base + ((persp + j) % P)] = rel[base + j];
+      }
+    } finally {
+      if (shared) this.scratchInUse = false;
     }
   }
 
-  /** Asks the model for the legal actions' logits only and writes them as the batch's compact rows. */
-  private async predictLegal(model: InferenceModel, batch: LeafBatch<S>, lists: readonly ArrayLike<number>[], rel: Float32Array): Promise<void> {
+  /**
+   * Writes the batch's compact rows: through the model's `predictLegal` (the listed actions' logits only),
+   * or, should the model have none (swapped after the search asked), its full rows gathered.
+   */
+  private async predictCompact(model: InferenceModel, batch: LeafBatch<S>, lists: readonly ArrayLike<number>[], scratch: Scratch): Promise<void> {
     const { count, actionSize: A } = batch;
     let width = 1;
     for (let i = 0; i < count; i++) if (lists[i].length > width) width = lists[i].length;
-    if (this.legalIndex.length < count * width) {
-      this.legalIndex = new Int32Array(count * width);
-      this.legalOut = new Float32Array(count * width);
+    if (scratch.index.length < count * width) {
+      scratch.index = new Int32Array(count * width);
+      scratch.out = new Float32Array(count * width);
     }
-    const index = this.legalIndex;
+    const index = scratch.index;
     for (let i = 0, o = 0; i < count; i++, o += width) {
       const list = lists[i];
       const n = list.length;
@@ -167,13 +180,25 @@ export class NetworkEvaluator<S> implements Evaluator<S> {
       const pad = n > 0 ? list[0] : 0;
       for (let k = n; k < width; k++) index[o + k] = pad;
     }
-    const out = this.legalOut;
-    await model.predictLegal!(batch.inputs, count, index.subarray(0, count * width), width, out.subarray(0, count * width), rel);
+    const out = scratch.out;
     const logits = batch.policyLogits;
+    if (model.predictLegal) {
+      await model.predictLegal(batch.inputs, count, index.subarray(0, count * width), width, out.subarray(0, count * width), scratch.values);
+    } else {
+      await model.predict(batch.inputs, count, logits, scratch.values);
+      for (let i = 0; i < count * width; i++) out[i] = logits[Math.floor(i / width) * A + index[i]];
+    }
     for (let i = 0; i < count; i++) {
       const n = lists[i].length;
       const from = i * width;
       for (let k = 0; k < n; k++) logits[i * A + k] = out[from + k];
     }
   }
+}
+
+/** A NetworkEvaluator call's buffers: the perspective-relative values, and for compact rows the padded lists and the model's rows. */
+interface Scratch {
+  values: Float32Array;
+  index: Int32Array;
+  out: Float32Array;
 }

@@ -330,6 +330,9 @@ export async function openRun(input: TrainOptionsInput, deps: RunDeps): Promise<
   const inferenceOptions = { threads: options.inferenceThreads, onnxThread, log };
   const inference = await createInferenceModelFor(model, networkConfig, { ...inferenceOptions, backend: options.inferenceBackend });
   log(`inference: ${inference instanceof OnnxInferenceModel ? `${inference.backendName} (onnxruntime, ${inference.threads} thread${inference.threads > 1 ? 's' : ''}, run in ${inference.thread === 'worker' ? 'a worker thread' : 'the main thread'})` : `tfjs ${inference.backendName}`}`);
+  if (compactRows && inference instanceof OnnxInferenceModel && !inference.legalInGraph) {
+    log('inference: onnxruntime would not open this graph with the legal-logits gather, so every call returns the full policy (slower for a large action space)');
+  }
   const evaluator = new NetworkEvaluator(inference);
   const averaged = playingModel !== model;
   if (game.traits.information === 'imperfect' && options.selfPlaySearchMethod === 'information-set') {

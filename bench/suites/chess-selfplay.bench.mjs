@@ -293,9 +293,10 @@ writeResult(
     network: options.network,
     gameConfig: options.gameConfig,
     tfjsBackend: backend.name,
-    // What `az train` runs chess self-play with (onnxruntime in a worker thread when a call's policy output
-    // reaches 1 MB): the `onnxWorker` rows; `onnx` is onnxruntime in the calling thread, as before.
-    trainerSelfPlayRow: 'onnxWorker',
+    // What `az train` runs chess self-play with: onnxruntime in the calling thread returning the legal
+    // actions' logits only (the `onnx` rows); a game without legal-action lists and a full policy output of
+    // 1 MB or more a call would get the worker thread instead.
+    trainerSelfPlayRow: 'onnx',
     middlegameFen: MIDDLEGAME,
     loadAverageAtStart: loadStart.map((x) => +x.toFixed(2)),
     loadAverageAtEnd: os.loadavg().map((x) => +x.toFixed(2)),

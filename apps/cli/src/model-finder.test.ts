@@ -68,9 +68,9 @@ describe('az play finds the model trained for the table size', () => {
     // Blob models play information-set search over inferred worlds; --worlds uniform samples them plainly, and inferred needs that search.
     const inferred = az(['eval', '--game', 'blob', '--a', 'runs/blob-3p-rounds', '--b', 'heuristic', '--games', '1', '--sims', '2', '--json']);
     expect(inferred.code, inferred.stderr).toBe(0);
-    expect(JSON.parse(inferred.stdout)).toMatchObject({ search: 'information-set', worlds: 'inferred', otherSeatPriors: 'uniform', games: 1 });
-    const uniform = az(['eval', '--game', 'blob', '--a', 'runs/blob-3p-rounds', '--b', 'heuristic', '--games', '1', '--sims', '2', '--worlds', 'uniform', '--other-seat-priors', 'first-world', '--json']);
-    expect(JSON.parse(uniform.stdout)).toMatchObject({ search: 'information-set', worlds: 'uniform', otherSeatPriors: 'first-world' });
+    expect(JSON.parse(inferred.stdout)).toMatchObject({ search: 'information-set', worlds: 'inferred', otherSeatPriors: 'uniform', leafValues: 'playouts', playoutWeight: 1, games: 1 });
+    const uniform = az(['eval', '--game', 'blob', '--a', 'runs/blob-3p-rounds', '--b', 'heuristic', '--games', '1', '--sims', '2', '--worlds', 'uniform', '--other-seat-priors', 'first-world', '--leaf-values', 'world', '--playout-weight', '0.5', '--json']);
+    expect(JSON.parse(uniform.stdout)).toMatchObject({ search: 'information-set', worlds: 'uniform', otherSeatPriors: 'first-world', leafValues: 'world', playoutWeight: 0.5 });
     // Plain search (no network) has nothing to infer with: its worlds are uniform whatever the game's play setting.
     const plain = az(['eval', '--game', 'blob', '--config', 'rounds=one,roundCards=2', '--a', 'mcts', '--b', 'heuristic', '--games', '1', '--sims', '2', '--json']);
     expect(plain.code, plain.stderr).toBe(0);

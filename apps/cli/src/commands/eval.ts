@@ -155,6 +155,7 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
   if (playoutWeight !== undefined && (leafValues ?? agentDefaults.leafValues) === 'policy-playouts') {
     throw new UsageError('--playout-weight mixes in a random playout, which --leaf-values policy-playouts replaces: give one of the two');
   }
+  const leafValuesUsed: LeafValues | undefined = game.traits.information === 'imperfect' ? (leafValues ?? agentDefaults.leafValues ?? 'playouts') : undefined;
   const otherSeatPriorsUsed: OtherSeatPriors | undefined = searchUsed === 'information-set' ? (otherSeatPriors ?? DEFAULT_OTHER_SEAT_PRIORS) : undefined;
   const agentA = await makeAgent(flags.a, plugin, game, { simulations, seed, determinizations, leafValues, playoutWeight, searchMethod, worldSampling, otherSeatPriors, network }, models);
   let agentB: Agent<unknown>;
@@ -243,6 +244,9 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
       search: searchUsed,
       worlds: worldsUsed,
       otherSeatPriors: otherSeatPriorsUsed,
+      // What a model agent's search values its leaves with (hidden-information games), so a report says how it was played.
+      leafValues: leafValuesUsed,
+      playoutWeight: leafValuesUsed === 'policy-playouts' ? undefined : (playoutWeight ?? (leafValuesUsed === 'world' ? 0 : leafValuesUsed === 'playouts' ? 1 : undefined)),
       a: {
         agent: agentA.name,
         wins: result.wins[0],

@@ -5,6 +5,7 @@ import { buildModel } from './model.js';
 import { exportOnnx } from './onnx-export.js';
 import { OnnxInferenceModel, OnnxUnavailableError, onnxRuntimeStatus, setOnnxRuntimeImporterForTests, setOnnxWorkerFaultForTests } from './onnx-model.js';
 import { TINY_MLP, TINY_RESNET, randomArray } from './test-nets.js';
+import { encodeOnnxGraphExtension } from './onnx-proto.js';
 
 describe('OnnxInferenceModel', () => {
   beforeAll(async () => {
@@ -70,6 +71,10 @@ describe('OnnxInferenceModel', () => {
     const graph = exportOnnx(buildModel(TINY_MLP, { seed: 1 }), TINY_MLP);
     await expect(OnnxInferenceModel.create(graph, { ...TINY_MLP, actionSize: 6 }, { threads: 1 })).rejects.toThrow(/policy output \[batch, 4\] does not have actionSize 6/);
     await expect(OnnxInferenceModel.create(new Uint8Array([1, 2, 3]), TINY_MLP, { threads: 1 })).rejects.toThrow(/onnxruntime cannot open the network/);
+    // A second input of the graph's own: named as the graph has it, without the legal gather's input the session adds.
+    const extra = encodeOnnxGraphExtension({ nodes: [], inputs: [{ name: 'extra', dims: ['batch', 1] }], outputs: [] });
+    const twoInputs = new Uint8Array([...graph, ...extra]);
+    await expect(OnnxInferenceModel.create(twoInputs, TINY_MLP, { threads: 1 })).rejects.toThrow("expected one input 'input', got [input, extra]");
   });
 
   it('explains a missing CUDA provider and how to install it', async () => {

@@ -617,7 +617,9 @@ function errorMessage(err: unknown): string {
  */
 function graphMismatch(session: SessionSignature, config: NetworkConfig): string | null {
   const legal = session.inputNames.length === 2 && session.inputNames.includes(LEGAL_INPUT_NAME) && session.outputNames.includes(LEGAL_OUTPUT_NAME);
-  if (!session.inputNames.includes(ONNX_INPUT_NAME) || session.inputNames.length !== (legal ? 2 : 1)) return `expected one input '${ONNX_INPUT_NAME}', got [${session.inputNames.join(', ')}]`;
+  // Named as the graph was given: the legal gather's input is ours, added when the session opened.
+  const given = session.inputNames.filter((n) => n !== LEGAL_INPUT_NAME || !session.outputNames.includes(LEGAL_OUTPUT_NAME));
+  if (!session.inputNames.includes(ONNX_INPUT_NAME) || session.inputNames.length !== (legal ? 2 : 1)) return `expected one input '${ONNX_INPUT_NAME}', got [${given.join(', ')}]`;
   for (const name of [POLICY_OUTPUT_NAME, VALUE_OUTPUT_NAME]) if (!session.outputNames.includes(name)) return `no output '${name}' (outputs: ${session.outputNames.join(', ')})`;
   const dims = (meta: OnnxValueMetadata | undefined): readonly (number | string)[] | null => (meta && meta.isTensor && meta.shape ? meta.shape : null);
   const inputDims = dims(session.inputMetadata[session.inputNames.indexOf(ONNX_INPUT_NAME)]);

@@ -216,9 +216,8 @@ export class BatchedMcts<S> implements SearchEngine<S> {
   private readonly maskActions: Int32Array;
   /** Whether `evaluateBatch` fills the masks: the evaluator reads them, or `expand` does (no `legalActions`). */
   private readonly fillMasks: boolean;
+  /** `legalActions` set (for the evaluator's call and the expansions after it) when the rows are compact. */
   private readonly batch: LeafBatch<S> & { count: number; legalActions?: readonly ArrayLike<number>[] };
-  /** Whether the last evaluator call wrote compact rows (the leaves' legal actions only; see LeafBatch). */
-  private compactLogits = false;
 
   // Scratch.
   private readonly noise: Float64Array;
@@ -616,8 +615,7 @@ export class BatchedMcts<S> implements SearchEngine<S> {
       if (this.evaluator.needsInputs) game.encoder.encode(state, batch.perspectives[i], batch.inputs, i * encSize);
     }
     // Read per call: an evaluator's network (and so what it can return) may change between searches.
-    this.compactLogits = listed !== null && this.evaluator.legalLogits === true;
-    batch.legalActions = this.compactLogits && listed ? listed : undefined;
+    batch.legalActions = listed !== null && this.evaluator.legalLogits === true ? listed : undefined;
     await this.evaluator.evaluate(batch);
     this.stats.evaluations += count;
     this.stats.evaluatorCalls++;
@@ -654,7 +652,7 @@ export class BatchedMcts<S> implements SearchEngine<S> {
       list = scratch;
     }
     // Compact rows hold the k-th listed action's logit at k; full rows at the action's index.
-    const compact = this.compactLogits;
+    const compact = batch.legalActions !== undefined;
     let maxLogit = -Infinity;
     for (let k = 0; k < legal; k++) {
       const l = logits[rowBase + (compact ? k : list[k])];

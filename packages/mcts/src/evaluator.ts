@@ -102,7 +102,7 @@ export class NetworkEvaluator<S> implements Evaluator<S> {
    * promise settles, which may be after another call has started (e.g. two games served at once sharing
    * one evaluator): a call that finds them in use gets buffers of its own.
    */
-  private scratch: Scratch = { values: new Float32Array(0), index: new Int32Array(0), out: new Float32Array(0) };
+  private scratch = emptyScratch();
   private scratchInUse = false;
 
   constructor(model: InferenceModel) {
@@ -140,7 +140,7 @@ export class NetworkEvaluator<S> implements Evaluator<S> {
       throw new Error(`network has ${model.config.actionSize} policy outputs but the game has ${batch.actionSize} actions`);
     }
     const shared = !this.scratchInUse;
-    const scratch = shared ? this.scratch : { values: new Float32Array(0), index: new Int32Array(0), out: new Float32Array(0) };
+    const scratch = shared ? this.scratch : emptyScratch();
     if (shared) this.scratchInUse = true;
     try {
       if (scratch.values.length < batch.count * P) scratch.values = new Float32Array(batch.values.length);
@@ -201,4 +201,9 @@ interface Scratch {
   values: Float32Array;
   index: Int32Array;
   out: Float32Array;
+}
+
+/** Buffers that grow on a call's first use. */
+function emptyScratch(): Scratch {
+  return { values: new Float32Array(0), index: new Int32Array(0), out: new Float32Array(0) };
 }

@@ -62,6 +62,14 @@ export type { SearchMethod };
 /** The default `playoutWeight`: values from playouts, priors from the network. */
 export const DEFAULT_PLAYOUT_WEIGHT = 1;
 
+/**
+ * The share of one random playout in a network leaf's value (not used with policy playouts):
+ * `playoutWeight` when given, else 0 with world values and `DEFAULT_PLAYOUT_WEIGHT` otherwise.
+ */
+export function playoutWeightOf(options: Pick<Partial<DeterminizedSearchOptions>, 'playoutWeight' | 'worldValues'>): number {
+  return options.playoutWeight ?? (options.worldValues ? 0 : DEFAULT_PLAYOUT_WEIGHT);
+}
+
 /** The default number of worlds per slot when neither the user nor the game says otherwise. */
 export const DEFAULT_DETERMINIZATIONS = 3;
 
@@ -237,7 +245,7 @@ function networkLeafEvaluator<S>(game: Game<S>, evaluator: NetworkEvaluator<S>, 
     : options.ownViewValues
       ? new OwnViewNetworkEvaluator(game, evaluator.model)
       : evaluator;
-  const w = options.playoutWeight ?? (options.worldValues ? 0 : DEFAULT_PLAYOUT_WEIGHT);
+  const w = playoutWeightOf(options);
   return w > 0 ? new RolloutMixEvaluator(game, network, w, seed) : network;
 }
 

@@ -12,6 +12,7 @@ export {
   createSearchEngine,
   DEFAULT_DETERMINIZATIONS,
   DEFAULT_PLAYOUT_WEIGHT,
+  playoutWeightOf,
   type DeterminizedSearchOptions,
   type SearchMethod,
 } from './determinized-mcts.js';

@@ -1,6 +1,6 @@
 import { Z95, eloFromScore, playArena, resolveGame, studentT975, wilsonInterval, type Agent, type Game, type LeafValues, type WorldSampling } from '@az/core';
 import { BACKEND_CHOICES, type BackendChoice } from '@az/nn';
-import { DEFAULT_DETERMINIZATIONS, DEFAULT_OTHER_SEAT_PRIORS, type OtherSeatPriors, type SearchMethod } from '@az/imperfect-info';
+import { DEFAULT_DETERMINIZATIONS, DEFAULT_OTHER_SEAT_PRIORS, playoutWeightOf, type OtherSeatPriors, type SearchMethod } from '@az/imperfect-info';
 import { defaultPlaySimulations } from '@az/mcts';
 import { POLICY_PREFIX, closeAgent, gameFor, isUciSpec, makeAgent, modelPathOf, withGameDefaults, type LoadedModel, loadModel } from '../agents.js';
 import { GameRecorder } from '../records.js';
@@ -246,7 +246,8 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
       otherSeatPriors: otherSeatPriorsUsed,
       // What a model agent's search values its leaves with (hidden-information games), so a report says how it was played.
       leafValues: leafValuesUsed,
-      playoutWeight: leafValuesUsed === 'policy-playouts' ? undefined : (playoutWeight ?? (leafValuesUsed === 'world' ? 0 : leafValuesUsed === 'playouts' ? 1 : undefined)),
+      playoutWeight:
+        leafValuesUsed === 'policy-playouts' ? undefined : leafValuesUsed === undefined ? playoutWeight : playoutWeightOf({ playoutWeight, worldValues: leafValuesUsed === 'world' }),
       a: {
         agent: agentA.name,
         wins: result.wins[0],

@@ -14,6 +14,17 @@ describe('withGameDefaults', () => {
     expect(withGameDefaults(withHints({ leafValues: 'world', playLeafValues: 'playouts' }), { ...base, leafValues: 'world' }).leafValues).toBe('world');
   });
 
+  it('mixes in the game’s playPlayoutWeight only with the game’s play leaf values, and a flag beats it', () => {
+    const mixed = withHints({ leafValues: 'world', playLeafValues: 'world', playPlayoutWeight: 0.5 });
+    expect(withGameDefaults(mixed, base).playoutWeight).toBe(0.5);
+    expect(withGameDefaults(mixed, { ...base, leafValues: 'world' }).playoutWeight).toBe(0.5);
+    expect(withGameDefaults(mixed, { ...base, playoutWeight: 0.25 }).playoutWeight).toBe(0.25);
+    // Other leaf values keep their own default (1 with playouts; none with policy playouts).
+    expect(withGameDefaults(mixed, { ...base, leafValues: 'playouts' }).playoutWeight).toBeUndefined();
+    expect(withGameDefaults(mixed, { ...base, leafValues: 'policy-playouts' }).playoutWeight).toBeUndefined();
+    expect(withGameDefaults(withHints({ leafValues: 'world' }), base).playoutWeight).toBeUndefined();
+  });
+
   it('searches with the game’s playSearchMethod unless a flag says otherwise', () => {
     expect(withGameDefaults(withHints({ playSearchMethod: 'information-set' }), base).searchMethod).toBe('information-set');
     expect(withGameDefaults(withHints({}), base).searchMethod).toBeUndefined();

@@ -39,7 +39,7 @@ export interface AgentSettings {
   readonly determinizations?: number;
   /** Imperfect-information games with a network: leaf values from playouts or the sampled world (default: the game's hint, else playouts). */
   readonly leafValues?: LeafValues;
-  /** Imperfect-information games with a network: share of a random playout in each leaf's value (default: 0 with world values, 1 with playouts). */
+  /** Imperfect-information games with a network: share of a random playout in each leaf's value (default: the game's `playPlayoutWeight` with its play leaf values, else 0 with world values, 1 with playouts). */
   readonly playoutWeight?: number;
   /** Imperfect-information games: determinized search (default) or information-set MCTS. */
   readonly searchMethod?: SearchMethod;
@@ -243,10 +243,13 @@ async function uciAgent(spec: string, plugin: GamePlugin): Promise<Agent<unknown
 /** Agent settings with the game's hints filled in where the caller left them open. */
 export function withGameDefaults(plugin: GamePlugin, agentSettings: AgentSettings): AgentSettings {
   const play = playSettingsOf(plugin.training);
+  const leafValues = agentSettings.leafValues ?? play.leafValues;
   return {
     ...agentSettings,
     determinizations: agentSettings.determinizations ?? plugin.training?.determinizations,
-    leafValues: agentSettings.leafValues ?? play.leafValues,
+    leafValues,
+    // The game's playout share goes with the game's leaf values; other leaf values keep their own default.
+    playoutWeight: agentSettings.playoutWeight ?? (leafValues === play.leafValues && leafValues !== 'policy-playouts' ? play.playoutWeight : undefined),
     searchMethod: agentSettings.searchMethod ?? play.searchMethod,
     worldSampling: agentSettings.worldSampling ?? play.worldSampling,
     networkValueScale: agentSettings.networkValueScale ?? play.valueScale,

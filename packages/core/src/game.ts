@@ -299,6 +299,13 @@ export interface TrainingHints {
    */
   readonly playLeafValues?: LeafValues;
   /**
+   * Imperfect-information games: the share w in [0, 1] of one random playout of the sampled world in
+   * each leaf's value, (1 - w) x network + w x playout, when a trained model plays with `playLeafValues`
+   * (not with policy playouts, which replace the random playout). Default: 0 with 'world' values, 1 with
+   * 'playouts'. A player who picks other leaf values gets that setting's default, not this.
+   */
+  readonly playPlayoutWeight?: number;
+  /**
    * Imperfect-information games: the search a trained model (or the network-free `mcts` player) plays
    * with (`az play`, `az eval`, `az serve`, the trainer's evaluation games); default 'determinized'.
    * Self-play searches as `selfPlaySearchMethod` says.
@@ -388,6 +395,8 @@ export type WorldSampling = 'uniform' | 'inferred';
 /** How a trained model plays for real, from the game's hints; each field is undefined where the game is silent. */
 export interface PlaySettings {
   readonly leafValues?: LeafValues;
+  /** The share of a random playout in a leaf's value with `leafValues` (`playPlayoutWeight`). */
+  readonly playoutWeight?: number;
   readonly searchMethod?: SearchMethod;
   readonly worldSampling?: WorldSampling;
   readonly valueScale?: number;
@@ -395,12 +404,13 @@ export interface PlaySettings {
 
 /**
  * The play-time settings a game's hints ask for: `playLeafValues` (else the self-play `leafValues`),
- * `playSearchMethod`, `playWorldSampling`, `playValueScale`. One place, so the CLI's agents and the trainer's evaluation
+ * `playPlayoutWeight`, `playSearchMethod`, `playWorldSampling`, `playValueScale`. One place, so the CLI's agents and the trainer's evaluation
  * games play the same way.
  */
 export function playSettingsOf(hints: TrainingHints | undefined): PlaySettings {
   return {
     leafValues: hints?.playLeafValues ?? hints?.leafValues,
+    playoutWeight: hints?.playPlayoutWeight,
     searchMethod: hints?.playSearchMethod,
     worldSampling: hints?.playWorldSampling,
     valueScale: hints?.playValueScale,

@@ -121,6 +121,18 @@ describe('resolveTrainOptions: determinizations and the game’s training config
     expect(() => resolveTrainOptions({ game: 'tictactoe', playLeafValues: 'rollouts' as never }, withHints({}))).toThrow(/playLeafValues must be 'playouts', 'world' or 'policy-playouts', got rollouts/);
   });
 
+  it('mixes the game’s playPlayoutWeight into the evaluation games’ leaves only with its play leaf values', () => {
+    const mixed = withHints({ leafValues: 'world', playLeafValues: 'world', playPlayoutWeight: 0.5 });
+    const o = resolveTrainOptions({ game: 'tictactoe' }, mixed);
+    expect(o.playPlayoutWeight).toBe(0.5);
+    expect(hiddenInformationSearchFrom(o, true)).toMatchObject({ worldValues: true, playoutWeight: 0.5 });
+    // Self-play keeps its own leaves: world values alone.
+    expect(hiddenInformationSearchFrom(o, false).playoutWeight).toBeUndefined();
+    expect(resolveTrainOptions({ game: 'tictactoe', playLeafValues: 'playouts' }, mixed).playPlayoutWeight).toBeUndefined();
+    expect(resolveTrainOptions({ game: 'tictactoe', playPlayoutWeight: 0.25 }, mixed).playPlayoutWeight).toBe(0.25);
+    expect(() => resolveTrainOptions({ game: 'tictactoe', playPlayoutWeight: 1.5 }, mixed)).toThrow(/playPlayoutWeight must be in \[0, 1\], got 1.5/);
+  });
+
   it('evaluates with the game’s playSearchMethod while self-play stays determinized by default', () => {
     const o = resolveTrainOptions({ game: 'tictactoe' }, withHints({ playSearchMethod: 'information-set' }));
     expect(hiddenInformationSearchFrom(o, true).method).toBe('information-set');

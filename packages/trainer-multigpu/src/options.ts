@@ -26,6 +26,12 @@ export interface TrainOptions {
   readonly leafValues: LeafValues;
   /** Imperfect-information games: leaf values of the evaluation games (the game's `playLeafValues` hint, else `leafValues`). */
   readonly playLeafValues: LeafValues;
+  /**
+   * Imperfect-information games: the share of a random playout in each leaf's value in the evaluation
+   * games (the game's `playPlayoutWeight` hint when they play its `playLeafValues`; undefined: 0 with
+   * world values, 1 with playouts).
+   */
+  readonly playPlayoutWeight?: number;
   /** Imperfect-information games: the search of the evaluation games (the game's `playSearchMethod` hint, else determinized). */
   readonly playSearchMethod: SearchMethod;
   /**
@@ -157,6 +163,7 @@ export function resolveTrainOptions(input: TrainOptionsInput, plugin: GamePlugin
   const learningRate = input.learningRate ?? d.learningRate;
   const leafValues = input.leafValues ?? hints.leafValues ?? 'playouts';
   const play = playSettingsOf(hints);
+  const playLeafValues = input.playLeafValues ?? play.leafValues ?? leafValues;
   const options: TrainOptions = {
     game: input.game,
     // The game's suggested training settings, under whatever the user set.
@@ -168,7 +175,8 @@ export function resolveTrainOptions(input: TrainOptionsInput, plugin: GamePlugin
     simulations,
     determinizations: input.determinizations ?? hints.determinizations ?? d.determinizations,
     leafValues,
-    playLeafValues: input.playLeafValues ?? play.leafValues ?? leafValues,
+    playLeafValues,
+    playPlayoutWeight: input.playPlayoutWeight ?? (playLeafValues === play.leafValues && playLeafValues !== 'policy-playouts' ? play.playoutWeight : undefined),
     playSearchMethod: input.playSearchMethod ?? play.searchMethod ?? 'determinized',
     selfPlaySearchMethod: input.selfPlaySearchMethod ?? hints.selfPlaySearchMethod ?? 'determinized',
     playWorldSampling: input.playWorldSampling ?? play.worldSampling ?? 'uniform',
@@ -254,6 +262,7 @@ export function checkTrainOptions(o: TrainOptions): void {
       throw new RangeError(`${key} must be 'playouts', 'world' or 'policy-playouts', got ${String(o[key])}`);
     }
   }
+  if (o.playPlayoutWeight !== undefined && !(o.playPlayoutWeight >= 0 && o.playPlayoutWeight <= 1)) throw new RangeError(`playPlayoutWeight must be in [0, 1], got ${o.playPlayoutWeight}`);
   for (const key of ['playSearchMethod', 'selfPlaySearchMethod'] as const) {
     if (o[key] !== 'determinized' && o[key] !== 'information-set') throw new RangeError(`${key} must be 'determinized' or 'information-set', got ${String(o[key])}`);
   }

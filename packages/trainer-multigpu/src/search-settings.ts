@@ -34,18 +34,19 @@ export function searchConfigFrom(o: TrainOptions, seed: number, forEvaluation: b
 
 /**
  * Hidden-information search settings for self-play or evaluation: evaluation searches, draws worlds and
- * values leaves as the game plays (`playSearchMethod`, `playWorldSampling`, `playLeafValues`), self-play
+ * values leaves as the game plays (`playSearchMethod`, `playWorldSampling`, `playLeafValues`, `playPlayoutWeight`), self-play
  * as it trains (`selfPlaySearchMethod`, default determinized; `leafValues`; worlds always uniform).
  */
 export function hiddenInformationSearchFrom(
   o: TrainOptions,
   forEvaluation: boolean,
-): { determinizations: number; worldValues: boolean; policyPlayouts: boolean; method: SearchMethod; inferWorlds: boolean } {
+): { determinizations: number; worldValues: boolean; policyPlayouts: boolean; playoutWeight: number | undefined; method: SearchMethod; inferWorlds: boolean } {
   const leafValues = forEvaluation ? o.playLeafValues : o.leafValues;
   return {
     determinizations: o.determinizations,
     worldValues: leafValues === 'world',
     policyPlayouts: leafValues === 'policy-playouts',
+    playoutWeight: forEvaluation ? o.playPlayoutWeight : undefined,
     method: forEvaluation ? o.playSearchMethod : o.selfPlaySearchMethod,
     inferWorlds: forEvaluation && o.playWorldSampling === 'inferred',
   };

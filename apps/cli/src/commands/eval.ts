@@ -140,7 +140,7 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
   const worldSampling = flags.worlds as WorldSampling | undefined;
   const otherSeatPriors = flags['other-seat-priors'] as OtherSeatPriors | undefined;
   // What search agents of a hidden-information game play with, as makeAgent resolves it: the flags, else the game's play settings.
-  const agentDefaults = withGameDefaults(plugin, { simulations, seed, determinizations, searchMethod, worldSampling });
+  const agentDefaults = withGameDefaults(plugin, { simulations, seed, determinizations, leafValues, playoutWeight, searchMethod, worldSampling });
   const searchUsed: SearchMethod | undefined = game.traits.information === 'imperfect' ? (agentDefaults.searchMethod ?? 'determinized') : undefined;
   const requireInformationSet = (flag: string): void => {
     if (searchUsed !== 'information-set') throw new UsageError(`${flag} needs information-set search (${game.traits.id} plays ${searchUsed ?? 'perfect-information search'} here; add --search information-set)`);
@@ -152,10 +152,10 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
   const inferWorlds = worldsUsed === 'inferred';
   if (otherSeatPriors !== undefined) requireInformationSet('--other-seat-priors');
   // Policy playouts replace the random playout whose share --playout-weight sets.
-  if (playoutWeight !== undefined && (leafValues ?? agentDefaults.leafValues) === 'policy-playouts') {
+  if (playoutWeight !== undefined && agentDefaults.leafValues === 'policy-playouts') {
     throw new UsageError('--playout-weight mixes in a random playout, which --leaf-values policy-playouts replaces: give one of the two');
   }
-  const leafValuesUsed: LeafValues | undefined = game.traits.information === 'imperfect' ? (leafValues ?? agentDefaults.leafValues ?? 'playouts') : undefined;
+  const leafValuesUsed: LeafValues | undefined = game.traits.information === 'imperfect' ? (agentDefaults.leafValues ?? 'playouts') : undefined;
   const otherSeatPriorsUsed: OtherSeatPriors | undefined = searchUsed === 'information-set' ? (otherSeatPriors ?? DEFAULT_OTHER_SEAT_PRIORS) : undefined;
   const agentA = await makeAgent(flags.a, plugin, game, { simulations, seed, determinizations, leafValues, playoutWeight, searchMethod, worldSampling, otherSeatPriors, network }, models);
   let agentB: Agent<unknown>;
@@ -247,7 +247,11 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
       // What a model agent's search values its leaves with (hidden-information games), so a report says how it was played.
       leafValues: leafValuesUsed,
       playoutWeight:
-        leafValuesUsed === 'policy-playouts' ? undefined : leafValuesUsed === undefined ? playoutWeight : playoutWeightOf({ playoutWeight, worldValues: leafValuesUsed === 'world' }),
+        leafValuesUsed === 'policy-playouts'
+          ? undefined
+          : leafValuesUsed === undefined
+            ? playoutWeight
+            : playoutWeightOf({ playoutWeight: agentDefaults.playoutWeight, worldValues: leafValuesUsed === 'world' }),
       a: {
         agent: agentA.name,
         wins: result.wins[0],

@@ -43,7 +43,7 @@ export const evalSpec = {
       type: 'number',
       min: 0,
       max: 1,
-      description: "hidden-information games with a model: share of one random playout of the sampled world in each leaf's value, (1 - w) x network + w x playout (default: 0 with --leaf-values world, 1 with playouts)",
+      description: "hidden-information games with a model: share of one random playout of the sampled world in each leaf's value, (1 - w) x network + w x playout (default: the game's play setting with its play leaf values, else 0 with --leaf-values world, 1 with playouts)",
     },
     players: { type: 'int', min: 1, description: "number of players, for games with a 'players' setting" },
     config: { type: 'string', description: 'game settings, key=value[,key=value...]', placeholder: 'K=V,...' },

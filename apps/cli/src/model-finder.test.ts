@@ -74,7 +74,7 @@ describe('az play finds the model trained for the table size', () => {
     // Plain search (no network) has nothing to infer with: its worlds are uniform whatever the game's play setting.
     const plain = az(['eval', '--game', 'blob', '--config', 'rounds=one,roundCards=2', '--a', 'mcts', '--b', 'heuristic', '--games', '1', '--sims', '2', '--json']);
     expect(plain.code, plain.stderr).toBe(0);
-    expect(JSON.parse(plain.stdout)).toMatchObject({ search: 'information-set', worlds: 'uniform', otherSeatPriors: 'uniform' });
+    expect(JSON.parse(plain.stdout)).toMatchObject({ search: 'information-set', worlds: 'uniform', otherSeatPriors: 'uniform', leafValues: 'playouts', playoutWeight: 1 });
     const priorsDeterminized = az(['eval', '--game', 'blob', '--a', 'runs/blob-3p-rounds', '--b', 'heuristic', '--games', '1', '--other-seat-priors', 'first-world', '--search', 'determinized']);
     expect(priorsDeterminized.code).toBe(2);
     expect(priorsDeterminized.stderr).toContain('--other-seat-priors needs information-set search');

@@ -155,7 +155,8 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
   if (playoutWeight !== undefined && agentDefaults.leafValues === 'policy-playouts') {
     throw new UsageError('--playout-weight mixes in a random playout, which --leaf-values policy-playouts replaces: give one of the two');
   }
-  const leafValuesUsed: LeafValues | undefined = game.traits.information === 'imperfect' ? (agentDefaults.leafValues ?? 'playouts') : undefined;
+  // Search without a network (`mcts`) values every leaf by one random playout, whatever the flags say.
+  const leafValuesUsed: LeafValues | undefined = game.traits.information === 'imperfect' ? (searchesModel ? (agentDefaults.leafValues ?? 'playouts') : 'playouts') : undefined;
   const otherSeatPriorsUsed: OtherSeatPriors | undefined = searchUsed === 'information-set' ? (otherSeatPriors ?? DEFAULT_OTHER_SEAT_PRIORS) : undefined;
   const agentA = await makeAgent(flags.a, plugin, game, { simulations, seed, determinizations, leafValues, playoutWeight, searchMethod, worldSampling, otherSeatPriors, network }, models);
   let agentB: Agent<unknown>;
@@ -251,7 +252,9 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
           ? undefined
           : leafValuesUsed === undefined
             ? playoutWeight
-            : playoutWeightOf({ playoutWeight: agentDefaults.playoutWeight, worldValues: leafValuesUsed === 'world' }),
+            : searchesModel
+              ? playoutWeightOf({ playoutWeight: agentDefaults.playoutWeight, worldValues: leafValuesUsed === 'world' })
+              : 1,
       a: {
         agent: agentA.name,
         wins: result.wins[0],

@@ -468,6 +468,32 @@ describe.skipIf(redis.path === undefined)('RedisTransport reading through a loss
     }
   });
 
+  it('a worker counts as live on its machine from its first game, not only from the next heartbeat scan', async () => {
+    const run = 'first-game';
+    const inputSize = registry.create('tictactoe').encoder.size;
+    const logs: string[] = [];
+    const transport = new RedisTransport({ endpoint: parseRedisUrl(`redis://127.0.0.1:${server.port}/0`), run, plugin: localPlugin, heartbeatTimeoutMs: 4000, log: (l) => logs.push(l) });
+    // What the learner had said when the game reached it: a run shorter than a scan tick ends with no scan after its games.
+    let saidAtFirstGame: string[] | null = null;
+    let arrived: () => void = () => undefined;
+    const first = new Promise<void>((resolve) => (arrived = resolve));
+    transport.onGame(() => {
+      saidAtFirstGame ??= logs.filter((l) => l.includes('live workers per machine'));
+      arrived();
+    });
+    const writer = new Redis({ host: '127.0.0.1', port: server.port, protocol: 2 });
+    try {
+      await transport.start(transportSetup(inputSize), { version: 0, data: new Uint8Array(0) });
+      // No heartbeat key: only the game says the worker is there.
+      await writer.xadd(runKeys(run).games, '*', ...entryFields('box9#1.a.1/0', 'cpu:0', 0, 'tictactoe', [{ seq: 0, version: 0, bytes: oneMoveRecord(inputSize) }]));
+      await first;
+      expect(saidAtFirstGame).toContain('redis: live workers per machine: box9 1');
+    } finally {
+      writer.disconnect();
+      await transport.close();
+    }
+  });
+
   it('an entry of several games: each game is checked, de-duplicated and counted on its own, and the entry acknowledged once', async () => {
     const run = 'multi';
     const keys = runKeys(run);

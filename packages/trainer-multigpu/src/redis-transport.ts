@@ -421,7 +421,10 @@ export class RedisTransport implements SelfPlayTransport {
     const key = `${worker}|${incarnation}`;
     const last = this.accepted.get(key) ?? -1;
     if (seq <= last) return this.dropped('duplicate', source, `entry ${id}: game ${seq} of ${key} was already taken in`);
+    const joined = !this.workersByName.has(worker);
     const remote = this.remoteWorker(worker, device);
+    // A worker's first game says it is live as soon as its heartbeat would (a short run can end between two scans).
+    if (joined) this.logWorkersPerMachine();
     if (seq > last + 1) this.emit({ kind: 'gap', workerId: remote.id, device: `${remote.machine}/${remote.device}`, expected: last + 1, got: seq });
     this.accepted.set(key, seq);
     remote.gamesReceived++;
@@ -525,6 +528,11 @@ export class RedisTransport implements SelfPlayTransport {
       w.state = 'stopped';
       this.emit({ kind: 'exited', workerId: w.id, device: `${w.machine}/${w.device}`, pid: w.pid, incarnation: w.incarnation, reason: 'hung', code: null, signal: null, gamesSent: w.gamesReceived, detail: 'its heartbeat key expired' });
     }
+    this.logWorkersPerMachine();
+  }
+
+  /** Says how many workers each machine runs, when that changed since it last said so. */
+  private logWorkersPerMachine(): void {
     const perMachine = new Map<string, number>();
     for (const w of this.workersByName.values()) if (w.state === 'running') perMachine.set(w.machine, (perMachine.get(w.machine) ?? 0) + 1);
     const line = [...perMachine].map(([m, n]) => `${m} ${n}`).join(', ');

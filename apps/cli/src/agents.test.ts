@@ -23,6 +23,11 @@ describe('withGameDefaults', () => {
     expect(withGameDefaults(mixed, { ...base, leafValues: 'playouts' }).playoutWeight).toBeUndefined();
     expect(withGameDefaults(mixed, { ...base, leafValues: 'policy-playouts' }).playoutWeight).toBeUndefined();
     expect(withGameDefaults(withHints({ leafValues: 'world' }), base).playoutWeight).toBeUndefined();
+    // A game that names no leaf values plays playouts: its share applies there, asked for by name or not.
+    const playoutsOnly = withHints({ playPlayoutWeight: 0.75 });
+    expect(withGameDefaults(playoutsOnly, base).playoutWeight).toBe(0.75);
+    expect(withGameDefaults(playoutsOnly, { ...base, leafValues: 'playouts' }).playoutWeight).toBe(0.75);
+    expect(withGameDefaults(playoutsOnly, { ...base, leafValues: 'world' }).playoutWeight).toBeUndefined();
   });
 
   it('searches with the game’s playSearchMethod unless a flag says otherwise', () => {

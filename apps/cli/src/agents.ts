@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import {
   RandomAgent,
   playSettingsOf,
+  gamePlayoutWeightFor,
   resolveGameConfig,
   type Agent,
   type Game,
@@ -249,7 +250,7 @@ export function withGameDefaults(plugin: GamePlugin, agentSettings: AgentSetting
     determinizations: agentSettings.determinizations ?? plugin.training?.determinizations,
     leafValues,
     // The game's playout share goes with the game's leaf values; other leaf values keep their own default.
-    playoutWeight: agentSettings.playoutWeight ?? (leafValues === play.leafValues && leafValues !== 'policy-playouts' ? play.playoutWeight : undefined),
+    playoutWeight: agentSettings.playoutWeight ?? gamePlayoutWeightFor(play, leafValues),
     searchMethod: agentSettings.searchMethod ?? play.searchMethod,
     worldSampling: agentSettings.worldSampling ?? play.worldSampling,
     networkValueScale: agentSettings.networkValueScale ?? play.valueScale,

@@ -417,6 +417,17 @@ export function playSettingsOf(hints: TrainingHints | undefined): PlaySettings {
   };
 }
 
+/**
+ * The game's playout share (`PlaySettings.playoutWeight`) for a player searching with `leafValues`: the
+ * hint goes with the game's own play leaf values (unset on either side meaning 'playouts'), never with
+ * policy playouts; other leaf values get undefined, i.e. their own default. One rule for the CLI's agents
+ * and the trainer's evaluation games.
+ */
+export function gamePlayoutWeightFor(play: PlaySettings, leafValues: LeafValues | undefined): number | undefined {
+  const used = leafValues ?? 'playouts';
+  return used === (play.leafValues ?? 'playouts') && used !== 'policy-playouts' ? play.playoutWeight : undefined;
+}
+
 /** A baseline player a game offers by name (random is built in everywhere). */
 export type BotFactory<S> = (game: Game<S>, seed: number) => Agent<S>;
 

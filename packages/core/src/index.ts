@@ -59,6 +59,7 @@ export {
   type PastDecision,
   type PlaySettings,
   playSettingsOf,
+  gamePlayoutWeightFor,
   type BotFactory,
   type AgentAssessment,
   type GamePlugin,

@@ -131,6 +131,8 @@ describe('resolveTrainOptions: determinizations and the game’s training config
     expect(resolveTrainOptions({ game: 'tictactoe', playLeafValues: 'playouts' }, mixed).playPlayoutWeight).toBeUndefined();
     expect(resolveTrainOptions({ game: 'tictactoe', playPlayoutWeight: 0.25 }, mixed).playPlayoutWeight).toBe(0.25);
     expect(() => resolveTrainOptions({ game: 'tictactoe', playPlayoutWeight: 1.5 }, mixed)).toThrow(/playPlayoutWeight must be in \[0, 1\], got 1.5/);
+    // A game that names no leaf values plays playouts, and its share applies there as in the CLI.
+    expect(resolveTrainOptions({ game: 'tictactoe' }, withHints({ playPlayoutWeight: 0.75 })).playPlayoutWeight).toBe(0.75);
   });
 
   it('evaluates with the game’s playSearchMethod while self-play stays determinized by default', () => {

@@ -1,4 +1,4 @@
-import { playSettingsOf, type GamePlugin, type InformationKind, type LeafValues, type NetworkSpec, type SearchMethod, type WorldSampling } from '@az/core';
+import { gamePlayoutWeightFor, playSettingsOf, type GamePlugin, type InformationKind, type LeafValues, type NetworkSpec, type SearchMethod, type WorldSampling } from '@az/core';
 import type { BackendName, InferenceBackendName } from '@az/nn';
 import { DEFAULT_DETERMINIZATIONS } from '@az/imperfect-info';
 import { defaultSearchConfig, type RootSelection } from '@az/mcts';
@@ -176,7 +176,7 @@ export function resolveTrainOptions(input: TrainOptionsInput, plugin: GamePlugin
     determinizations: input.determinizations ?? hints.determinizations ?? d.determinizations,
     leafValues,
     playLeafValues,
-    playPlayoutWeight: input.playPlayoutWeight ?? (playLeafValues === play.leafValues && playLeafValues !== 'policy-playouts' ? play.playoutWeight : undefined),
+    playPlayoutWeight: input.playPlayoutWeight ?? gamePlayoutWeightFor(play, playLeafValues),
     playSearchMethod: input.playSearchMethod ?? play.searchMethod ?? 'determinized',
     selfPlaySearchMethod: input.selfPlaySearchMethod ?? hints.selfPlaySearchMethod ?? 'determinized',
     playWorldSampling: input.playWorldSampling ?? play.worldSampling ?? 'uniform',

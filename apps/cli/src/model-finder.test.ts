@@ -65,6 +65,8 @@ describe('az play finds the model trained for the table size', () => {
     const rollout = az(['eval', '--game', 'blob', '--a', 'rollout:runs/blob-3p-rounds', '--b', 'heuristic', '--games', '2', '--config', 'rounds=sampled', '--json']);
     expect(rollout.code, rollout.stderr).toBe(0);
     expect(JSON.parse(rollout.stdout)).toMatchObject({ games: 2, a: { agent: 'rollout of runs/blob-3p-rounds' } });
+    // Neither player searches leaves (the rollout player plays decisions out): no leaf values to report.
+    expect(JSON.parse(rollout.stdout)).not.toHaveProperty('leafValues');
     // Blob models play information-set search over inferred worlds; --worlds uniform samples them plainly, and inferred needs that search.
     const inferred = az(['eval', '--game', 'blob', '--a', 'runs/blob-3p-rounds', '--b', 'heuristic', '--games', '1', '--sims', '2', '--json']);
     expect(inferred.code, inferred.stderr).toBe(0);

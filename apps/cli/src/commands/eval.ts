@@ -2,7 +2,7 @@ import { Z95, eloFromScore, playArena, resolveGame, studentT975, wilsonInterval,
 import { BACKEND_CHOICES, type BackendChoice } from '@az/nn';
 import { DEFAULT_DETERMINIZATIONS, DEFAULT_OTHER_SEAT_PRIORS, playoutWeightOf, type OtherSeatPriors, type SearchMethod } from '@az/imperfect-info';
 import { defaultPlaySimulations } from '@az/mcts';
-import { POLICY_PREFIX, closeAgent, gameFor, isUciSpec, makeAgent, modelPathOf, withGameDefaults, type LoadedModel, loadModel } from '../agents.js';
+import { POLICY_PREFIX, ROLLOUT_PREFIX, closeAgent, gameFor, isUciSpec, makeAgent, modelPathOf, withGameDefaults, type LoadedModel, loadModel } from '../agents.js';
 import { GameRecorder } from '../records.js';
 import { helpText, parseFlags, UsageError } from '../args.js';
 import { ProgressBar } from '../progress.js';
@@ -155,8 +155,12 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
   if (playoutWeight !== undefined && agentDefaults.leafValues === 'policy-playouts') {
     throw new UsageError('--playout-weight mixes in a random playout, which --leaf-values policy-playouts replaces: give one of the two');
   }
-  // Search without a network (`mcts`) values every leaf by one random playout, whatever the flags say.
-  const leafValuesUsed: LeafValues | undefined = game.traits.information === 'imperfect' ? (searchesModel ? (agentDefaults.leafValues ?? 'playouts') : 'playouts') : undefined;
+  // Leaf values are a search's: a model's (not `policy:`, which does not search, nor `rollout:`, which plays
+  // decisions out instead), else `mcts`'s, one random playout per leaf whatever the flags say; else none.
+  const modelSearchesLeaves = [flags.a, flags.b].some((spec) => !spec.startsWith(POLICY_PREFIX) && !spec.startsWith(ROLLOUT_PREFIX) && models.has(modelPathOf(spec)));
+  const plainSearch = flags.a === 'mcts' || flags.b === 'mcts';
+  const leafValuesUsed: LeafValues | undefined =
+    game.traits.information !== 'imperfect' ? undefined : modelSearchesLeaves ? (agentDefaults.leafValues ?? 'playouts') : plainSearch ? 'playouts' : undefined;
   const otherSeatPriorsUsed: OtherSeatPriors | undefined = searchUsed === 'information-set' ? (otherSeatPriors ?? DEFAULT_OTHER_SEAT_PRIORS) : undefined;
   const agentA = await makeAgent(flags.a, plugin, game, { simulations, seed, determinizations, leafValues, playoutWeight, searchMethod, worldSampling, otherSeatPriors, network }, models);
   let agentB: Agent<unknown>;
@@ -248,13 +252,11 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
       // What a model agent's search values its leaves with (hidden-information games), so a report says how it was played.
       leafValues: leafValuesUsed,
       playoutWeight:
-        leafValuesUsed === 'policy-playouts'
+        leafValuesUsed === undefined || leafValuesUsed === 'policy-playouts'
           ? undefined
-          : leafValuesUsed === undefined
-            ? playoutWeight
-            : searchesModel
-              ? playoutWeightOf({ playoutWeight: agentDefaults.playoutWeight, worldValues: leafValuesUsed === 'world' })
-              : 1,
+          : modelSearchesLeaves
+            ? playoutWeightOf({ playoutWeight: agentDefaults.playoutWeight, worldValues: leafValuesUsed === 'world' })
+            : 1,
       a: {
         agent: agentA.name,
         wins: result.wins[0],

@@ -494,6 +494,37 @@ describe.skipIf(redis.path === undefined)('RedisTransport reading through a loss
     }
   });
 
+  it('a worker known only from its games (no heartbeat ever) stops counting as live once its games stop, and counts again at its next game', async () => {
+    const run = 'games-only';
+    const inputSize = registry.create('tictactoe').encoder.size;
+    const lines: string[] = [];
+    const waiters: { text: string; after: number; resolve: () => void }[] = [];
+    // Resolves when the learner says `text` after the `after`-th line (each change of the count is said once).
+    const said = (text: string, after = lines.length): Promise<void> =>
+      new Promise((resolve) => (lines.slice(after).some((l) => l.includes(text)) ? resolve() : waiters.push({ text, after, resolve })));
+    const log = (line: string): void => {
+      lines.push(line);
+      for (const w of waiters.splice(0)) (lines.slice(w.after).some((l) => l.includes(w.text)) ? w.resolve() : waiters.push(w));
+    };
+    const transport = new RedisTransport({ endpoint: parseRedisUrl(`redis://127.0.0.1:${server.port}/0`), run, plugin: localPlugin, heartbeatTimeoutMs: 400, log });
+    const writer = new Redis({ host: '127.0.0.1', port: server.port, protocol: 2 });
+    const game = (seq: number) => writer.xadd(runKeys(run).games, '*', ...entryFields('old#1.a.1/0', 'cpu:0', 0, 'tictactoe', [{ seq, version: 0, bytes: oneMoveRecord(inputSize) }]));
+    try {
+      await transport.start(transportSetup(inputSize), { version: 0, data: new Uint8Array(0) });
+      const live = said('live workers per machine: old 1');
+      await game(0);
+      await live;
+      // No heartbeat key and no more games: a scan after the 400 ms timeout gives it up.
+      await said('live workers per machine: none', lines.length);
+      const back = said('live workers per machine: old 1', lines.length);
+      await game(1);
+      await back;
+    } finally {
+      writer.disconnect();
+      await transport.close();
+    }
+  });
+
   it('an entry of several games: each game is checked, de-duplicated and counted on its own, and the entry acknowledged once', async () => {
     const run = 'multi';
     const keys = runKeys(run);

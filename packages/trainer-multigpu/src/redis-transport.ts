@@ -98,6 +98,8 @@ interface RemoteWorker {
   weightsVersion: number;
   stats: WorkerPlayStats;
   stoppedCleanly: boolean;
+  /** When its latest game was taken in (ms since the epoch): a worker known only from games is gone once they stop. */
+  lastGameAt: number;
 }
 
 export class RedisTransport implements SelfPlayTransport {
@@ -421,10 +423,15 @@ export class RedisTransport implements SelfPlayTransport {
     const key = `${worker}|${incarnation}`;
     const last = this.accepted.get(key) ?? -1;
     if (seq <= last) return this.dropped('duplicate', source, `entry ${id}: game ${seq} of ${key} was already taken in`);
-    const joined = !this.workersByName.has(worker);
+    const known = this.workersByName.get(worker);
     const remote = this.remoteWorker(worker, device);
-    // A worker's first game says it is live as soon as its heartbeat would (a short run can end between two scans).
-    if (joined) this.logWorkersPerMachine();
+    remote.lastGameAt = Date.now();
+    // A worker's first game says it is live as soon as its heartbeat would (a short run can end between two
+    // scans); so does a game from one that was given up for silence without ever showing a heartbeat.
+    if (!known || (known.pid <= 0 && known.state === 'stopped')) {
+      remote.state = 'running';
+      this.logWorkersPerMachine();
+    }
     if (seq > last + 1) this.emit({ kind: 'gap', workerId: remote.id, device: `${remote.machine}/${remote.device}`, expected: last + 1, got: seq });
     this.accepted.set(key, seq);
     remote.gamesReceived++;
@@ -459,6 +466,7 @@ export class RedisTransport implements SelfPlayTransport {
         weightsVersion: -1,
         stats: { games: 0, positions: 0, evaluations: 0, evaluatorCalls: 0 },
         stoppedCleanly: false,
+        lastGameAt: 0,
       };
       this.workersByName.set(name, w);
     }
@@ -523,7 +531,13 @@ export class RedisTransport implements SelfPlayTransport {
       }
     }
     for (const w of this.workersByName.values()) {
-      if (seen.has(w.name) || w.state === 'stopped' || w.pid <= 0) continue;
+      if (seen.has(w.name) || w.state === 'stopped') continue;
+      if (w.pid <= 0) {
+        // Known only from its games, its heartbeat never seen (e.g. entries a resumed learner reads from a
+        // previous run's workers): gone once it has sent nothing for a heartbeat timeout.
+        if (Date.now() - w.lastGameAt > this.options.heartbeatTimeoutMs) w.state = 'stopped';
+        continue;
+      }
       // The heartbeat key expired: the worker (or its machine, or the network to it) is gone.
       w.state = 'stopped';
       this.emit({ kind: 'exited', workerId: w.id, device: `${w.machine}/${w.device}`, pid: w.pid, incarnation: w.incarnation, reason: 'hung', code: null, signal: null, gamesSent: w.gamesReceived, detail: 'its heartbeat key expired' });

@@ -146,8 +146,10 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
     if (searchUsed !== 'information-set') throw new UsageError(`${flag} needs information-set search (${game.traits.id} plays ${searchUsed ?? 'perfect-information search'} here; add --search information-set)`);
   };
   if (worldSampling === 'inferred') requireInformationSet('--worlds inferred');
+  // The players that search or play out with a model (`policy:` plays the network alone).
+  const modelPlayers = [flags.a, flags.b].filter((spec) => !spec.startsWith(POLICY_PREFIX) && models.has(modelPathOf(spec)));
   // Inference weighs worlds with a network: only a model's search has one (`mcts` samples them uniformly).
-  const searchesModel = [flags.a, flags.b].some((spec) => !spec.startsWith(POLICY_PREFIX) && models.has(modelPathOf(spec)));
+  const searchesModel = modelPlayers.length > 0;
   const worldsUsed: WorldSampling | undefined = searchUsed === 'information-set' ? (searchesModel ? (agentDefaults.worldSampling ?? 'uniform') : 'uniform') : undefined;
   const inferWorlds = worldsUsed === 'inferred';
   if (otherSeatPriors !== undefined) requireInformationSet('--other-seat-priors');
@@ -157,7 +159,7 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
   }
   // Leaf values are a search's: a model's (not `policy:`, which does not search, nor `rollout:`, which plays
   // decisions out instead), else `mcts`'s, one random playout per leaf whatever the flags say; else none.
-  const modelSearchesLeaves = [flags.a, flags.b].some((spec) => !spec.startsWith(POLICY_PREFIX) && !spec.startsWith(ROLLOUT_PREFIX) && models.has(modelPathOf(spec)));
+  const modelSearchesLeaves = modelPlayers.some((spec) => !spec.startsWith(ROLLOUT_PREFIX));
   const plainSearch = flags.a === 'mcts' || flags.b === 'mcts';
   const leafValuesUsed: LeafValues | undefined =
     game.traits.information !== 'imperfect' ? undefined : modelSearchesLeaves ? (agentDefaults.leafValues ?? 'playouts') : plainSearch ? 'playouts' : undefined;

@@ -379,6 +379,9 @@ export interface PastDecision<S> {
  */
 export type LeafValues = 'playouts' | 'world' | 'policy-playouts';
 
+/** The leaf values of a search neither the player nor the game names (the search's own default). */
+export const DEFAULT_LEAF_VALUES: LeafValues = 'playouts';
+
 /**
  * How an imperfect-information game is searched: 'determinized' (D trees per move, one per sampled
  * world) or 'information-set' (one tree over the mover's information sets, a world per simulation).
@@ -419,13 +422,13 @@ export function playSettingsOf(hints: TrainingHints | undefined): PlaySettings {
 
 /**
  * The game's playout share (`PlaySettings.playoutWeight`) for a player searching with `leafValues`: the
- * hint goes with the game's own play leaf values (unset on either side meaning 'playouts'), never with
+ * hint goes with the game's own play leaf values (unset on either side meaning `DEFAULT_LEAF_VALUES`), never with
  * policy playouts; other leaf values get undefined, i.e. their own default. One rule for the CLI's agents
  * and the trainer's evaluation games.
  */
 export function gamePlayoutWeightFor(play: PlaySettings, leafValues: LeafValues | undefined): number | undefined {
-  const used = leafValues ?? 'playouts';
-  return used === (play.leafValues ?? 'playouts') && used !== 'policy-playouts' ? play.playoutWeight : undefined;
+  const used = leafValues ?? DEFAULT_LEAF_VALUES;
+  return used === (play.leafValues ?? DEFAULT_LEAF_VALUES) && used !== 'policy-playouts' ? play.playoutWeight : undefined;
 }
 
 /** A baseline player a game offers by name (random is built in everywhere). */

@@ -54,6 +54,7 @@ export {
   type Agent,
   type TrainingHints,
   type LeafValues,
+  DEFAULT_LEAF_VALUES,
   type SearchMethod,
   type WorldSampling,
   type PastDecision,

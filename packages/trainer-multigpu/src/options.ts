@@ -1,4 +1,4 @@
-import { gamePlayoutWeightFor, playSettingsOf, type GamePlugin, type InformationKind, type LeafValues, type NetworkSpec, type SearchMethod, type WorldSampling } from '@az/core';
+import { DEFAULT_LEAF_VALUES, gamePlayoutWeightFor, playSettingsOf, type GamePlugin, type InformationKind, type LeafValues, type NetworkSpec, type SearchMethod, type WorldSampling } from '@az/core';
 import type { BackendName, InferenceBackendName } from '@az/nn';
 import { DEFAULT_DETERMINIZATIONS } from '@az/imperfect-info';
 import { defaultSearchConfig, type RootSelection } from '@az/mcts';
@@ -161,7 +161,7 @@ export function resolveTrainOptions(input: TrainOptionsInput, plugin: GamePlugin
   const simulations = input.simulations ?? hints.simulations ?? d.simulations;
   const network = networkFrom(input.network, hints.network);
   const learningRate = input.learningRate ?? d.learningRate;
-  const leafValues = input.leafValues ?? hints.leafValues ?? 'playouts';
+  const leafValues = input.leafValues ?? hints.leafValues ?? DEFAULT_LEAF_VALUES;
   const play = playSettingsOf(hints);
   const playLeafValues = input.playLeafValues ?? play.leafValues ?? leafValues;
   const options: TrainOptions = {

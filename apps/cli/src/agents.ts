@@ -26,7 +26,7 @@ import {
   type BackendChoice,
   type CheckpointManifest,
 } from '@az/nn';
-import { PolicyRolloutAgent, PolicyWorldWeigher, createSearchEngine, type OtherSeatPriors, type SearchMethod } from '@az/imperfect-info';
+import { PolicyRolloutAgent, PolicyWorldWeigher, createSearchEngine, type OtherSeatMoves, type OtherSeatPriors, type SearchMethod } from '@az/imperfect-info';
 import { MctsAgent, NetworkEvaluator, PolicyAgent, RolloutEvaluator, playSearchConfig, type Evaluator, type SearchEngine } from '@az/mcts';
 import { UciAgent, UciEngineError, parseUciAgentSpec } from '@az/chess-uci';
 import { UsageError } from './args.js';
@@ -48,6 +48,8 @@ export interface AgentSettings {
   readonly worldSampling?: WorldSampling;
   /** Information-set search: priors at the other seats' nodes (default 'uniform'; 'first-world' keeps the network's policy from the first world that reached the node). */
   readonly otherSeatPriors?: OtherSeatPriors;
+  /** Information-set search with a model: how the other seats move in the tree (default 'search'; 'policy': by the network's policy in each world). */
+  readonly otherSeatMoves?: OtherSeatMoves;
   /** Search agents: `SearchConfig.networkValueScale` (default: the game's `playValueScale` hint, else 1). */
   readonly networkValueScale?: number;
   /** How model agents run their network (--backend, --threads). */
@@ -178,6 +180,7 @@ export function searchEngineFor<S>(game: Game<S>, evaluator: Evaluator<S>, setti
       method: settings.searchMethod,
       inferWorlds: settings.worldSampling === 'inferred',
       otherSeatPriors: settings.otherSeatPriors,
+      otherSeatMoves: settings.otherSeatMoves,
     },
   );
 }

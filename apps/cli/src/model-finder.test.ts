@@ -70,16 +70,26 @@ describe('az play finds the model trained for the table size', () => {
     // Blob models play information-set search over inferred worlds; --worlds uniform samples them plainly, and inferred needs that search.
     const inferred = az(['eval', '--game', 'blob', '--a', 'runs/blob-3p-rounds', '--b', 'heuristic', '--games', '1', '--sims', '2', '--json']);
     expect(inferred.code, inferred.stderr).toBe(0);
-    expect(JSON.parse(inferred.stdout)).toMatchObject({ search: 'information-set', worlds: 'inferred', otherSeatPriors: 'uniform', leafValues: 'playouts', playoutWeight: 1, games: 1 });
+    expect(JSON.parse(inferred.stdout)).toMatchObject({ search: 'information-set', worlds: 'inferred', otherSeatPriors: 'uniform', otherSeatMoves: 'search', leafValues: 'playouts', playoutWeight: 1, games: 1 });
+    const byPolicy = az(['eval', '--game', 'blob', '--a', 'runs/blob-3p-rounds', '--b', 'heuristic', '--games', '1', '--sims', '2', '--other-seat-moves', 'policy', '--json']);
+    expect(byPolicy.code, byPolicy.stderr).toBe(0);
+    expect(JSON.parse(byPolicy.stdout)).toMatchObject({ search: 'information-set', otherSeatMoves: 'policy', games: 1 });
+    const byPolicyWithoutModel = az(['eval', '--game', 'blob', '--a', 'mcts', '--b', 'heuristic', '--games', '1', '--other-seat-moves', 'policy']);
+    expect(byPolicyWithoutModel.code).toBe(2);
+    expect(byPolicyWithoutModel.stderr).toContain('--other-seat-moves policy needs a model agent');
     const uniform = az(['eval', '--game', 'blob', '--a', 'runs/blob-3p-rounds', '--b', 'heuristic', '--games', '1', '--sims', '2', '--worlds', 'uniform', '--other-seat-priors', 'first-world', '--leaf-values', 'world', '--playout-weight', '0.5', '--json']);
     expect(JSON.parse(uniform.stdout)).toMatchObject({ search: 'information-set', worlds: 'uniform', otherSeatPriors: 'first-world', leafValues: 'world', playoutWeight: 0.5 });
     // Plain search (no network) has nothing to infer with: its worlds are uniform whatever the game's play setting.
     const plain = az(['eval', '--game', 'blob', '--config', 'rounds=one,roundCards=2', '--a', 'mcts', '--b', 'heuristic', '--games', '1', '--sims', '2', '--json']);
     expect(plain.code, plain.stderr).toBe(0);
     expect(JSON.parse(plain.stdout)).toMatchObject({ search: 'information-set', worlds: 'uniform', otherSeatPriors: 'uniform', leafValues: 'playouts', playoutWeight: 1 });
+    expect(JSON.parse(plain.stdout)).not.toHaveProperty('otherSeatMoves');
     const priorsDeterminized = az(['eval', '--game', 'blob', '--a', 'runs/blob-3p-rounds', '--b', 'heuristic', '--games', '1', '--other-seat-priors', 'first-world', '--search', 'determinized']);
     expect(priorsDeterminized.code).toBe(2);
     expect(priorsDeterminized.stderr).toContain('--other-seat-priors needs information-set search');
+    const movesDeterminized = az(['eval', '--game', 'blob', '--a', 'runs/blob-3p-rounds', '--b', 'heuristic', '--games', '1', '--other-seat-moves', 'policy', '--search', 'determinized']);
+    expect(movesDeterminized.code).toBe(2);
+    expect(movesDeterminized.stderr).toContain('--other-seat-moves needs information-set search');
     const inferDeterminized = az(['eval', '--game', 'blob', '--a', 'runs/blob-3p-rounds', '--b', 'heuristic', '--games', '1', '--worlds', 'inferred', '--search', 'determinized']);
     expect(inferDeterminized.code).toBe(2);
     expect(inferDeterminized.stderr).toContain('--worlds inferred needs information-set search');

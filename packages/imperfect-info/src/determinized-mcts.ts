@@ -2,7 +2,7 @@ import { Rng, type Determinizer, type Game, type SearchMethod } from '@az/core';
 import { BatchedMcts, NetworkEvaluator, type Evaluator, type SearchConfig, type SearchEngine, type SearchStats } from '@az/mcts';
 import { OwnViewNetworkEvaluator } from './own-view-evaluator.js';
 import { RolloutMixEvaluator } from './rollout-mix-evaluator.js';
-import { InformationSetMcts, type OtherSeatPriors } from './ismcts.js';
+import { InformationSetMcts, type OtherSeatMoves, type OtherSeatPriors } from './ismcts.js';
 import { WorldNetworkEvaluator, type WorldPriors } from './world-evaluator.js';
 import { PolicyWorldWeigher } from './world-inference.js';
 import { PolicyPlayoutEvaluator } from './policy-playout-evaluator.js';
@@ -54,6 +54,12 @@ export interface DeterminizedSearchOptions {
   readonly inferWorlds?: boolean;
   /** `createSearchEngine` only, information-set search: priors at the other seats' nodes (`OtherSeatPriors`, default 'uniform'). */
   readonly otherSeatPriors?: OtherSeatPriors;
+  /**
+   * `createSearchEngine` only, information-set search: how the other seats move in the tree
+   * (`OtherSeatMoves`, default 'search'); 'policy' needs a `NetworkEvaluator`, whose own-view policy
+   * is then theirs.
+   */
+  readonly otherSeatMoves?: OtherSeatMoves;
 }
 
 /** How an imperfect-information game is searched (defined in `@az/core`, where games name their play search). */
@@ -275,7 +281,9 @@ export function createSearchEngine<S>(
   const determinizations = options.determinizations ?? DEFAULT_DETERMINIZATIONS;
   if (options.method === 'information-set') {
     const inference = options.inferWorlds && evaluator instanceof NetworkEvaluator && game.pastDecisions ? { weigher: new PolicyWorldWeigher(game, evaluator.model) } : undefined;
-    return new InformationSetMcts(game, leafEvaluator, slots, { ...searchConfig, simulations: determinizations * (searchConfig.simulations ?? 30) }, { inference, otherSeatPriors: options.otherSeatPriors });
+    const otherSeatPolicy = evaluator instanceof NetworkEvaluator ? evaluator : undefined;
+    if (options.otherSeatMoves === 'policy' && !otherSeatPolicy) throw new Error(`${game.traits.id}: the other seats can move by the network's policy in information-set search only when a network evaluates the leaves`);
+    return new InformationSetMcts(game, leafEvaluator, slots, { ...searchConfig, simulations: determinizations * (searchConfig.simulations ?? 30) }, { inference, otherSeatPriors: options.otherSeatPriors, otherSeatMoves: options.otherSeatMoves, otherSeatPolicy });
   }
   return new DeterminizedMcts(game, leafEvaluator, slots, searchConfig, { determinizations });
 }

@@ -16,7 +16,7 @@ export {
   type DeterminizedSearchOptions,
   type SearchMethod,
 } from './determinized-mcts.js';
-export { DEFAULT_OTHER_SEAT_PRIORS, InformationSetMcts, type InformationSetOptions, type OtherSeatPriors, type WorldInference } from './ismcts.js';
+export { DEFAULT_OTHER_SEAT_MOVES, DEFAULT_OTHER_SEAT_PRIORS, InformationSetMcts, type InformationSetOptions, type OtherSeatMoves, type OtherSeatPriors, type WorldInference } from './ismcts.js';
 export { PolicyWorldWeigher, type WorldWeigher } from './world-inference.js';
 export { OwnViewNetworkEvaluator } from './own-view-evaluator.js';
 export { PolicyPlayouts } from './policy-playout.js';

@@ -1,9 +1,9 @@
-import { UniformEvaluator, playSearchConfig, type Evaluator, type LeafBatch, type SearchConfig } from '@az/mcts';
+import { NetworkEvaluator, UniformEvaluator, playSearchConfig, type Evaluator, type LeafBatch, type SearchConfig } from '@az/mcts';
 import { describe, expect, it } from 'vitest';
 import { createSearchEngine } from './determinized-mcts.js';
 import { InformationSetMcts } from './ismcts.js';
 import type { WorldWeigher } from './world-inference.js';
-import { BET, CALL, FOLD, PASS, makeShowdown, showdownState, type ShowdownState } from './test-games.js';
+import { BET, CALL, FOLD, FakeModel, PASS, makeShowdown, showdownState, type ShowdownState } from './test-games.js';
 
 /** Uniform prior, zero value; records batch sizes and every leaf's state. */
 class RecordingEvaluator implements Evaluator<ShowdownState> {
@@ -338,6 +338,61 @@ describe('InformationSetMcts', () => {
 
     it('refuses an unknown setting', () => {
       expect(() => new InformationSetMcts(makeShowdown(), new RecordingEvaluator(), 1, search, { otherSeatPriors: 'mean' as 'uniform' })).toThrow(/otherSeatPriors/);
+    });
+  });
+
+  describe('other seats moving by their policy in each world (otherSeatMoves: policy)', () => {
+    /** Seat 1's policy: call with 5 or more, else fold (almost surely); uniform for seat 0; values zero. */
+    const cardPolicy = (): FavouringEvaluator => new FavouringEvaluator((s) => (s.history.length === 1 ? { action: s.cards[1] >= 5 ? CALL : FOLD, logit: 20 } : null));
+
+    /**
+     * Seat 0 holds 5 in every slot. Seat 1 calling with its world's card (policy): it folds 0-4 (+0.5 for
+     * seat 0) and calls 6-9 (-1), so a bet is worth (5 x 0.5 - 4) / 9 < 0 and seat 0 passes. Seat 1
+     * choosing by its node's statistics over all worlds calls everywhere (calling loses 1/9 on average,
+     * folding 1/2), so a bet wins (5 - 4) / 9 > 0 and seat 0 bets.
+     */
+    async function betsHoldingFive(otherSeatMoves: 'search' | 'policy'): Promise<{ bets: number; evaluations: number; simulations: number }> {
+      const slots = 12;
+      const evaluator = cardPolicy();
+      const engine = new InformationSetMcts(makeShowdown(), evaluator, slots, { simulations: 400, leavesPerTree: 4, seed: 3, dirichletEpsilon: 0 }, { otherSeatMoves, otherSeatPolicy: evaluator });
+      for (let s = 0; s < slots; s++) engine.setRoot(s, showdownState(5, 9));
+      await engine.search();
+      let bets = 0;
+      for (let s = 0; s < slots; s++) {
+        const counts = engine.visitCounts(s, new Float32Array(4));
+        if (counts[BET] > counts[PASS]) bets++;
+      }
+      return { bets, evaluations: engine.stats.evaluations, simulations: engine.stats.simulations };
+    }
+
+    it('lets seat 1 play the card it holds in each world: holding the middle card, seat 0 stops betting', async () => {
+      // A bet's edge is only 1/9 with 400 simulations: most slots, not all (11 of 12 at this seed).
+      expect((await betsHoldingFive('search')).bets).toBeGreaterThanOrEqual(10);
+      expect((await betsHoldingFive('policy')).bets).toBe(0);
+    });
+
+    it('spends one policy evaluation per other-seat node on a path, counted with the leaves', async () => {
+      const search = await betsHoldingFive('search');
+      const policy = await betsHoldingFive('policy');
+      expect(policy.simulations).toBe(search.simulations);
+      // Every simulation through BET meets seat 1's node once it has priors: more evaluations than simulations.
+      expect(policy.evaluations).toBeGreaterThan(search.evaluations);
+    });
+
+    it('is passed through by createSearchEngine with a network evaluator (its policy), and refused without one or unknown', async () => {
+      const game = makeShowdown();
+      const rowsWith = async (otherSeatMoves: 'search' | 'policy'): Promise<number> => {
+        const model = new FakeModel(game.encoder.size);
+        const engine = createSearchEngine(game, new NetworkEvaluator<ShowdownState>(model), 1, { ...search, simulations: 20 }, { method: 'information-set', otherSeatMoves });
+        engine.setRoot(0, showdownState(5, 9));
+        await engine.search();
+        return model.rows.reduce((a, b) => a + b, 0);
+      };
+      // 60 simulations: the leaves' rows alike, plus a policy row for each path through seat 1's node.
+      expect(await rowsWith('policy')).toBeGreaterThan(await rowsWith('search'));
+      expect(() => createSearchEngine(game, cardPolicy(), 1, search, { method: 'information-set', otherSeatMoves: 'policy' })).toThrow(/showdown.*network/);
+      expect(() => new InformationSetMcts(game, cardPolicy(), 1, search, { otherSeatMoves: 'policy' })).toThrow(/otherSeatPolicy/);
+      expect(() => new InformationSetMcts(game, cardPolicy(), 1, search, { otherSeatMoves: 'sample' as 'policy' })).toThrow(/otherSeatMoves/);
     });
   });
 

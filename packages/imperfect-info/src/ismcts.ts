@@ -19,6 +19,19 @@ export interface WorldInference<S> {
  */
 export type OtherSeatPriors = 'uniform' | 'first-world';
 
+/**
+ * How a seat other than the observer chooses its action in the tree. 'search': PUCT over the node's
+ * statistics (mixed over every world that reached it), priors as `OtherSeatPriors` say. 'policy': drawn
+ * from that seat's own-view policy in the simulation's world (`InformationSetOptions.otherSeatPolicy`,
+ * the network as the model of every other player): its choice then depends on the cards it holds in
+ * that world, which a node shared by all worlds cannot express. One extra policy evaluation per such
+ * node on a simulation's path.
+ */
+export type OtherSeatMoves = 'search' | 'policy';
+
+/** The default `OtherSeatMoves`. */
+export const DEFAULT_OTHER_SEAT_MOVES: OtherSeatMoves = 'search';
+
 /** The default `OtherSeatPriors` (measured in packages/imperfect-info/README.md). */
 export const DEFAULT_OTHER_SEAT_PRIORS: OtherSeatPriors = 'uniform';
 
@@ -28,6 +41,13 @@ export interface InformationSetOptions<S> {
   readonly inference?: WorldInference<S>;
   /** Default `DEFAULT_OTHER_SEAT_PRIORS`. */
   readonly otherSeatPriors?: OtherSeatPriors;
+  /** Default `DEFAULT_OTHER_SEAT_MOVES`; 'policy' needs `otherSeatPolicy`. */
+  readonly otherSeatMoves?: OtherSeatMoves;
+  /**
+   * The policy of the other seats for `otherSeatMoves: 'policy'`: evaluated on the simulation's world
+   * from the seat to move's perspective (its own view: the evaluator's encoding), values ignored.
+   */
+  readonly otherSeatPolicy?: Evaluator<S>;
 }
 
 /** One node of an information-set tree: reached by one sequence of (public) actions from the root. */
@@ -79,11 +99,19 @@ interface GumbelRoot {
   readonly baseVisits: Int32Array;
 }
 
-/** A simulation waiting for its leaf evaluation. */
-interface Pending<S> {
-  path: IsNode[];
-  leaf: IsNode;
-  world: S;
+/**
+ * One simulation on its way down: paused at a leaf (waiting for its evaluation) or, with
+ * `otherSeatMoves: 'policy'`, at another seat's node (waiting for that seat's policy in `world`).
+ */
+interface Walk<S> {
+  readonly slot: Slot<S>;
+  readonly world: S;
+  /** Root first; the last node is where the walk stands. */
+  readonly path: IsNode[];
+  /** `path[0 .. marked)` carry this walk's virtual visit (taken when it pauses, so walks in flight spread out). */
+  marked: number;
+  /** The mover's policy in `world` at the last node, once evaluated; used by the next step down. */
+  policy: Float32Array | null;
 }
 
 /**
@@ -149,6 +177,10 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
   private readonly candidates: number;
   private readonly inference: WorldInference<S> | undefined;
   private readonly otherSeatPriors: OtherSeatPriors;
+  private readonly otherSeatMoves: OtherSeatMoves;
+  private readonly otherSeatPolicy: Evaluator<S> | undefined;
+  /** The other seats' policy requests of one round (`otherSeatMoves: 'policy'`), allocated on first use. */
+  private policyBatch: ({ -readonly [K in keyof LeafBatch<S>]: LeafBatch<S>[K] } & { states: S[] }) | null = null;
   private readonly batch: { -readonly [K in keyof LeafBatch<S>]: LeafBatch<S>[K] } & { states: S[] };
 
   constructor(
@@ -161,6 +193,10 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
     this.inference = options.inference;
     this.otherSeatPriors = options.otherSeatPriors ?? DEFAULT_OTHER_SEAT_PRIORS;
     if (this.otherSeatPriors !== 'uniform' && this.otherSeatPriors !== 'first-world') throw new RangeError(`InformationSetMcts: otherSeatPriors must be 'uniform' or 'first-world', got ${String(this.otherSeatPriors)}`);
+    this.otherSeatMoves = options.otherSeatMoves ?? DEFAULT_OTHER_SEAT_MOVES;
+    if (this.otherSeatMoves !== 'search' && this.otherSeatMoves !== 'policy') throw new RangeError(`InformationSetMcts: otherSeatMoves must be 'search' or 'policy', got ${String(this.otherSeatMoves)}`);
+    this.otherSeatPolicy = options.otherSeatPolicy;
+    if (this.otherSeatMoves === 'policy' && !this.otherSeatPolicy) throw new Error("InformationSetMcts: otherSeatMoves 'policy' needs otherSeatPolicy (an evaluator giving the other seats' policy, e.g. the network)");
     this.candidates = this.inference?.candidates ?? 128;
     if (!(Number.isInteger(this.candidates) && this.candidates >= 1)) throw new RangeError(`InformationSetMcts: inference candidates must be a positive integer, got ${this.candidates}`);
     if (!(Number.isInteger(slots) && slots >= 1)) throw new RangeError(`InformationSetMcts: slots must be a positive integer, got ${slots}`);
@@ -253,25 +289,40 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
     // before in this move (no fresh evaluation) still gets its whole budget.
     const done = new Map<Slot<S>, number>(live.map((s) => [s, 0]));
     if (fresh.length > 0) {
-      const pending: Pending<S>[] = [];
-      for (const slot of fresh) this.simulate(slot, pending);
-      await this.evaluate(pending);
+      const leaves: Walk<S>[] = [];
+      const requests: Walk<S>[] = [];
+      for (const slot of fresh) this.simulate(slot, leaves, requests);
+      await this.finishWalks(leaves, requests);
       for (const slot of fresh) done.set(slot, 1);
     }
     for (let step = 0; step < most; step++) {
-      const pending: Pending<S>[] = [];
+      const leaves: Walk<S>[] = [];
+      const requests: Walk<S>[] = [];
       let simulated = false;
       for (const slot of live) {
         const had = done.get(slot) ?? 0;
         const wanted = Math.min(this.leavesPerTree, (budget.get(slot) ?? 0) - had);
         if (wanted <= 0) continue;
-        for (let k = 0; k < wanted; k++) this.simulate(slot, pending);
+        for (let k = 0; k < wanted; k++) this.simulate(slot, leaves, requests);
         done.set(slot, had + wanted);
         simulated = true;
       }
       if (!simulated) break;
-      if (pending.length > 0) await this.evaluate(pending);
+      await this.finishWalks(leaves, requests);
     }
+  }
+
+  /**
+   * Takes the walks waiting for another seat's policy down to their leaves (a policy call per round,
+   * every waiting walk in it), then evaluates all the leaves in one call.
+   */
+  private async finishWalks(leaves: Walk<S>[], requests: Walk<S>[]): Promise<void> {
+    while (requests.length > 0) {
+      await this.evaluatePolicies(requests);
+      const resumed = requests.splice(0, requests.length);
+      for (const w of resumed) this.walk(w, leaves, requests);
+    }
+    if (leaves.length > 0) await this.evaluate(leaves);
   }
 
   /**
@@ -319,24 +370,24 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
     return this.game.clone(pool.worlds[lo]);
   }
 
-  /** One simulation in a sampled world: to a terminal (backed up now) or a leaf (queued). */
-  private simulate(slot: Slot<S>, pending: Pending<S>[]): void {
+  /** One simulation in a sampled world: to a terminal (backed up now), a leaf (queued) or another seat's policy request (queued). */
+  private simulate(slot: Slot<S>, leaves: Walk<S>[], requests: Walk<S>[]): void {
+    this.walk({ slot, world: this.worldFor(slot), path: [slot.root], marked: 0, policy: null }, leaves, requests);
+  }
+
+  /** Takes a walk down from where it stands until it ends at a terminal or pauses (`Walk`). */
+  private walk(w: Walk<S>, leaves: Walk<S>[], requests: Walk<S>[]): void {
     const { game, mask } = this;
-    const world = this.worldFor(slot);
-    const path: IsNode[] = [slot.root];
-    let node = slot.root;
+    const { slot, world, path } = w;
+    let node = path[path.length - 1];
     for (;;) {
       if (game.isTerminal(world)) {
-        this.backup(path, game.returns(world), 0, false);
+        this.backup(w, game.returns(world), 0);
         return;
       }
       if (node.priors === null) {
-        // Virtual visit: keeps the batch's other simulations apart.
-        for (const n of path) {
-          n.visits++;
-          n.pending++;
-        }
-        pending.push({ path, leaf: node, world });
+        this.markVirtualVisit(w);
+        leaves.push(w);
         return;
       }
       const mover = game.currentPlayer(world);
@@ -346,6 +397,27 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
         const k = this.gumbelRootChoice(slot, g);
         game.applyAction(world, g.actions[k], this.rng);
         node = g.children[k];
+        path.push(node);
+        continue;
+      }
+      if (this.otherSeatMoves === 'policy' && mover !== slot.rootSeat) {
+        const policy = w.policy;
+        if (policy === null) {
+          // Virtual visit first: the walks started after this one see it while it waits.
+          this.markVirtualVisit(w);
+          requests.push(w);
+          return;
+        }
+        w.policy = null;
+        const a = this.sampleAction(policy, mask);
+        let child = node.children.get(a);
+        if (!child) {
+          child = new IsNode(this.P, policy[a]);
+          node.children.set(a, child);
+        }
+        child.availability++;
+        game.applyAction(world, a, this.rng);
+        node = child;
         path.push(node);
         continue;
       }
@@ -376,7 +448,72 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
     }
   }
 
-  private async evaluate(pending: Pending<S>[]): Promise<void> {
+  /** An action drawn from `policy` (0 outside `mask`); the first legal one if the policy gives them all 0. */
+  private sampleAction(policy: Float32Array, mask: Uint8Array): number {
+    let total = 0;
+    let first = -1;
+    for (let a = 0; a < this.A; a++) {
+      if (!mask[a]) continue;
+      if (first < 0) first = a;
+      total += policy[a];
+    }
+    let u = this.rng.next() * total;
+    for (let a = 0; a < this.A; a++) {
+      if (!mask[a] || policy[a] <= 0) continue;
+      u -= policy[a];
+      if (u < 0) return a;
+    }
+    // Rounding left u at or just above 0: the last legal action with weight, else the first legal one.
+    for (let a = this.A - 1; a >= 0; a--) if (mask[a] && policy[a] > 0) return a;
+    return first;
+  }
+
+  /** Virtual visit on the nodes of the walk's path that do not carry one yet. */
+  private markVirtualVisit(w: Walk<S>): void {
+    for (let i = w.marked; i < w.path.length; i++) {
+      w.path[i].visits++;
+      w.path[i].pending++;
+    }
+    w.marked = w.path.length;
+  }
+
+  /** The policy of the seat to move in each waiting walk's world, from `otherSeatPolicy`, into `Walk.policy`. */
+  private async evaluatePolicies(requests: Walk<S>[]): Promise<void> {
+    const { game, A, P } = this;
+    const evaluator = this.otherSeatPolicy!;
+    const E = game.encoder.size;
+    const n = requests.length;
+    let batch = this.policyBatch;
+    if (batch === null || batch.masks.length < n * A) {
+      const capacity = Math.max(n, this.batch.masks.length / A);
+      batch = this.policyBatch = {
+        count: 0,
+        actionSize: A,
+        numSeats: P,
+        states: [],
+        perspectives: new Int32Array(capacity),
+        inputs: new Float32Array(evaluator.needsInputs ? capacity * E : 0),
+        masks: new Uint8Array(capacity * A),
+        policyLogits: new Float32Array(capacity * A),
+        values: new Float32Array(capacity * P),
+      };
+    }
+    batch.count = n;
+    batch.states.length = 0;
+    for (let i = 0; i < n; i++) {
+      const world = requests[i].world;
+      batch.states.push(world);
+      batch.perspectives[i] = game.currentPlayer(world);
+      game.masker.fillMask(world, batch.masks, i * A);
+      if (evaluator.needsInputs) game.encoder.encode(world, batch.perspectives[i], batch.inputs, i * E);
+    }
+    await evaluator.evaluate(batch);
+    this.stats.evaluations += n;
+    this.stats.evaluatorCalls++;
+    for (let i = 0; i < n; i++) requests[i].policy = maskedSoftmax(batch.policyLogits, i * A, batch.masks, i * A, A, new Float32Array(A));
+  }
+
+  private async evaluate(pending: Walk<S>[]): Promise<void> {
     const { game, batch, A, P } = this;
     const E = game.encoder.size;
     batch.count = pending.length;
@@ -393,13 +530,14 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
     this.stats.evaluations += pending.length;
     this.stats.evaluatorCalls++;
     for (let i = 0; i < pending.length; i++) {
-      const { path, leaf } = pending[i];
+      const w = pending[i];
+      const leaf = w.path[w.path.length - 1];
       if (leaf.priors === null) {
         leaf.priors = maskedSoftmax(batch.policyLogits, i * A, batch.masks, i * A, A, new Float32Array(A));
         // The root is the first node of every path: its priors are set once per move, here.
-        if (leaf === path[0]) this.applyRootNoise(leaf.priors, batch.masks, i * A);
+        if (leaf === w.path[0]) this.applyRootNoise(leaf.priors, batch.masks, i * A);
       }
-      this.backup(path, batch.values, i * P, true);
+      this.backup(w, batch.values, i * P);
     }
   }
 
@@ -419,9 +557,12 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
     for (let a = 0; a < A; a++) if (mask[maskOffset + a]) priors[a] = (1 - epsilon) * priors[a] + epsilon * this.noise[k++];
   }
 
-  private backup(path: IsNode[], values: ArrayLike<number>, offset: number, virtualVisitTaken: boolean): void {
-    for (const n of path) {
-      if (virtualVisitTaken) n.pending--;
+  /** Adds the walk's values to every node of its path: a visit where it carries none yet, else its virtual visit made real. */
+  private backup(w: Walk<S>, values: ArrayLike<number>, offset: number): void {
+    const { path, marked } = w;
+    for (let i = 0; i < path.length; i++) {
+      const n = path[i];
+      if (i < marked) n.pending--;
       else n.visits++;
       for (let j = 0; j < this.P; j++) n.valueSum[j] += values[offset + j];
     }

@@ -1,6 +1,6 @@
 import { DEFAULT_LEAF_VALUES, Z95, eloFromScore, playArena, resolveGame, studentT975, wilsonInterval, type Agent, type Game, type LeafValues, type WorldSampling } from '@az/core';
 import { BACKEND_CHOICES, type BackendChoice } from '@az/nn';
-import { DEFAULT_DETERMINIZATIONS, DEFAULT_OTHER_SEAT_PRIORS, playoutWeightOf, type OtherSeatPriors, type SearchMethod } from '@az/imperfect-info';
+import { DEFAULT_DETERMINIZATIONS, DEFAULT_OTHER_SEAT_MOVES, DEFAULT_OTHER_SEAT_PRIORS, playoutWeightOf, type OtherSeatMoves, type OtherSeatPriors, type SearchMethod } from '@az/imperfect-info';
 import { defaultPlaySimulations } from '@az/mcts';
 import { POLICY_PREFIX, ROLLOUT_PREFIX, closeAgent, gameFor, isUciSpec, makeAgent, modelPathOf, withGameDefaults, type LoadedModel, loadModel } from '../agents.js';
 import { GameRecorder } from '../records.js';
@@ -33,6 +33,11 @@ export const evalSpec = {
       type: 'enum',
       values: ['uniform', 'first-world'],
       description: "hidden-information games, information-set search: priors where another seat acts in the tree, uniform over its legal actions, or first-world: the network's policy for it in the first sampled world that reached the node (its hand in that world steering its play in every other) (default uniform)",
+    },
+    'other-seat-moves': {
+      type: 'enum',
+      values: ['search', 'policy'],
+      description: "hidden-information games, information-set search with a model: how another seat chooses its move in the tree, by the search's statistics at its node (shared by every sampled world), or policy: drawn from the network's policy from that seat's own view in the simulation's world, so its play follows the cards it holds there (one more network evaluation per such node on a simulation's path) (default search)",
     },
     'leaf-values': {
       type: 'enum',
@@ -139,6 +144,7 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
   const playoutWeight = flags['playout-weight'];
   const worldSampling = flags.worlds as WorldSampling | undefined;
   const otherSeatPriors = flags['other-seat-priors'] as OtherSeatPriors | undefined;
+  const otherSeatMoves = flags['other-seat-moves'] as OtherSeatMoves | undefined;
   // What search agents of a hidden-information game play with, as makeAgent resolves it: the flags, else the game's play settings.
   const agentDefaults = withGameDefaults(plugin, { simulations, seed, determinizations, leafValues, playoutWeight, searchMethod, worldSampling });
   const searchUsed: SearchMethod | undefined = game.traits.information === 'imperfect' ? (agentDefaults.searchMethod ?? 'determinized') : undefined;
@@ -153,6 +159,8 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
   const worldsUsed: WorldSampling | undefined = searchUsed === 'information-set' ? (searchesModel ? (agentDefaults.worldSampling ?? 'uniform') : 'uniform') : undefined;
   const inferWorlds = worldsUsed === 'inferred';
   if (otherSeatPriors !== undefined) requireInformationSet('--other-seat-priors');
+  if (otherSeatMoves !== undefined) requireInformationSet('--other-seat-moves');
+  if (otherSeatMoves === 'policy' && !searchesModel) throw new UsageError('--other-seat-moves policy needs a model agent: the network is the policy the other seats move by');
   // Policy playouts replace the random playout whose share --playout-weight sets.
   if (playoutWeight !== undefined && agentDefaults.leafValues === 'policy-playouts') {
     throw new UsageError('--playout-weight mixes in a random playout, which --leaf-values policy-playouts replaces: give one of the two');
@@ -164,10 +172,11 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
   const leafValuesUsed: LeafValues | undefined =
     game.traits.information !== 'imperfect' ? undefined : modelSearchesLeaves ? (agentDefaults.leafValues ?? DEFAULT_LEAF_VALUES) : plainSearch ? 'playouts' : undefined;
   const otherSeatPriorsUsed: OtherSeatPriors | undefined = searchUsed === 'information-set' ? (otherSeatPriors ?? DEFAULT_OTHER_SEAT_PRIORS) : undefined;
-  const agentA = await makeAgent(flags.a, plugin, game, { simulations, seed, determinizations, leafValues, playoutWeight, searchMethod, worldSampling, otherSeatPriors, network }, models);
+  const otherSeatMovesUsed: OtherSeatMoves | undefined = searchUsed === 'information-set' && searchesModel ? (otherSeatMoves ?? DEFAULT_OTHER_SEAT_MOVES) : undefined;
+  const agentA = await makeAgent(flags.a, plugin, game, { simulations, seed, determinizations, leafValues, playoutWeight, searchMethod, worldSampling, otherSeatPriors, otherSeatMoves, network }, models);
   let agentB: Agent<unknown>;
   try {
-    agentB = await makeAgent(flags.b, plugin, game, { simulations, seed: seed + 1, determinizations, leafValues, playoutWeight, searchMethod, worldSampling, otherSeatPriors, network }, models);
+    agentB = await makeAgent(flags.b, plugin, game, { simulations, seed: seed + 1, determinizations, leafValues, playoutWeight, searchMethod, worldSampling, otherSeatPriors, otherSeatMoves, network }, models);
   } catch (err) {
     await closeAgent(agentA);
     throw err;
@@ -251,6 +260,7 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
       search: searchUsed,
       worlds: worldsUsed,
       otherSeatPriors: otherSeatPriorsUsed,
+      otherSeatMoves: otherSeatMovesUsed,
       // What a model agent's search values its leaves with (hidden-information games), so a report says how it was played.
       leafValues: leafValuesUsed,
       playoutWeight:
@@ -288,7 +298,7 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
     }
     const worlds = report.determinizations
       ? searchUsed === 'information-set'
-        ? ` (${report.determinizations} x ${simulations} in one information-set tree, a world per simulation${inferWorlds ? ', weighed by the earlier decisions' : ''}${otherSeatPriorsUsed === 'first-world' ? ", other seats' priors from the first world" : ''})`
+        ? ` (${report.determinizations} x ${simulations} in one information-set tree, a world per simulation${inferWorlds ? ', weighed by the earlier decisions' : ''}${otherSeatPriorsUsed === 'first-world' ? ", other seats' priors from the first world" : ''}${otherSeatMovesUsed === 'policy' ? ", other seats moving by the network's policy" : ''})`
         : ` x ${report.determinizations} sampled worlds`
       : '';
     console.log(`${played} games of ${game.traits.id} (${game.numPlayers} seats, rotating), ${simulations} simulations${worlds} per search move`);

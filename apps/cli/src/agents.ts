@@ -265,7 +265,8 @@ export async function makeAgent(spec: string, plugin: GamePlugin, game: Game<unk
   if (spec === 'random') return new RandomAgent(game, settings.seed);
   if (isUciSpec(spec)) return uciAgent(spec, plugin);
   // No network: uniform priors and one random playout per leaf (determinized for hidden-information games).
-  if (spec === 'mcts') return searchAgent('mcts', game, new RolloutEvaluator(game, settings.seed), settings);
+  // The other seats moving by a network's policy is for model agents: mcts has no network.
+  if (spec === 'mcts') return searchAgent('mcts', game, new RolloutEvaluator(game, settings.seed), { ...settings, otherSeatMoves: undefined });
   const bot = plugin.bots?.[spec];
   if (bot) {
     const agent = bot(game, settings.seed);

@@ -77,6 +77,13 @@ describe('az play finds the model trained for the table size', () => {
     const byPolicyWithoutModel = az(['eval', '--game', 'blob', '--a', 'mcts', '--b', 'heuristic', '--games', '1', '--other-seat-moves', 'policy']);
     expect(byPolicyWithoutModel.code).toBe(2);
     expect(byPolicyWithoutModel.stderr).toContain('--other-seat-moves policy needs a model agent');
+    const byPolicyRollout = az(['eval', '--game', 'blob', '--a', 'rollout:runs/blob-3p-rounds', '--b', 'heuristic', '--games', '1', '--other-seat-moves', 'policy']);
+    expect(byPolicyRollout.code).toBe(2);
+    expect(byPolicyRollout.stderr).toContain('--other-seat-moves policy needs a model agent that searches');
+    // Against plain search the model's search moves the other seats by its network; mcts, without one, as before.
+    const byPolicyAgainstMcts = az(['eval', '--game', 'blob', '--a', 'runs/blob-3p-rounds', '--b', 'mcts', '--games', '1', '--sims', '2', '--other-seat-moves', 'policy', '--json']);
+    expect(byPolicyAgainstMcts.code, byPolicyAgainstMcts.stderr).toBe(0);
+    expect(JSON.parse(byPolicyAgainstMcts.stdout)).toMatchObject({ otherSeatMoves: 'policy', games: 1 });
     const uniform = az(['eval', '--game', 'blob', '--a', 'runs/blob-3p-rounds', '--b', 'heuristic', '--games', '1', '--sims', '2', '--worlds', 'uniform', '--other-seat-priors', 'first-world', '--leaf-values', 'world', '--playout-weight', '0.5', '--json']);
     expect(JSON.parse(uniform.stdout)).toMatchObject({ search: 'information-set', worlds: 'uniform', otherSeatPriors: 'first-world', leafValues: 'world', playoutWeight: 0.5 });
     // Plain search (no network) has nothing to infer with: its worlds are uniform whatever the game's play setting.

@@ -1,7 +1,7 @@
 // Determinized search on Blob: the contract it relies on (legal actions agree across sampled worlds),
 // that it plays legally and sensibly, and that it beats random play by a clear margin.
 import { Rng, validateConfig, type Agent } from '@az/core';
-import { DeterminizedMcts, createSearchEngine } from '@az/imperfect-info';
+import { DeterminizedMcts, InformationSetMcts, createSearchEngine } from '@az/imperfect-info';
 import { MctsAgent, RolloutEvaluator, type Evaluator, type LeafBatch } from '@az/mcts';
 import { describe, expect, it } from 'vitest';
 import { BlobDeterminizer } from './determinizer.js';
@@ -134,6 +134,88 @@ describe('Blob determinized search', () => {
     // Random play scores about 1.8 a round (bid accuracy ~16%); the heuristic bot about 5.6.
     expect(searchScore / rounds - randomScore / rounds).toBeGreaterThan(2.5);
     expect(searchExact / rounds).toBeGreaterThan(0.4);
+  });
+});
+
+describe('Blob information-set search with the other seats moving by a policy', () => {
+  /** A stand-in network policy: the highest legal action, favoured; values zero. */
+  class TopActionPolicy implements Evaluator<BlobState> {
+    readonly needsInputs = false;
+    calls = 0;
+    evaluate(batch: LeafBatch<BlobState>): void {
+      this.calls++;
+      batch.values.fill(0, 0, batch.count * batch.numSeats);
+      for (let i = 0; i < batch.count; i++) {
+        const row = i * batch.actionSize;
+        let top = -1;
+        for (let a = 0; a < batch.actionSize; a++) {
+          batch.policyLogits[row + a] = 0;
+          if (batch.masks[row + a]) top = a;
+        }
+        batch.policyLogits[row + top] = 3;
+      }
+    }
+  }
+  interface TreeNode {
+    readonly children: Map<number, TreeNode>;
+    readonly visits: number;
+    readonly pending: number;
+  }
+
+  /** Every node of a slot's tree (a private field: the invariants below are the tree's, not an API). */
+  function nodesOf(engine: InformationSetMcts<BlobState>, slot: number): TreeNode[] {
+    const root = (engine as unknown as { slots: ({ root: TreeNode } | null)[] }).slots[slot]!.root;
+    const out: TreeNode[] = [];
+    const stack = [root];
+    while (stack.length > 0) {
+      const node = stack.pop()!;
+      out.push(node);
+      stack.push(...node.children.values());
+    }
+    return out;
+  }
+
+  it.each(['puct', 'gumbel'] as const)('leaves no virtual visit behind and no child with more visits than its parent (%s root)', async (rootSelection) => {
+    // Walks here pause several times (three other seats), reach leaves and terminals after pausing, and
+    // run under Gumbel root search: what the showdown test game cannot show.
+    const game = makeGame(ROUND);
+    const policy = new TopActionPolicy();
+    const slots = 6;
+    const engine = new InformationSetMcts(game, new RolloutEvaluator(game, 1), slots, { simulations: 300, leavesPerTree: 8, seed: 2, rootSelection }, { otherSeatMoves: 'policy', otherSeatPolicy: policy });
+    const rng = new Rng(9);
+    const roots: BlobState[] = [];
+    for (let s = 0; s < slots; s++) {
+      // Roots at the first bid and a few plies into the card play.
+      const state = game.initialState(rng);
+      const mask = new Uint8Array(game.masker.actionSize);
+      for (let ply = 0; ply < (s % 2 === 0 ? 0 : 4 + s); ply++) {
+        game.masker.fillMask(state, mask, 0);
+        const legal = [...mask.keys()].filter((a) => mask[a]);
+        game.applyAction(state, legal[rng.int(legal.length)], rng);
+      }
+      roots.push(state);
+      engine.setRoot(s, state);
+    }
+    await engine.search();
+    expect(engine.stats.simulations).toBe(slots * 300);
+    expect(policy.calls).toBeGreaterThan(0);
+    for (let s = 0; s < slots; s++) {
+      const nodes = nodesOf(engine, s);
+      expect(nodes.length).toBeGreaterThan(50);
+      for (const node of nodes) {
+        expect(node.pending).toBe(0);
+        let childVisits = 0;
+        for (const child of node.children.values()) childVisits += child.visits;
+        expect(childVisits).toBeLessThanOrEqual(node.visits);
+      }
+      // The move is one the real state allows.
+      const counts = engine.visitCounts(s, new Float32Array(game.masker.actionSize));
+      const mask = new Uint8Array(game.masker.actionSize);
+      game.masker.fillMask(roots[s], mask, 0);
+      counts.forEach((c, a) => {
+        if (c > 0) expect(mask[a]).toBe(1);
+      });
+    }
   });
 });
 

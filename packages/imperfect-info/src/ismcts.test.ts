@@ -371,7 +371,7 @@ describe('InformationSetMcts', () => {
       expect((await betsHoldingFive('policy')).bets).toBe(0);
     });
 
-    it('spends one policy evaluation per other-seat node on a path, counted with the leaves', async () => {
+    it('counts the other seat’s policy evaluations with the leaves’ (same simulations, more evaluations)', async () => {
       const search = await betsHoldingFive('search');
       const policy = await betsHoldingFive('policy');
       expect(policy.simulations).toBe(search.simulations);

@@ -160,7 +160,6 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
   const inferWorlds = worldsUsed === 'inferred';
   if (otherSeatPriors !== undefined) requireInformationSet('--other-seat-priors');
   if (otherSeatMoves !== undefined) requireInformationSet('--other-seat-moves');
-  if (otherSeatMoves === 'policy' && !searchesModel) throw new UsageError('--other-seat-moves policy needs a model agent: the network is the policy the other seats move by');
   // Policy playouts replace the random playout whose share --playout-weight sets.
   if (playoutWeight !== undefined && agentDefaults.leafValues === 'policy-playouts') {
     throw new UsageError('--playout-weight mixes in a random playout, which --leaf-values policy-playouts replaces: give one of the two');
@@ -168,11 +167,13 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
   // Leaf values are a search's: a model's (not `policy:`, which does not search, nor `rollout:`, which plays
   // decisions out instead), else `mcts`'s, one random playout per leaf whatever the flags say; else none.
   const modelSearchesLeaves = modelPlayers.some((spec) => !spec.startsWith(ROLLOUT_PREFIX));
+  // Only a model's search has a network for the other seats to move by (mcts's leaves are playouts, rollout: does not search).
+  if (otherSeatMoves === 'policy' && !modelSearchesLeaves) throw new UsageError('--other-seat-moves policy needs a model agent that searches (a model directory): the network is the policy the other seats move by');
   const plainSearch = flags.a === 'mcts' || flags.b === 'mcts';
   const leafValuesUsed: LeafValues | undefined =
     game.traits.information !== 'imperfect' ? undefined : modelSearchesLeaves ? (agentDefaults.leafValues ?? DEFAULT_LEAF_VALUES) : plainSearch ? 'playouts' : undefined;
   const otherSeatPriorsUsed: OtherSeatPriors | undefined = searchUsed === 'information-set' ? (otherSeatPriors ?? DEFAULT_OTHER_SEAT_PRIORS) : undefined;
-  const otherSeatMovesUsed: OtherSeatMoves | undefined = searchUsed === 'information-set' && searchesModel ? (otherSeatMoves ?? DEFAULT_OTHER_SEAT_MOVES) : undefined;
+  const otherSeatMovesUsed: OtherSeatMoves | undefined = searchUsed === 'information-set' && modelSearchesLeaves ? (otherSeatMoves ?? DEFAULT_OTHER_SEAT_MOVES) : undefined;
   const agentA = await makeAgent(flags.a, plugin, game, { simulations, seed, determinizations, leafValues, playoutWeight, searchMethod, worldSampling, otherSeatPriors, otherSeatMoves, network }, models);
   let agentB: Agent<unknown>;
   try {

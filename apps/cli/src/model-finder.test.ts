@@ -77,6 +77,9 @@ describe('az play finds the model trained for the table size', () => {
     const byPolicyWithoutModel = az(['eval', '--game', 'blob', '--a', 'mcts', '--b', 'heuristic', '--games', '1', '--other-seat-moves', 'policy']);
     expect(byPolicyWithoutModel.code).toBe(2);
     expect(byPolicyWithoutModel.stderr).toContain('--other-seat-moves policy needs a model agent');
+    const byPolicyFirstWorld = az(['eval', '--game', 'blob', '--a', 'runs/blob-3p-rounds', '--b', 'heuristic', '--games', '1', '--other-seat-moves', 'policy', '--other-seat-priors', 'first-world']);
+    expect(byPolicyFirstWorld.code).toBe(2);
+    expect(byPolicyFirstWorld.stderr).toContain('--other-seat-priors first-world has no effect with --other-seat-moves policy');
     const byPolicyRollout = az(['eval', '--game', 'blob', '--a', 'rollout:runs/blob-3p-rounds', '--b', 'heuristic', '--games', '1', '--other-seat-moves', 'policy']);
     expect(byPolicyRollout.code).toBe(2);
     expect(byPolicyRollout.stderr).toContain('--other-seat-moves policy needs a model agent that searches');

@@ -393,6 +393,7 @@ describe('InformationSetMcts', () => {
       expect(() => createSearchEngine(game, cardPolicy(), 1, search, { method: 'information-set', otherSeatMoves: 'policy' })).toThrow(/showdown.*network/);
       expect(() => new InformationSetMcts(game, cardPolicy(), 1, search, { otherSeatMoves: 'policy' })).toThrow(/otherSeatPolicy/);
       expect(() => new InformationSetMcts(game, cardPolicy(), 1, search, { otherSeatMoves: 'sample' as 'policy' })).toThrow(/otherSeatMoves/);
+      expect(() => new InformationSetMcts(game, cardPolicy(), 1, search, { otherSeatMoves: 'policy', otherSeatPolicy: cardPolicy(), otherSeatPriors: 'first-world' })).toThrow(/first-world' has no effect/);
     });
   });
 

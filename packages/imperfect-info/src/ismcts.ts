@@ -197,6 +197,8 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
     if (this.otherSeatMoves !== 'search' && this.otherSeatMoves !== 'policy') throw new RangeError(`InformationSetMcts: otherSeatMoves must be 'search' or 'policy', got ${String(this.otherSeatMoves)}`);
     this.otherSeatPolicy = options.otherSeatPolicy;
     if (this.otherSeatMoves === 'policy' && !this.otherSeatPolicy) throw new Error("InformationSetMcts: otherSeatMoves 'policy' needs otherSeatPolicy (an evaluator giving the other seats' policy, e.g. the network)");
+    // Their nodes' priors only steer PUCT, which 'policy' replaces: refused rather than silently ignored.
+    if (this.otherSeatMoves === 'policy' && options.otherSeatPriors !== undefined && options.otherSeatPriors !== DEFAULT_OTHER_SEAT_PRIORS) throw new RangeError(`InformationSetMcts: otherSeatPriors '${options.otherSeatPriors}' has no effect when the other seats move by their policy (otherSeatMoves 'policy')`);
     this.candidates = this.inference?.candidates ?? 128;
     if (!(Number.isInteger(this.candidates) && this.candidates >= 1)) throw new RangeError(`InformationSetMcts: inference candidates must be a positive integer, got ${this.candidates}`);
     if (!(Number.isInteger(slots) && slots >= 1)) throw new RangeError(`InformationSetMcts: slots must be a positive integer, got ${slots}`);

@@ -131,7 +131,9 @@ interface Walk<S> {
  *
  * The observer's own nodes take the network's priors (its own hand is the same in every world); the
  * other seats' nodes are uniform over the actions legal in the simulation's world by default
- * (`OtherSeatPriors`).
+ * (`OtherSeatPriors`). With `otherSeatMoves: 'policy'` the other seats do not choose by their nodes'
+ * statistics: a simulation pauses at such a node until `otherSeatPolicy` has given that seat's policy
+ * in the simulation's world (one batched call per round of paused simulations), and draws its move.
  *
  * With `inference` (`WorldInference`) the worlds are not uniform: each move samples a pool of worlds,
  * weighs them by what the other seats did (e.g. `PolicyWorldWeigher`), and every simulation draws its

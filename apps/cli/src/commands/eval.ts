@@ -167,10 +167,10 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
   // Leaf values are a search's: a model's (not `policy:`, which does not search, nor `rollout:`, which plays
   // decisions out instead), else `mcts`'s, one random playout per leaf whatever the flags say; else none.
   const modelSearchesLeaves = modelPlayers.some((spec) => !spec.startsWith(ROLLOUT_PREFIX));
-  // Only a model's search has a network for the other seats to move by (mcts's leaves are playouts, rollout: does not search).
   if (otherSeatMoves === 'policy' && otherSeatPriors !== undefined && otherSeatPriors !== DEFAULT_OTHER_SEAT_PRIORS) {
     throw new UsageError(`--other-seat-priors ${otherSeatPriors} has no effect with --other-seat-moves policy (the other seats then move by the network's policy, not by priors at their nodes): give one of the two`);
   }
+  // Only a model's search has a network for the other seats to move by (mcts's leaves are playouts, rollout: does not search).
   if (otherSeatMoves === 'policy' && !modelSearchesLeaves) throw new UsageError('--other-seat-moves policy needs a model agent that searches (a model directory): the network is the policy the other seats move by');
   const plainSearch = flags.a === 'mcts' || flags.b === 'mcts';
   const leafValuesUsed: LeafValues | undefined =

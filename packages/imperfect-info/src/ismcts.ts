@@ -99,6 +99,9 @@ interface GumbelRoot {
   readonly baseVisits: Int32Array;
 }
 
+/** A leaf batch the search fills and owns (`LeafBatch` is read-only to evaluators). */
+type OwnBatch<S> = { -readonly [K in keyof LeafBatch<S>]: LeafBatch<S>[K] } & { states: S[] };
+
 /**
  * One simulation on its way down: paused at a leaf (waiting for its evaluation) or, with
  * `otherSeatMoves: 'policy'`, at another seat's node (waiting for that seat's policy in `world`).
@@ -181,9 +184,9 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
   private readonly otherSeatPriors: OtherSeatPriors;
   private readonly otherSeatMoves: OtherSeatMoves;
   private readonly otherSeatPolicy: Evaluator<S> | undefined;
-  /** The other seats' policy requests of one round (`otherSeatMoves: 'policy'`), allocated on first use. */
-  private policyBatch: ({ -readonly [K in keyof LeafBatch<S>]: LeafBatch<S>[K] } & { states: S[] }) | null = null;
-  private readonly batch: { -readonly [K in keyof LeafBatch<S>]: LeafBatch<S>[K] } & { states: S[] };
+  /** The other seats' policy requests of one round (`otherSeatMoves: 'policy'`), else null. */
+  private readonly policyBatch: OwnBatch<S> | null;
+  private readonly batch: OwnBatch<S>;
 
   constructor(
     readonly game: Game<S>,
@@ -233,17 +236,24 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
     this.gumbelRng = new Rng(`ismcts-gumbel:${config.seed ?? 0}`);
     this.mask = new Uint8Array(this.A);
     this.noise = new Float64Array(this.A);
+    // Walks in flight at once: a step's simulations, at most leavesPerTree per slot (one per fresh root);
+    // leaves and policy requests are each a subset of them.
     const maxBatch = slots * this.leavesPerTree;
-    this.batch = {
+    this.batch = this.newBatch(evaluator, maxBatch);
+    this.policyBatch = this.otherSeatMoves === 'policy' ? this.newBatch(this.otherSeatPolicy!, maxBatch) : null;
+  }
+
+  private newBatch(evaluator: Evaluator<S>, capacity: number): OwnBatch<S> {
+    return {
       count: 0,
       actionSize: this.A,
       numSeats: this.P,
       states: [],
-      perspectives: new Int32Array(maxBatch),
-      inputs: new Float32Array(evaluator.needsInputs ? maxBatch * game.encoder.size : 0),
-      masks: new Uint8Array(maxBatch * this.A),
-      policyLogits: new Float32Array(maxBatch * this.A),
-      values: new Float32Array(maxBatch * this.P),
+      perspectives: new Int32Array(capacity),
+      inputs: new Float32Array(evaluator.needsInputs ? capacity * this.game.encoder.size : 0),
+      masks: new Uint8Array(capacity * this.A),
+      policyLogits: new Float32Array(capacity * this.A),
+      values: new Float32Array(capacity * this.P),
     };
   }
 
@@ -483,56 +493,34 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
 
   /** The policy of the seat to move in each waiting walk's world, from `otherSeatPolicy`, into `Walk.policy`. */
   private async evaluatePolicies(requests: Walk<S>[]): Promise<void> {
-    const { game, A, P } = this;
-    const evaluator = this.otherSeatPolicy!;
+    const { A } = this;
+    const batch = this.policyBatch!;
+    await this.evaluateWorlds(this.otherSeatPolicy!, batch, requests);
+    for (let i = 0; i < requests.length; i++) requests[i].policy = maskedSoftmax(batch.policyLogits, i * A, batch.masks, i * A, A, new Float32Array(A));
+  }
+
+  /** The walks' worlds into `batch` (mover's perspective, masks, inputs when asked for), evaluated in one call. */
+  private async evaluateWorlds(evaluator: Evaluator<S>, batch: OwnBatch<S>, walks: Walk<S>[]): Promise<void> {
+    const { game, A } = this;
     const E = game.encoder.size;
-    const n = requests.length;
-    let batch = this.policyBatch;
-    if (batch === null || batch.masks.length < n * A) {
-      const capacity = Math.max(n, this.batch.masks.length / A);
-      batch = this.policyBatch = {
-        count: 0,
-        actionSize: A,
-        numSeats: P,
-        states: [],
-        perspectives: new Int32Array(capacity),
-        inputs: new Float32Array(evaluator.needsInputs ? capacity * E : 0),
-        masks: new Uint8Array(capacity * A),
-        policyLogits: new Float32Array(capacity * A),
-        values: new Float32Array(capacity * P),
-      };
-    }
-    batch.count = n;
+    batch.count = walks.length;
     batch.states.length = 0;
-    for (let i = 0; i < n; i++) {
-      const world = requests[i].world;
+    for (let i = 0; i < walks.length; i++) {
+      const world = walks[i].world;
       batch.states.push(world);
       batch.perspectives[i] = game.currentPlayer(world);
+      // Filled whatever the evaluator's `needsMasks` says: priors are a softmax over them.
       game.masker.fillMask(world, batch.masks, i * A);
       if (evaluator.needsInputs) game.encoder.encode(world, batch.perspectives[i], batch.inputs, i * E);
     }
     await evaluator.evaluate(batch);
-    this.stats.evaluations += n;
+    this.stats.evaluations += walks.length;
     this.stats.evaluatorCalls++;
-    for (let i = 0; i < n; i++) requests[i].policy = maskedSoftmax(batch.policyLogits, i * A, batch.masks, i * A, A, new Float32Array(A));
   }
 
   private async evaluate(pending: Walk<S>[]): Promise<void> {
-    const { game, batch, A, P } = this;
-    const E = game.encoder.size;
-    batch.count = pending.length;
-    batch.states.length = 0;
-    for (let i = 0; i < pending.length; i++) {
-      const world = pending[i].world;
-      batch.states.push(world);
-      batch.perspectives[i] = game.currentPlayer(world);
-      // Filled whatever the evaluator's `needsMasks` says: the leaf's priors below are a softmax over them.
-      game.masker.fillMask(world, batch.masks, i * A);
-      if (this.evaluator.needsInputs) game.encoder.encode(world, batch.perspectives[i], batch.inputs, i * E);
-    }
-    await this.evaluator.evaluate(batch);
-    this.stats.evaluations += pending.length;
-    this.stats.evaluatorCalls++;
+    const { batch, A, P } = this;
+    await this.evaluateWorlds(this.evaluator, batch, pending);
     for (let i = 0; i < pending.length; i++) {
       const w = pending[i];
       const leaf = w.path[w.path.length - 1];

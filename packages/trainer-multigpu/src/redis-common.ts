@@ -22,6 +22,7 @@ import { Redis, type RedisOptions } from 'ioredis';
 import type { NetworkConfig, ResolvedConfig } from '@az/core';
 import type { WeightSpec } from '@az/nn';
 import type { TrainOptions } from './options.js';
+import type { WorkerPlayStats } from './transport.js';
 
 /** A redis:// or rediss:// URL taken apart: what ioredis needs, and a printable form without the password. */
 export interface RedisEndpoint {
@@ -261,8 +262,8 @@ export function weightsByteLength(specs: readonly WeightSpec[]): number {
   return n * 4;
 }
 
-/** Heartbeat value of one worker process (JSON, under az:{R}:worker:<id> with a TTL). */
-export interface RemoteHeartbeat {
+/** Heartbeat value of one worker process (JSON, under az:{R}:worker:<id> with a TTL): who it is, what it runs, its play counters. */
+export interface RemoteHeartbeat extends WorkerPlayStats {
   readonly machine: string;
   readonly device: string;
   readonly pid: number;
@@ -270,13 +271,6 @@ export interface RemoteHeartbeat {
   readonly state: 'starting' | 'running' | 'paused' | 'stopped';
   readonly weightsVersion: number;
   readonly backend: string;
-  readonly games: number;
-  readonly positions: number;
-  readonly evaluations: number;
-  readonly evaluatorCalls: number;
-  /** With `evalCacheSize`: the NN cache's counters (absent from agents older than the fields). */
-  readonly cacheLookups?: number;
-  readonly cacheHits?: number;
 }
 
 export function defaultMachineName(): string {

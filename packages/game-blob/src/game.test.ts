@@ -5,7 +5,7 @@ import { blobPlugin, registerBlob } from './plugin.js';
 import { bidAction } from './rules.js';
 import { PHASE_OVER } from './state.js';
 import { scoreRange, scoreToValue, valueToScore } from './value.js';
-import { card, makeGame, play, randomPlayout, setHands } from './test-helpers.js';
+import { card, makeGame, play, randomPlayout, threeSeatTwoCardDeal } from './test-helpers.js';
 
 describe('mask and applyAction agree', () => {
   const configs: Record<string, unknown>[] = [
@@ -59,13 +59,7 @@ describe('notation', () => {
   });
 
   it('explains refusals', () => {
-    const game = makeGame({ players: 3, rounds: 'one', roundCards: 2 });
-    const state = game.initialState(new Rng(1));
-    setHands(state, [
-      ['4S', '5D'],
-      ['AH', '2S'],
-      ['KH', '3C'],
-    ]);
+    const { game, state } = threeSeatTwoCardDeal();
     expect(game.parseAction(state, '2')).toEqual({ ok: true, action: bidAction(2) });
     expect(game.parseAction(state, 'Bid 1')).toEqual({ ok: true, action: bidAction(1) });
     expect(game.parseAction(state, 'bid 3')).toEqual({ ok: false, error: 'a bid must be 0..2 (2 cards this round)' });
@@ -78,13 +72,7 @@ describe('notation', () => {
   });
 
   it('renders only what the perspective seat may see', () => {
-    const game = makeGame({ players: 3, rounds: 'one', roundCards: 2 });
-    const state = game.initialState(new Rng(1));
-    setHands(state, [
-      ['4S', '5D'],
-      ['AH', '2S'],
-      ['KH', '3C'],
-    ]);
+    const { game, state } = threeSeatTwoCardDeal();
     play(game, state, ['bid 1', 'bid 0', 'bid 0', 'AH']);
     const mine = game.render(state, 2);
     expect(mine).toContain('Your hand (seat 2): ♥ K  ♣ 3');

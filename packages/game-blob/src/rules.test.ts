@@ -4,7 +4,7 @@ import { DIAMONDS, HEARTS, NO_TRUMP, SPADES, cardSuit } from './cards.js';
 import { blobConfigSchema, finalizeBlobConfig, roundSchedule } from './config.js';
 import { bidAction, hookedBid, roundScore, trickWinner } from './rules.js';
 import { NONE, PHASE_BID, PHASE_OVER, PHASE_PLAY } from './state.js';
-import { card, makeGame, play, randomPlayout, setHands } from './test-helpers.js';
+import { card, makeGame, play, randomPlayout, threeSeatTwoCardDeal } from './test-helpers.js';
 
 const legalBids = (game: ReturnType<typeof makeGame>, state: Parameters<typeof hookedBid>[0]): number[] => {
   const mask = new Uint8Array(game.masker.actionSize);
@@ -24,16 +24,7 @@ const legalCards = (game: ReturnType<typeof makeGame>, state: Parameters<typeof 
 
 describe('follow suit and tricks', () => {
   // Three players, one round of 2 cards; seat 0 deals, so seat 1 bids and leads first. Round 0: spades are trump.
-  const setup = () => {
-    const game = makeGame({ players: 3, rounds: 'one', roundCards: 2 });
-    const state = game.initialState(new Rng(1));
-    setHands(state, [
-      ['4S', '5D'],
-      ['AH', '2S'],
-      ['KH', '3C'],
-    ]);
-    return { game, state };
-  };
+  const setup = threeSeatTwoCardDeal;
 
   it('forces following the suit led when able, and only then', () => {
     const { game, state } = setup();
@@ -205,13 +196,7 @@ describe('scoring', () => {
   });
 
   it('adds each round\'s points to the totals', () => {
-    const game = makeGame({ players: 3, rounds: 'one', roundCards: 2 });
-    const state = game.initialState(new Rng(1));
-    setHands(state, [
-      ['4S', '5D'],
-      ['AH', '2S'],
-      ['KH', '3C'],
-    ]);
+    const { game, state } = threeSeatTwoCardDeal();
     // Seat 1 bids 1, seat 2 bids 0, dealer 0 bids 0 (1 is hooked). Seat 0 trumps the AH, then leads 5D:
     // seat 1 must play 2S (trump, wins), seat 2 plays 3C.
     play(game, state, ['bid 1', 'bid 0', 'bid 0', 'AH', 'KH', '4S', '5D', '2S', '3C']);

@@ -24,6 +24,21 @@ export function setHands(state: BlobState, hands: readonly (readonly string[])[]
   });
 }
 
+/**
+ * The small hand-set deal several tests walk through: three players, one round of 2 cards, seat 0 deals
+ * (so seat 1 bids and leads first), spades trump; hands 4S 5D / AH 2S / KH 3C.
+ */
+export function threeSeatTwoCardDeal(): { game: BlobGame; state: BlobState } {
+  const game = makeGame({ players: 3, rounds: 'one', roundCards: 2 });
+  const state = game.initialState(new Rng(1));
+  setHands(state, [
+    ['4S', '5D'],
+    ['AH', '2S'],
+    ['KH', '3C'],
+  ]);
+  return { game, state };
+}
+
 /** Applies the moves written as text (`bid 1`, `QS`), failing loudly on any refusal. */
 export function play(game: BlobGame, state: BlobState, moves: readonly string[], rng = new Rng(0)): void {
   for (const move of moves) {

@@ -1,6 +1,11 @@
 /** Validation of checkpoint manifests and weights, shared by saving and loading. */
 import type { tf } from './tf.js';
-import type { CheckpointFileEntry } from './checkpoint.js';
+
+/** A file of a checkpoint as the manifest lists it. */
+export interface CheckpointFileEntry {
+  readonly bytes: number;
+  readonly sha256: string;
+}
 
 /** A description of the first thing wrong with a manifest, or null when it is well formed. */
 export function manifestProblem(m: unknown): string | null {

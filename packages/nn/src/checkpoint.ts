@@ -22,7 +22,7 @@ import { tf } from './tf.js';
 import { checkModelMatchesConfig, ModelShapeError } from './tfjs-model.js';
 import { CheckpointError, errorMessage, faultPoint, isNotFound, moveIntoPlace, readBytesOrNull, readTextOrNull, refuseToClobber, sha256, syncDirectory, toArrayBuffer, writeFileSynced } from './checkpoint-files.js';
 
-import { isFileList, manifestProblem, nonFiniteWeight } from './checkpoint-checks.js';
+import { isFileList, manifestProblem, nonFiniteWeight, type CheckpointFileEntry } from './checkpoint-checks.js';
 
 export { CheckpointError };
 import type { OptimizerState } from './training.js';
@@ -48,12 +48,6 @@ export interface SaveCheckpointOptions {
   readonly onnx?: boolean | Uint8Array;
   /** More files to write into the checkpoint (name -> contents), listed and checksummed like the others. */
   readonly extraFiles?: Readonly<Record<string, string | Uint8Array>>;
-}
-
-/** A file of a checkpoint as the manifest lists it. */
-export interface CheckpointFileEntry {
-  readonly bytes: number;
-  readonly sha256: string;
 }
 
 export interface CheckpointManifest {

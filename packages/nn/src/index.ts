@@ -45,8 +45,8 @@ export {
   type CheckpointManifestInput,
   type CheckpointExpectation,
   type LoadedCheckpoint,
-  type CheckpointFileEntry,
 } from './checkpoint.js';
+export type { CheckpointFileEntry } from './checkpoint-checks.js';
 export {
   listCheckpoints,
   resolveCheckpointPath,

@@ -113,7 +113,7 @@ interface Walk<S> {
   readonly path: IsNode[];
   /** `path[0 .. marked)` carry this walk's virtual visit (taken when it pauses, so walks in flight spread out). */
   marked: number;
-  /** The mover's policy in `world` at the last node, once evaluated; used by the next step down. */
+  /** The mover's policy in `world` at the last node, once evaluated (a row of `policyRows`); used by the next step down. */
   policy: Float32Array | null;
 }
 
@@ -186,6 +186,11 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
   private readonly otherSeatPolicy: Evaluator<S> | undefined;
   /** The other seats' policy requests of one round (`otherSeatMoves: 'policy'`), else null. */
   private readonly policyBatch: OwnBatch<S> | null;
+  /**
+   * One row of probabilities per request of a round (`otherSeatMoves: 'policy'`), views made once: a
+   * resumed walk draws its move from its row before the next round's call overwrites the rows.
+   */
+  private readonly policyRows: Float32Array[];
   private readonly batch: OwnBatch<S>;
 
   constructor(
@@ -203,7 +208,7 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
     this.otherSeatPolicy = options.otherSeatPolicy;
     if (this.otherSeatMoves === 'policy' && !this.otherSeatPolicy) throw new Error("InformationSetMcts: otherSeatMoves 'policy' needs otherSeatPolicy (an evaluator giving the other seats' policy, e.g. the network)");
     // Their nodes' priors only steer PUCT, which 'policy' replaces: refused rather than silently ignored.
-    if (this.otherSeatMoves === 'policy' && options.otherSeatPriors !== undefined && options.otherSeatPriors !== DEFAULT_OTHER_SEAT_PRIORS) throw new RangeError(`InformationSetMcts: otherSeatPriors '${options.otherSeatPriors}' has no effect when the other seats move by their policy (otherSeatMoves 'policy')`);
+    if (this.otherSeatMoves === 'policy' && this.otherSeatPriors !== DEFAULT_OTHER_SEAT_PRIORS) throw new RangeError(`InformationSetMcts: otherSeatPriors '${this.otherSeatPriors}' has no effect when the other seats move by their policy (otherSeatMoves 'policy')`);
     this.candidates = this.inference?.candidates ?? 128;
     if (!(Number.isInteger(this.candidates) && this.candidates >= 1)) throw new RangeError(`InformationSetMcts: inference candidates must be a positive integer, got ${this.candidates}`);
     if (!(Number.isInteger(slots) && slots >= 1)) throw new RangeError(`InformationSetMcts: slots must be a positive integer, got ${slots}`);
@@ -241,6 +246,8 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
     const maxBatch = slots * this.leavesPerTree;
     this.batch = this.newBatch(evaluator, maxBatch);
     this.policyBatch = this.otherSeatMoves === 'policy' ? this.newBatch(this.otherSeatPolicy!, maxBatch) : null;
+    const probs = new Float32Array(this.policyBatch ? maxBatch * this.A : 0);
+    this.policyRows = this.policyBatch ? Array.from({ length: maxBatch }, (_, i) => probs.subarray(i * this.A, (i + 1) * this.A)) : [];
   }
 
   private newBatch(evaluator: Evaluator<S>, capacity: number): OwnBatch<S> {
@@ -496,7 +503,7 @@ export class InformationSetMcts<S> implements SearchEngine<S> {
     const { A } = this;
     const batch = this.policyBatch!;
     await this.evaluateWorlds(this.otherSeatPolicy!, batch, requests);
-    for (let i = 0; i < requests.length; i++) requests[i].policy = maskedSoftmax(batch.policyLogits, i * A, batch.masks, i * A, A, new Float32Array(A));
+    for (let i = 0; i < requests.length; i++) requests[i].policy = maskedSoftmax(batch.policyLogits, i * A, batch.masks, i * A, A, this.policyRows[i]);
   }
 
   /** The walks' worlds into `batch` (mover's perspective, masks, inputs when asked for), evaluated in one call. */

@@ -331,6 +331,8 @@ export interface TrainingHints {
   readonly valueShaping?: number;
   /** Weight in [0, 1] of the root search value in value targets (default 0; see docs/training.md). */
   readonly rootValueWeight?: number;
+  /** Worlds whose root children self-play records as value-only rows (default 0, off; see docs/training.md). */
+  readonly childValueWorlds?: number;
   /** Prove results in the self-play search tree (default false; see docs/training.md). */
   readonly selfPlaySolve?: boolean;
   /** Playout cap randomization: share of moves searched in full and recorded (default 1, off). */

@@ -71,6 +71,13 @@ describe('DeterminizedMcts', () => {
       expect(value[0]).toBeCloseTo(meanValue[0], 6);
       expect(value[1]).toBeCloseTo(meanValue[1], 6);
       expect(value[0]).toBeCloseTo(-value[1], 5);
+      // Each world's children, told apart by their world index: their visits are that world's counts.
+      const childVisits = Array.from({ length: D }, () => new Float32Array(4));
+      engine.forEachRootChild(slot, (state, visits, _value, world) => {
+        expect(game.currentPlayer(state)).toBe(1);
+        childVisits[world][state.history[state.history.length - 1]] += visits;
+      });
+      for (let d = 0; d < D; d++) expect(Array.from(childVisits[d])).toEqual(Array.from(engine.trees.visitCounts(slot * D + d, worldCounts)));
     }
   });
 

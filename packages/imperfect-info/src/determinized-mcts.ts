@@ -1,5 +1,5 @@
 import { Rng, type Determinizer, type Game, type SearchMethod } from '@az/core';
-import { BatchedMcts, NetworkEvaluator, type Evaluator, type SearchConfig, type SearchEngine, type SearchStats } from '@az/mcts';
+import { BatchedMcts, NetworkEvaluator, type Evaluator, type RootChildVisitor, type SearchConfig, type SearchEngine, type SearchStats } from '@az/mcts';
 import { OwnViewNetworkEvaluator } from './own-view-evaluator.js';
 import { RolloutMixEvaluator } from './rollout-mix-evaluator.js';
 import { InformationSetMcts, type OtherSeatMoves, type OtherSeatPriors } from './ismcts.js';
@@ -224,6 +224,12 @@ export class DeterminizedMcts<S> implements SearchEngine<S> {
     const D = this.determinizations;
     if (this.trees.selectedAction(slot * D) < 0) return -1;
     return this.trees.selectedAction(slot * D + this.rng.int(D));
+  }
+
+  /** Each world's searched root children, `world` = the world's index among the slot's D (see `SearchEngine.forEachRootChild`). */
+  forEachRootChild(slot: number, visit: RootChildVisitor<S>): void {
+    const D = this.determinizations;
+    for (let d = 0; d < D; d++) this.trees.forEachRootChild(slot * D + d, visit, d);
   }
 
   /** Mean over the slot's worlds of each world's root value, per seat in absolute seat order. */

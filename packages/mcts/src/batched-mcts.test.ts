@@ -607,3 +607,41 @@ describe('MctsAgent and action selection', () => {
     expect(seen[2] / 4000).toBeLessThan(0.8);
   });
 });
+
+describe('BatchedMcts.forEachRootChild', () => {
+  it("lists the visited root children with their states, visits and mean values, which add up to the root's", async () => {
+    // A value that depends on the position (seat 0: 0.1 x the first empty cell - 0.4), so children differ.
+    const valueOf = (s: TttState): number => 0.1 * s.board.indexOf(0) - 0.4;
+    const evaluator: Evaluator<TttState> = {
+      needsInputs: false,
+      evaluate(batch: LeafBatch<TttState>): void {
+        batch.policyLogits.fill(0, 0, batch.count * batch.actionSize);
+        for (let i = 0; i < batch.count; i++) {
+          batch.values[2 * i] = valueOf(batch.states[i]);
+          batch.values[2 * i + 1] = -valueOf(batch.states[i]);
+        }
+      },
+    };
+    const root = tttFromString('X...O....', 0);
+    const engine = new BatchedMcts(ttt, evaluator, 1, { simulations: 60, leavesPerTree: 2, dirichletEpsilon: 0, seed: 4 });
+    engine.setRoot(0, root);
+    await engine.search();
+    const counts = engine.visitCounts(0, new Float32Array(9));
+    const seen = new Float32Array(9);
+    let weighted = 0;
+    engine.forEachRootChild(0, (state, visits, value, world) => {
+      expect(world).toBe(0);
+      // The child is the root with one more mark: find which.
+      const moved = state.board.findIndex((c, i) => c !== root.board[i]);
+      expect(state.board.filter((c, i) => c !== root.board[i]).length).toBe(1);
+      seen[moved] = visits;
+      expect(value[0]).toBeCloseTo(-value[1], 5);
+      weighted += visits * value[0];
+    });
+    expect(Array.from(seen)).toEqual(Array.from(counts));
+    // Every simulation but the root's own expansion went through one child: the sums add up.
+    const rootVisits = engine.rootVisits(0);
+    expect(rootVisits).toBe(60);
+    expect(engine.rootValue(0)[0] * rootVisits).toBeCloseTo(valueOf(root) + weighted, 3);
+  });
+});

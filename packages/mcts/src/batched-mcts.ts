@@ -153,7 +153,18 @@ export interface SearchEngine<S> {
   policyTarget(slot: number, out: Float32Array): Float32Array;
   /** The action the search itself picked (Gumbel), or -1 when the caller chooses from the visit counts. */
   selectedAction(slot: number): number;
+  /**
+   * Calls `visit` for each child of the slot's root that the search visited: its state, its visits and
+   * its mean value per seat (absolute seat order; a proven child's exact value), in the tree's own scale.
+   * Hidden-information engines visit every world's root, `world` telling them apart (0 for one tree).
+   * The state and the array belong to the engine: read them before the next call. Optional: self-play
+   * records these as value targets of the root's children (`SelfPlayOptions.childValueWorlds`).
+   */
+  forEachRootChild?(slot: number, visit: RootChildVisitor<S>): void;
 }
+
+/** See `SearchEngine.forEachRootChild`. */
+export type RootChildVisitor<S> = (state: S, visits: number, value: Float32Array, world: number) => void;
 
 const FLAG_EXPANDED = 1;
 const FLAG_TERMINAL = 2;
@@ -228,6 +239,8 @@ export class BatchedMcts<S> implements SearchEngine<S> {
   /** Compaction scratch: one tree's kept states (all undefined between compactions). */
   private readonly stateScratch: (S | undefined)[];
   private readonly valueScratch: Float32Array;
+  /** `forEachRootChild`'s value per seat, handed to its visitor. */
+  private readonly childValue: Float32Array;
   /** The per-node arrays, for the root-selection modules (gumbel.ts, forced-playouts.ts). */
   private readonly arrays: TreeArrays;
   /** Gumbel root search state (`rootSelection: 'gumbel'`), else null. */
@@ -291,6 +304,7 @@ export class BatchedMcts<S> implements SearchEngine<S> {
     this.gather = new Float64Array(this.cap * Math.max(1, this.P));
     this.stateScratch = new Array<S | undefined>(this.cap).fill(undefined);
     this.valueScratch = new Float32Array(this.P);
+    this.childValue = new Float32Array(this.P);
     if (c.rootSelection !== 'puct' && c.rootSelection !== 'gumbel') throw new RangeError(`BatchedMcts: rootSelection must be 'puct' or 'gumbel', got ${String(c.rootSelection)}`);
     if (!(c.forcedPlayouts >= 0)) throw new RangeError(`BatchedMcts: forcedPlayouts must be >= 0, got ${c.forcedPlayouts}`);
     this.arrays = {
@@ -408,6 +422,23 @@ export class BatchedMcts<S> implements SearchEngine<S> {
 
   selectedAction(tree: number): number {
     return this.gumbel && this.hasRoot[tree] ? this.gumbel.selectedAction(tree, this.rootOf[tree]) : -1;
+  }
+
+  forEachRootChild(tree: number, visit: RootChildVisitor<S>, world = 0): void {
+    if (!this.hasRoot[tree]) return;
+    const P = this.P;
+    const root = this.rootOf[tree];
+    const first = this.firstChild[root];
+    const value = this.childValue;
+    for (let k = 0; k < this.childCount[root]; k++) {
+      const c = first + k;
+      const n = this.visits[c];
+      const state = this.states[c];
+      if (n === 0 || state === undefined) continue;
+      if (this.flags[c] & FLAG_SOLVED) for (let j = 0; j < P; j++) value[j] = this.terminalValue[c * P + j];
+      else for (let j = 0; j < P; j++) value[j] = this.valueSum[c * P + j] / n;
+      visit(state, n, value, world);
+    }
   }
 
   rootVisits(tree: number): number {

@@ -1,5 +1,5 @@
 // Public surface of @az/mcts: batched AlphaZero search and the evaluator interface it calls.
-export { BatchedMcts, defaultSearchConfig, playSearchConfig, type RootSelection, type SearchConfig, type SearchStats, type SearchEngine } from './batched-mcts.js';
+export { BatchedMcts, defaultSearchConfig, playSearchConfig, type RootSelection, type SearchConfig, type SearchStats, type SearchEngine, type RootChildVisitor } from './batched-mcts.js';
 export { checkGumbelSettings, completeAndScaleQ, improvedPolicyInPlace, consideredVisit, consideredVisitSequence, gumbelNoisyLogit, halvingChoice, type GumbelSettings } from './gumbel.js';
 export { forcedPlayouts } from './forced-playouts.js';
 export { UniformEvaluator, RolloutEvaluator, NetworkEvaluator, type Evaluator, type LeafBatch } from './evaluator.js';

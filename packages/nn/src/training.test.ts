@@ -46,6 +46,24 @@ describe('NetworkTrainer', () => {
     model.dispose();
   });
 
+  it('averages the policy loss over the rows that have a policy target: value-only rows do not dilute it', () => {
+    const model = buildModel(TINY_MLP, { seed: 3 });
+    const trainer = new NetworkTrainer(model, TINY_MLP, { weightDecay: 0 });
+    const b = randomBatch(TINY_MLP, 6, 5);
+    const full = trainer.evaluateBatch(b.inputs, b.policyTargets, b.valueTargets, 6);
+    // The first four rows alone, then the same four with rows 5 and 6 made value-only (no policy target).
+    const firstFour = trainer.evaluateBatch(b.inputs.subarray(0, 4 * 5), b.policyTargets.subarray(0, 4 * 4), b.valueTargets.subarray(0, 4 * 2), 4);
+    const valueOnly = Float32Array.from(b.policyTargets);
+    valueOnly.fill(0, 4 * 4);
+    const mixed = trainer.evaluateBatch(b.inputs, valueOnly, b.valueTargets, 6);
+    expect(mixed.policyLoss).toBeCloseTo(firstFour.policyLoss, 5);
+    expect(mixed.policyLoss).not.toBeCloseTo((firstFour.policyLoss * 4) / 6, 2);
+    // The value loss still counts all six rows.
+    expect(mixed.valueLoss).toBeCloseTo(full.valueLoss, 6);
+    trainer.dispose();
+    model.dispose();
+  });
+
   it('with a legal mask, takes the softmax over legal actions only, and leaves illegal logits untouched', () => {
     const model = buildModel(TINY_MLP, { seed: 2 });
     const trainer = new NetworkTrainer(model, TINY_MLP, { weightDecay: 0 });

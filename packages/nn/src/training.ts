@@ -2,7 +2,8 @@
  * One gradient step at a time on a policy/value LayersModel.
  *
  * loss = softmax cross-entropy(policy targets, logits)        (targets are probability vectors; with a
- *                                                             legal mask, the softmax is over legal actions)
+ *                                                             legal mask, the softmax is over legal actions;
+ *                                                             averaged over the rows that have one)
  *      + mean squared error(value targets, values)             (averaged over batch and seats)
  *      + weightDecay * sum of squared kernel weights           (conv and dense kernels; not biases or BN)
  *
@@ -227,7 +228,11 @@ export class NetworkTrainer {
     // Illegal logits are pushed ILLEGAL_LOGIT_OFFSET down: their softmax share is exactly 0 in float32, and
     // their targets are 0, so 0 * (a large finite log-probability) adds nothing and no gradient reaches them.
     const masked = mask ? tf.add(logits, tf.mul(tf.sub(mask, 1), ILLEGAL_LOGIT_OFFSET)) : logits;
-    const policyLoss = tf.neg(tf.mean(tf.sum(tf.mul(pt, tf.logSoftmax(masked)), -1))) as tf.Scalar;
+    // Averaged over the rows that have a policy target: value-only rows (a root child's search value,
+    // `SelfPlayOptions.childValueWorlds`) have none and do not dilute it.
+    const rowPolicyLoss = tf.neg(tf.sum(tf.mul(pt, tf.logSoftmax(masked)), -1));
+    const policyRows = tf.maximum(tf.sum(tf.cast(tf.greater(tf.sum(pt, -1), 0), 'float32')), 1);
+    const policyLoss = tf.div(tf.sum(rowPolicyLoss), policyRows) as tf.Scalar;
     const valueLoss = tf.mean(tf.squaredDifference(values, vt)) as tf.Scalar;
     const l2 =
       this.kernels.length > 0 && this.weightDecay !== 0

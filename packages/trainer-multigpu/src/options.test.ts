@@ -29,7 +29,7 @@ describe('resolveTrainOptions: determinizations and the game’s training config
 
   it('turns the learning techniques on from the user or the game’s hints, off by default, and checks their ranges', () => {
     const off = resolveTrainOptions({ game: 'tictactoe' }, withHints({ simulations: 64 }));
-    expect([off.selfPlaySolve, off.rootValueWeight, off.fullSearchShare, off.evalCacheSize]).toEqual([false, 0, 1, 0]);
+    expect([off.selfPlaySolve, off.rootValueWeight, off.fullSearchShare, off.evalCacheSize, off.childValueWorlds]).toEqual([false, 0, 1, 0, 0]);
     expect(off.reducedSimulations).toBe(8);
     expect(searchConfigFrom(off, 1, false).solve).toBe(false);
     expect(selfPlaySettings(off, 'perfect').playoutCap).toBeUndefined();
@@ -37,6 +37,8 @@ describe('resolveTrainOptions: determinizations and the game’s training config
     expect(searchConfigFrom(on, 1, false).solve).toBe(true);
     expect(selfPlaySettings(on, 'perfect')).toMatchObject({ rootValueWeight: 0.5, playoutCap: { fullShare: 0.25, fullSimulations: 64, reducedSimulations: 16 } });
     expect(on.evalCacheSize).toBe(1000);
+    expect(selfPlaySettings(resolveTrainOptions({ game: 'tictactoe' }, withHints({ childValueWorlds: 2 })), 'perfect').childValueWorlds).toBe(2);
+    expect(() => resolveTrainOptions({ game: 'tictactoe', childValueWorlds: 1.5 }, withHints({}))).toThrow(/childValueWorlds/);
     expect(() => resolveTrainOptions({ game: 'tictactoe', rootValueWeight: 1.5 }, withHints({}))).toThrow(/rootValueWeight/);
     expect(() => resolveTrainOptions({ game: 'tictactoe', fullSearchShare: 0 }, withHints({}))).toThrow(/fullSearchShare/);
     expect(() => resolveTrainOptions({ game: 'tictactoe', fullSearchShare: 0.5, reducedSimulations: 100, simulations: 64 }, withHints({}))).toThrow(/reducedSimulations/);

@@ -54,6 +54,8 @@ export interface TrainOptions {
   readonly valueShaping: number;
   /** Weight of the root search value in value targets, in [0, 1] (0 = game results only). */
   readonly rootValueWeight: number;
+  /** Worlds whose searched root children are recorded as value-only rows (`SelfPlayOptions.childValueWorlds`; 0 = off). */
+  readonly childValueWorlds: number;
   /** Prove results in the self-play tree (`SearchConfig.solve`): won positions end early, their targets are exact. */
   readonly selfPlaySolve: boolean;
   /** Playout cap randomization: share of moves searched with `simulations` and recorded (1 = every move, off). */
@@ -187,6 +189,7 @@ export function resolveTrainOptions(input: TrainOptionsInput, plugin: GamePlugin
     temperatureMoves: input.temperatureMoves ?? hints.temperatureMoves ?? Math.min(30, Math.ceil(maxLen / 4)),
     valueShaping: input.valueShaping ?? hints.valueShaping ?? 0,
     rootValueWeight: input.rootValueWeight ?? hints.rootValueWeight ?? 0,
+    childValueWorlds: input.childValueWorlds ?? hints.childValueWorlds ?? 0,
     selfPlaySolve: input.selfPlaySolve ?? hints.selfPlaySolve ?? false,
     fullSearchShare: input.fullSearchShare ?? hints.fullSearchShare ?? 1,
     reducedSimulations: input.reducedSimulations ?? hints.reducedSimulations ?? Math.max(1, Math.round(simulations / 8)),
@@ -269,6 +272,7 @@ export function checkTrainOptions(o: TrainOptions): void {
   if (o.playWorldSampling !== 'uniform' && o.playWorldSampling !== 'inferred') throw new RangeError(`playWorldSampling must be 'uniform' or 'inferred', got ${String(o.playWorldSampling)}`);
   if (!(o.valueShaping >= 0 && o.valueShaping < 1)) throw new RangeError(`valueShaping must be in [0, 1), got ${o.valueShaping}`);
   if (!(o.rootValueWeight >= 0 && o.rootValueWeight <= 1)) throw new RangeError(`rootValueWeight must be in [0, 1], got ${o.rootValueWeight}`);
+  if (!(Number.isInteger(o.childValueWorlds) && o.childValueWorlds >= 0)) throw new RangeError(`childValueWorlds (--child-values) must be an integer >= 0, got ${o.childValueWorlds}`);
   if (o.valueShaping + o.rootValueWeight > 1) throw new RangeError(`valueShaping + rootValueWeight must not exceed 1, got ${o.valueShaping} + ${o.rootValueWeight}`);
   if (!(o.fullSearchShare > 0 && o.fullSearchShare <= 1)) throw new RangeError(`fullSearchShare must be in (0, 1], got ${o.fullSearchShare}`);
   if (o.fullSearchShare < 1 && o.reducedSimulations > o.simulations) throw new RangeError(`reducedSimulations (${o.reducedSimulations}) must not exceed simulations (${o.simulations})`);
@@ -309,12 +313,13 @@ export function learningRateAt(o: Pick<TrainOptions, 'learningRate' | 'learningR
  * they are `determinizations` times the per-world `simulations` and `reducedSimulations`, the same
  * evaluator work as determinized search.
  */
-export function selfPlaySettings(o: TrainOptions, information: InformationKind): Pick<SelfPlayOptions, 'temperatureMoves' | 'valueShaping' | 'rootValueWeight' | 'playoutCap' | 'recordWorldStates'> {
+export function selfPlaySettings(o: TrainOptions, information: InformationKind): Pick<SelfPlayOptions, 'temperatureMoves' | 'valueShaping' | 'rootValueWeight' | 'childValueWorlds' | 'playoutCap' | 'recordWorldStates'> {
   const perMove = information === 'imperfect' && o.selfPlaySearchMethod === 'information-set' ? o.determinizations : 1;
   return {
     temperatureMoves: o.temperatureMoves,
     valueShaping: o.valueShaping,
     rootValueWeight: o.rootValueWeight,
+    childValueWorlds: o.childValueWorlds,
     recordWorldStates: o.leafValues === 'world',
     ...(o.fullSearchShare < 1 ? { playoutCap: { fullShare: o.fullSearchShare, fullSimulations: perMove * o.simulations, reducedSimulations: perMove * o.reducedSimulations } } : {}),
   };

@@ -249,6 +249,46 @@ describe('SelfPlay', () => {
     expect(() => new SelfPlay(game, engine, { temperatureMoves: 9, seed: 6, recordWorldStates: true })).toThrow(/no world encoder/);
   });
 
+  it("adds a value-only row for each root child searched twice or more, its target the child's search value", async () => {
+    // Every leaf is worth +0.5 to seat 0: a child's mean search value is exactly that until its subtree
+    // reaches a finished game, which on the first move's children (five marks away) it cannot.
+    const evaluator = { needsInputs: false, evaluate: (b: { count: number; actionSize: number; policyLogits: Float32Array; values: Float32Array }) => {
+      b.policyLogits.fill(0, 0, b.count * b.actionSize);
+      for (let i = 0; i < b.count; i++) { b.values[2 * i] = 0.5; b.values[2 * i + 1] = -0.5; }
+    } };
+    const engine = new BatchedMcts(game, evaluator, 4, { simulations: 64, leavesPerTree: 2, seed: 8 });
+    const records: GameRecord[] = [];
+    const stats = await new SelfPlay(game, engine, { temperatureMoves: 9, seed: 8, childValueWorlds: 1 }).play(6, (r) => records.push(r));
+    const E = game.encoder.size;
+    const legalCount = (r: GameRecord, i: number): number => r.legalOffsets[i + 1] - r.legalOffsets[i];
+    const hasPolicy = (r: GameRecord, i: number): boolean => r.policyOffsets[i + 1] > r.policyOffsets[i];
+    let positions = 0;
+    let children = 0;
+    for (const r of records) {
+      let parent = -1;
+      for (let i = 0; i < r.length; i++) {
+        const v = Array.from(r.values.subarray(2 * i, 2 * i + 2));
+        if (hasPolicy(r, i)) {
+          positions++;
+          parent = i;
+          expect([-1, 0, 1]).toContain(v[0]);
+          continue;
+        }
+        children++;
+        expect(parent).toBeGreaterThanOrEqual(0);
+        // One more mark than its parent, so one legal move fewer; encoded from its own mover's seat.
+        expect(legalCount(r, i)).toBe(legalCount(r, parent) - 1);
+        const marks = (k: number): number => { let n = 0; for (let e = 0; e < E; e++) n += r.inputs[k * E + e]; return n; };
+        expect(marks(i)).toBe(marks(parent) + 1);
+        expect(v[0]).toBeCloseTo(-v[1], 5);
+        if (parent === 0) expect(v).toEqual([-0.5, 0.5]); // the first move's children: seat 1 to move there
+      }
+    }
+    expect(positions).toBe(stats.positions);
+    expect(children).toBeGreaterThan(stats.positions);
+    expect(() => new SelfPlay(game, engine, { temperatureMoves: 1, seed: 1, childValueWorlds: -1 })).toThrow(/childValueWorlds/);
+  });
+
   it('is reproducible from its seed', async () => {
     const a = await playGames(6, 7);
     const b = await playGames(6, 7);

@@ -1,6 +1,6 @@
 import type { Game } from '@az/core';
 import { Rng } from '@az/core';
-import { selectActionFromVisits, type SearchEngine } from '@az/mcts';
+import { selectActionFromVisits, type RootChildVisitor, type SearchEngine } from '@az/mcts';
 import type { GameRecord } from './game-record.js';
 
 export interface SelfPlayOptions {
@@ -34,9 +34,25 @@ export interface SelfPlayOptions {
    * adds two rows to the record: the own view, then the world.
    */
   readonly recordWorldStates?: boolean;
+  /**
+   * Value-only training rows for the root's children (default 0: none). After each recorded move, every
+   * child that the search visited at least `CHILD_MIN_VISITS` times in the first N worlds of the slot
+   * (perfect information: the one tree, for any N >= 1) adds a row: the child encoded from its mover's
+   * seat (through the world encoder when positions are recorded as worlds, which hidden information
+   * needs), its value target the child's mean search value, its policy target empty. A game's result
+   * only speaks for the move that was played; these rows show the network its sibling moves side by side,
+   * which is what a search reads its values for.
+   */
+  readonly childValueWorlds?: number;
   /** Weights version stamped on every record. */
   readonly weightsVersion?: number;
 }
+
+/**
+ * A child's value target averages at least this many evaluations (its own and its subtree's): with one,
+ * it would be the network's own output on that child, nothing to learn from.
+ */
+export const CHILD_MIN_VISITS = 2;
 
 export interface PlayoutCap {
   readonly fullShare: number;
@@ -67,6 +83,13 @@ class GameInProgress {
   readonly estimates: number[] = [];
   /** Per position, the root search value in absolute seat order (root value weight only). */
   readonly rootValues: number[] = [];
+  /**
+   * Per position, where its value target comes from: -1 for the game's result (with shaping and root
+   * value blended in), else the offset in `childValues` of a root child's search value (`childValueWorlds`).
+   */
+  readonly valueSources: number[] = [];
+  /** Root children's search values, P per child row, absolute seat order. */
+  readonly childValues: number[] = [];
   readonly policyOffsets: number[] = [0];
   readonly policyIndex: number[] = [];
   readonly policyProb: number[] = [];
@@ -93,6 +116,10 @@ export class SelfPlay<S> {
   private readonly rootValue: Float32Array;
   /** The encoders each position is recorded through: the own view, then (optionally) the world. */
   private readonly encoders: Game<S>['encoder'][];
+  private readonly childValueWorlds: number;
+  /** `forEachRootChild`'s visitor, made once; it records into `childRecord`. */
+  private readonly recordChild: RootChildVisitor<S>;
+  private childRecord: GameInProgress | null = null;
   /**
    * The version of the weights the engine's evaluator uses now. A self-play worker sets it when it loads
    * new weights between moves; each record carries the version current when its game started (the
@@ -123,6 +150,20 @@ export class SelfPlay<S> {
     if (!(this.rootValueWeight >= 0 && this.rootValueWeight <= 1)) throw new RangeError(`rootValueWeight must be in [0, 1], got ${this.rootValueWeight}`);
     if (this.valueShaping + this.rootValueWeight > 1) throw new RangeError('valueShaping + rootValueWeight must not exceed 1');
     this.rootValue = new Float32Array(game.numPlayers);
+    this.childValueWorlds = options.childValueWorlds ?? 0;
+    if (!(Number.isInteger(this.childValueWorlds) && this.childValueWorlds >= 0)) throw new RangeError(`childValueWorlds must be an integer >= 0, got ${this.childValueWorlds}`);
+    if (this.childValueWorlds > 0) {
+      if (!engine.forEachRootChild) throw new RangeError('childValueWorlds: this search engine does not list its root children (determinized or perfect-information search does)');
+      if (game.traits.information !== 'perfect' && !options.recordWorldStates) {
+        throw new RangeError(`childValueWorlds: '${game.traits.id}' has hidden information, so its children are valued as sampled worlds and need recordWorldStates (world values)`);
+      }
+    }
+    const childEncoder = this.encoders[this.encoders.length - 1];
+    this.recordChild = (state, visits, value, world) => {
+      const rec = this.childRecord;
+      if (rec === null || world >= this.childValueWorlds || visits < CHILD_MIN_VISITS || game.isTerminal(state)) return;
+      this.recordChildRow(rec, state, value, childEncoder);
+    };
     const cap = options.playoutCap;
     if (cap) {
       if (!(cap.fullShare > 0 && cap.fullShare <= 1)) throw new RangeError(`playoutCap.fullShare must be in (0, 1], got ${cap.fullShare}`);
@@ -197,6 +238,11 @@ export class SelfPlay<S> {
             if (this.rootValueWeight > 0) for (let j = 0; j < game.numPlayers; j++) rec.rootValues.push(this.rootValue[j]);
             this.recordPosition(rec, state, player, encoder);
           }
+          if (this.childValueWorlds > 0) {
+            this.childRecord = rec;
+            engine.forEachRootChild!(slot, this.recordChild);
+            this.childRecord = null;
+          }
           fullMoves++;
         } else {
           reducedMoves++;
@@ -232,11 +278,8 @@ export class SelfPlay<S> {
   }
 
   private recordPosition(rec: GameInProgress, state: S, player: number, encoder: Game<S>['encoder']): void {
-    const size = this.game.encoder.size; // the world encoder's too (checked in the constructor)
-    const slot = rec.perspectives.length % INPUT_CHUNK;
-    if (slot === 0) rec.inputChunks.push(new Float32Array(INPUT_CHUNK * size));
-    encoder.encode(state, player, rec.inputChunks[rec.inputChunks.length - 1], slot * size);
-    rec.perspectives.push(player);
+    this.encodeRow(rec, state, player, encoder);
+    rec.valueSources.push(-1);
     if (this.valueShaping > 0) {
       const estimate = this.game.estimateReturns!(state);
       for (let j = 0; j < this.game.numPlayers; j++) rec.estimates.push(estimate[j]);
@@ -258,6 +301,32 @@ export class SelfPlay<S> {
     }
     for (let k = first; k < rec.policyProb.length; k++) rec.policyProb[k] /= total;
     rec.policyOffsets.push(rec.policyIndex.length);
+    this.recordLegal(rec, state);
+  }
+
+  /** A value-only row for a root child (`childValueWorlds`): `value` per seat in absolute order. */
+  private recordChildRow(rec: GameInProgress, state: S, value: Float32Array, encoder: Game<S>['encoder']): void {
+    const P = this.game.numPlayers;
+    this.encodeRow(rec, state, this.game.currentPlayer(state), encoder);
+    rec.valueSources.push(rec.childValues.length);
+    for (let j = 0; j < P; j++) rec.childValues.push(value[j]);
+    // Kept in step with the rows; a child's target is its search value alone.
+    if (this.valueShaping > 0) for (let j = 0; j < P; j++) rec.estimates.push(0);
+    if (this.rootValueWeight > 0) for (let j = 0; j < P; j++) rec.rootValues.push(0);
+    rec.policyOffsets.push(rec.policyIndex.length);
+    this.recordLegal(rec, state);
+  }
+
+  /** Encodes `state` from `perspective` into the record's next input slot. */
+  private encodeRow(rec: GameInProgress, state: S, perspective: number, encoder: Game<S>['encoder']): void {
+    const size = this.game.encoder.size; // the world encoder's too (checked in the constructor)
+    const slot = rec.perspectives.length % INPUT_CHUNK;
+    if (slot === 0) rec.inputChunks.push(new Float32Array(INPUT_CHUNK * size));
+    encoder.encode(state, perspective, rec.inputChunks[rec.inputChunks.length - 1], slot * size);
+    rec.perspectives.push(perspective);
+  }
+
+  private recordLegal(rec: GameInProgress, state: S): void {
     const { masker } = this.game;
     if (masker.legalActions) {
       const legal = masker.legalActions(state);
@@ -277,6 +346,11 @@ export class SelfPlay<S> {
     const r = this.rootValueWeight;
     for (let i = 0; i < length; i++) {
       const persp = rec.perspectives[i];
+      const source = rec.valueSources[i];
+      if (source >= 0) {
+        for (let j = 0; j < P; j++) values[i * P + j] = rec.childValues[source + ((persp + j) % P)];
+        continue;
+      }
       for (let j = 0; j < P; j++) {
         const seat = (persp + j) % P;
         let v = (1 - w - r) * returns[seat];

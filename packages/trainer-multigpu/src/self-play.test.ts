@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RandomAgent, Rng, playArena, type ArenaGameRecord, type Game, type SettlingAgent } from '@az/core';
-import { BatchedMcts, UniformEvaluator } from '@az/mcts';
+import { BatchedMcts, UniformEvaluator, type Evaluator, type LeafBatch } from '@az/mcts';
 import { MinimaxAgent, ticTacToePlugin, type TicTacToeState } from '@az/game-tictactoe';
 import type { GameRecord } from './game-record.js';
 import { NonFiniteReplayError, ReplayBuffer } from './replay-buffer.js';
@@ -21,6 +21,20 @@ async function playGames(n: number, seed: number): Promise<{ records: GameRecord
   expect(stats.games).toBe(n);
   expect(progress).toEqual(Array.from({ length: n }, (_, i) => i + 1));
   return { records, averageBatch: stats.averageBatch };
+}
+
+/** Uniform priors, and a value of +0.5 for seat 0 (-0.5 for seat 1) at every leaf: unlike any game result. */
+function seatZeroHalfEvaluator(): Evaluator<TicTacToeState> {
+  return {
+    needsInputs: false,
+    evaluate(b: LeafBatch<TicTacToeState>): void {
+      b.policyLogits.fill(0, 0, b.count * b.actionSize);
+      for (let i = 0; i < b.count; i++) {
+        b.values[2 * i] = 0.5;
+        b.values[2 * i + 1] = -0.5;
+      }
+    },
+  };
 }
 
 describe('SelfPlay', () => {
@@ -94,10 +108,7 @@ describe('SelfPlay', () => {
 
   it('blends the root search value into value targets with rootValueWeight', async () => {
     // A value of 0.5 for seat 0 at every leaf: the root's mean is pulled towards it, unlike any game result.
-    const evaluator = { needsInputs: false, evaluate: (b: { count: number; actionSize: number; policyLogits: Float32Array; values: Float32Array }) => {
-      b.policyLogits.fill(0, 0, b.count * b.actionSize);
-      for (let i = 0; i < b.count; i++) { b.values[2 * i] = 0.5; b.values[2 * i + 1] = -0.5; }
-    } };
+    const evaluator = seatZeroHalfEvaluator();
     const engine = new BatchedMcts(game, evaluator, 4, { simulations: 16, leavesPerTree: 2, seed: 5 });
     const records: GameRecord[] = [];
     await new SelfPlay(game, engine, { temperatureMoves: 9, seed: 5, rootValueWeight: 0.5 }).play(8, (r) => records.push(r));
@@ -252,10 +263,7 @@ describe('SelfPlay', () => {
   it("adds a value-only row for each root child searched twice or more, its target the child's search value", async () => {
     // Every leaf is worth +0.5 to seat 0: a child's mean search value is exactly that until its subtree
     // reaches a finished game, which on the first move's children (five marks away) it cannot.
-    const evaluator = { needsInputs: false, evaluate: (b: { count: number; actionSize: number; policyLogits: Float32Array; values: Float32Array }) => {
-      b.policyLogits.fill(0, 0, b.count * b.actionSize);
-      for (let i = 0; i < b.count; i++) { b.values[2 * i] = 0.5; b.values[2 * i + 1] = -0.5; }
-    } };
+    const evaluator = seatZeroHalfEvaluator();
     const engine = new BatchedMcts(game, evaluator, 4, { simulations: 64, leavesPerTree: 2, seed: 8 });
     const records: GameRecord[] = [];
     const stats = await new SelfPlay(game, engine, { temperatureMoves: 9, seed: 8, childValueWorlds: 1 }).play(6, (r) => records.push(r));

@@ -39,6 +39,10 @@ describe('resolveTrainOptions: determinizations and the game’s training config
     expect(on.evalCacheSize).toBe(1000);
     expect(selfPlaySettings(resolveTrainOptions({ game: 'tictactoe' }, withHints({ childValueWorlds: 2 })), 'perfect').childValueWorlds).toBe(2);
     expect(() => resolveTrainOptions({ game: 'tictactoe', childValueWorlds: 1.5 }, withHints({}))).toThrow(/childValueWorlds/);
+    const hidden = { ...withHints({ leafValues: 'world' }), traits: { ...withHints({}).traits, information: 'imperfect' as const } };
+    expect(resolveTrainOptions({ game: 'tictactoe', childValueWorlds: 1 }, hidden).childValueWorlds).toBe(1);
+    expect(() => resolveTrainOptions({ game: 'tictactoe', childValueWorlds: 1, leafValues: 'playouts' }, hidden)).toThrow(/--leaf-values world/);
+    expect(() => resolveTrainOptions({ game: 'tictactoe', childValueWorlds: 1, selfPlaySearchMethod: 'information-set' }, hidden)).toThrow(/determinized self-play/);
     expect(() => resolveTrainOptions({ game: 'tictactoe', rootValueWeight: 1.5 }, withHints({}))).toThrow(/rootValueWeight/);
     expect(() => resolveTrainOptions({ game: 'tictactoe', fullSearchShare: 0 }, withHints({}))).toThrow(/fullSearchShare/);
     expect(() => resolveTrainOptions({ game: 'tictactoe', fullSearchShare: 0.5, reducedSimulations: 100, simulations: 64 }, withHints({}))).toThrow(/reducedSimulations/);

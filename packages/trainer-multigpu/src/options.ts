@@ -222,8 +222,26 @@ export function resolveTrainOptions(input: TrainOptionsInput, plugin: GamePlugin
     seed: input.seed ?? d.seed,
   };
   checkTrainOptions(options);
-  if (plugin.traits.information === 'imperfect') checkInformationSetSelfPlay(options);
+  if (plugin.traits.information === 'imperfect') {
+    checkInformationSetSelfPlay(options);
+    checkChildValues(options);
+  }
   return options;
+}
+
+/**
+ * Root children's value rows under hidden information are sampled worlds' states, so they are recorded
+ * through the world encoder, which world values turn on; and information-set search keeps no per-world
+ * children. Refused here, before a run starts, rather than from inside self-play.
+ */
+function checkChildValues(o: TrainOptions): void {
+  if (o.childValueWorlds === 0) return;
+  if (o.leafValues !== 'world') {
+    throw new RangeError(`childValueWorlds (--child-values ${o.childValueWorlds}) needs world values in self-play under hidden information (the children are sampled worlds' states, encoded as worlds), got leafValues '${o.leafValues}': add --leaf-values world or drop --child-values`);
+  }
+  if (o.selfPlaySearchMethod === 'information-set') {
+    throw new RangeError(`childValueWorlds (--child-values ${o.childValueWorlds}) needs determinized self-play (one tree per sampled world), got selfPlaySearchMethod 'information-set'`);
+  }
 }
 
 /**

@@ -11,7 +11,7 @@ describe('az (usage and errors)', () => {
   it('lists commands, and every command has --help', () => {
     const top = az(['--help']);
     expect(top.code).toBe(0);
-    for (const cmd of ['train', 'play', 'eval', 'rate', 'uci', 'games', 'worker']) {
+    for (const cmd of ['train', 'play', 'eval', 'compare', 'rate', 'uci', 'games', 'worker']) {
       expect(top.stdout).toContain(cmd);
       const help = az([cmd, '--help']);
       expect(help.code).toBe(0);

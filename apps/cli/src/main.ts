@@ -15,6 +15,7 @@ const commands: Record<string, { load: () => Promise<Command>; summary: string }
   play: { load: async () => (await import('./commands/play.js')).playCommand, summary: 'play in the terminal against a model or a bot' },
   worker: { load: async () => (await import('./commands/worker.js')).workerCommand, summary: 'self-play for a run on another machine, through Redis (az worker --connect URL --run NAME)' },
   eval: { load: async () => (await import('./commands/eval.js')).evalCommand, summary: 'arena between two agents (models, bots, random, mcts)' },
+  compare: { load: async () => (await import('./commands/compare.js')).compareCommand, summary: 'two arenas on the same deals, game by game: what changed for agent A (az eval --games-out records)' },
   assess: { load: async () => (await import('./commands/assess.js')).assessCommand, summary: "the game's own verdict on a model (solved positions, an exact oracle)" },
   serve: { load: async () => (await import('./commands/serve.js')).serveCommand, summary: 'play in the browser and watch training live (az serve --run runs/tictactoe)' },
   report: { load: async () => (await import('./commands/report.js')).reportCommand, summary: 'write a self-contained HTML report of a training run' },

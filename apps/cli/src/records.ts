@@ -18,6 +18,11 @@ export interface GameRecordLine {
   readonly gameSeed: string;
   /** The agent in each seat. */
   readonly players: readonly string[];
+  /**
+   * Which agent of the match's lineup sits in each seat (`az eval`: 0 is A, 1 is B), so that a record
+   * says which seat was A even when both agents have the same name. Absent in records written before it.
+   */
+  readonly seatAgent?: readonly number[];
   readonly actions: readonly number[];
   /** The moves as the game writes them (SAN for chess). */
   readonly moves: readonly string[];
@@ -70,6 +75,7 @@ export class GameRecorder {
         index: r.index,
         gameSeed: r.gameSeed,
         players,
+        seatAgent: Array.from(r.seatAgent),
         actions: r.actions,
         moves,
         ...(finished ? { returns: Array.from(game.returns(state)) } : {}),
@@ -121,4 +127,29 @@ export function readGameRecords(file: string): GameRecordLine[] {
 /** The game a record was played under. */
 export function gameOfRecord(plugin: GamePlugin, r: GameRecordLine): Game<unknown> {
   return plugin.create(resolveGameConfig(plugin, r.config));
+}
+
+/**
+ * Plays a record's actions from its seed and returns the final state; `onMove` sees each position before
+ * its move. Throws, naming the game and the move, when the record does not replay: a move that is not
+ * legal, moves after the end, or (for a finished game) an unfinished game or other returns than recorded.
+ */
+export function replayRecord(game: Game<unknown>, r: GameRecordLine, onMove?: (state: unknown, action: number) => void): unknown {
+  const rng = new Rng(r.gameSeed);
+  const state = game.initialState(rng);
+  const mask = new Uint8Array(game.masker.actionSize);
+  for (const [ply, action] of r.actions.entries()) {
+    if (game.isTerminal(state)) throw new Error(`game ${r.index}: the game ended before move ${ply + 1} of ${r.actions.length}; the record does not replay`);
+    game.masker.fillMask(state, mask, 0);
+    if (!mask[action]) throw new Error(`game ${r.index}: move ${ply + 1} (action ${action}) is not legal in the replayed position; the record does not replay`);
+    onMove?.(state, action);
+    game.applyAction(state, action, rng);
+  }
+  if (r.aborted) return state;
+  if (!game.isTerminal(state)) throw new Error(`game ${r.index}: the recorded moves do not finish the game; the record does not replay`);
+  const returns = Array.from(game.returns(state));
+  if (r.returns && returns.some((v, i) => Math.abs(v - (r.returns?.[i] ?? NaN)) > 1e-6)) {
+    throw new Error(`game ${r.index}: replayed returns ${returns.join(', ')} differ from the recorded ${r.returns.join(', ')}`);
+  }
+  return state;
 }

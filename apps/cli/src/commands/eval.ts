@@ -1,4 +1,4 @@
-import { DEFAULT_LEAF_VALUES, Z95, eloFromScore, playArena, resolveGame, studentT975, wilsonInterval, type Agent, type Game, type LeafValues, type WorldSampling } from '@az/core';
+import { DEFAULT_LEAF_VALUES, Z95, eloFromScore, playArena, resolveGame, wilsonInterval, type Agent, type Game, type LeafValues, type WorldSampling } from '@az/core';
 import { BACKEND_CHOICES, type BackendChoice } from '@az/nn';
 import { DEFAULT_DETERMINIZATIONS, DEFAULT_OTHER_SEAT_MOVES, DEFAULT_OTHER_SEAT_PRIORS, playoutWeightOf, type OtherSeatMoves, type OtherSeatPriors, type SearchMethod } from '@az/imperfect-info';
 import { defaultPlaySimulations } from '@az/mcts';
@@ -6,6 +6,7 @@ import { POLICY_PREFIX, ROLLOUT_PREFIX, closeAgent, gameFor, isUciSpec, makeAgen
 import { GameRecorder } from '../records.js';
 import { helpText, parseFlags, UsageError } from '../args.js';
 import { ProgressBar } from '../progress.js';
+import { formatSummary, summarize, type MetricSummary } from '../summaries.js';
 import { gameConfigFromFlags } from './play.js';
 
 export const evalSpec = {
@@ -66,37 +67,6 @@ export const evalSpec = {
     'az eval --game chess --a runs/chess --b "uci:stockfish,Skill Level=0,movetime=50" --games 20 --pgn games.pgn',
   ],
 } as const;
-
-interface MetricSummary {
-  mean: number;
-  /** Half-width of the 95% interval (the larger side when it is asymmetric). */
-  ci95: number;
-  /** The 95% interval: Wilson's for 0/1 metrics (shares of games), Student's t otherwise; [mean, mean] never at small n. */
-  low: number;
-  high: number;
-  n: number;
-}
-
-function formatSummary(s: MetricSummary): string {
-  return `${s.mean.toFixed(3)} [${s.low.toFixed(3)}, ${s.high.toFixed(3)}] (95% CI, n=${s.n})`;
-}
-
-/**
- * Mean and a 95% interval that stays honest at small n: Wilson for 0/1 values (the share of games that
- * ended some way) unless `shares` is false, Student's t otherwise.
- */
-export function summarize(values: number[], shares = true): MetricSummary {
-  const n = values.length;
-  const mean = values.reduce((s, v) => s + v, 0) / Math.max(1, n);
-  if (shares && n > 0 && values.every((v) => v === 0 || v === 1)) {
-    const { low, high } = wilsonInterval(mean * n, n);
-    return { mean, ci95: Math.max(mean - low, high - mean), low, high, n };
-  }
-  if (n < 2) return { mean, ci95: Infinity, low: -Infinity, high: Infinity, n };
-  const variance = values.reduce((s, v) => s + (v - mean) ** 2, 0) / (n - 1);
-  const ci95 = studentT975(n - 1) * Math.sqrt(variance / n);
-  return { mean, ci95, low: mean - ci95, high: mean + ci95, n };
-}
 
 /** A's score (wins + draws/2) with its Wilson interval and the Elo difference it implies. */
 function scoreSummary(wins: number, draws: number, losses: number): { score: number; low: number; high: number; elo: number; eloLow: number; eloHigh: number } {

@@ -106,6 +106,19 @@ describe('az compare', () => {
     expect(text).toMatch(/bidAccuracy +X [0-9.]+ +Y [0-9.]+ +X - Y \+0\.000 \[\+0\.000, \+0\.000\] \(95% CI, n=40\)/);
   });
 
+  it('reads records written before seatAgent when A is the one seat with its own name (three or more seats)', () => {
+    const stripped = join(work, 'counting-old.jsonl');
+    const lines = readFileSync(counting.file, 'utf8').trim().split('\n');
+    writeFileSync(stripped, lines.map((l) => {
+      const r = JSON.parse(l) as Record<string, unknown>;
+      delete r.seatAgent;
+      return JSON.stringify(r);
+    }).join('\n') + '\n');
+    const now = JSON.parse(ok(['compare', counting.file, heuristic.file, '--json'])) as Comparison;
+    const old = JSON.parse(ok(['compare', stripped, heuristic.file, '--json'])) as Comparison;
+    expect(old).toEqual(now);
+  });
+
   it('pairs only the deals both arenas played, and finds A in a two-player game by the records’ seat lineup', () => {
     const short = arena('heuristic-short', 'heuristic', 3, 24);
     const c = JSON.parse(ok(['compare', heuristic.file, short.file, '--json'])) as Comparison;

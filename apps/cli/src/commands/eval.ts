@@ -57,7 +57,7 @@ export const evalSpec = {
     'opening-plies': { type: 'int', min: 0, default: 0, description: 'start every game after N uniformly random plies, the same N plies for both seatings of a pair of games: deterministic players (a model, a UCI engine at a fixed depth) then play different games instead of repeating one' },
     json: { type: 'boolean', description: 'print the result as JSON' },
     pgn: { type: 'string', description: 'chess: write every game as PGN to FILE (tags, result, termination)', placeholder: 'FILE' },
-    'games-out': { type: 'string', description: 'write every game as a JSON line to FILE (replay with az play --replay FILE)', placeholder: 'FILE' },
+    'games-out': { type: 'string', description: 'write every game as a JSON line to FILE (replay with az play --replay FILE; two arenas with the same --seed, paired game by game: az compare X Y)', placeholder: 'FILE' },
     backend: { type: 'enum', values: BACKEND_CHOICES, default: 'auto', description: 'network engine for models: auto (onnxruntime if it loads, else tfjs), onnx, onnx-cuda (CUDA 12), or tfjs on cpu, wasm, node, gpu' },
     threads: { type: 'int', min: 1, description: 'onnxruntime threads per network call (default: the cores available)' },
   },

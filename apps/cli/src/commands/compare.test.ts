@@ -120,6 +120,16 @@ describe('az compare', () => {
   });
 
   it('pairs only the deals both arenas played, and finds A in a two-player game by the records’ seat lineup', () => {
+    // Two seeds' files joined pool their deals (each deal has its own seed).
+    const seed4 = arena('counting-seed-4', 'counting', 4, 12);
+    const seed4h = arena('heuristic-seed-4', 'heuristic', 4, 12);
+    const pooled = (files: string[], name: string): string => {
+      const out = join(work, name);
+      writeFileSync(out, files.map((f) => readFileSync(f, 'utf8')).join(''));
+      return out;
+    };
+    const both = JSON.parse(ok(['compare', pooled([counting.file, seed4.file], 'c34.jsonl'), pooled([heuristic.file, seed4h.file], 'h34.jsonl'), '--json'])) as Comparison;
+    expect(both.games).toMatchObject({ paired: 52, onlyX: 0, onlyY: 0 });
     const short = arena('heuristic-short', 'heuristic', 3, 24);
     const c = JSON.parse(ok(['compare', heuristic.file, short.file, '--json'])) as Comparison;
     expect(c.games).toMatchObject({ paired: 24, x: 40, y: 24, onlyX: 16, onlyY: 0 });

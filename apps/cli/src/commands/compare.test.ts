@@ -144,6 +144,10 @@ describe('az compare', () => {
     const noDeal = az(['compare', heuristic.file, other.file]);
     expect(noDeal.status).toBe(2);
     expect(noDeal.stderr).toContain('share no deal: play both with the same --seed');
+    const games = az(['compare', heuristic.file, tttRandom.file]);
+    expect(games.status).toBe(2);
+    expect(games.stderr).toContain('is blob and');
+    expect(games.stderr).toContain('is tictactoe: compare arenas of one game');
     const three = arena('three-cards', 'heuristic', 3, 8, ['--game', 'blob', '--config', 'rounds=one,roundCards=3']);
     const config = az(['compare', heuristic.file, three.file]);
     expect(config.status).toBe(2);

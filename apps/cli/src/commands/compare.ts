@@ -1,4 +1,4 @@
-import { resolveGame, type GamePlugin } from '@az/core';
+import { resolveGame } from '@az/core';
 import { helpText, parseFlags, UsageError } from '../args.js';
 import { gameOfRecord, readGameRecords, replayRecord, type GameRecordLine } from '../records.js';
 import { summarize, type MetricSummary } from '../summaries.js';
@@ -77,11 +77,11 @@ function seatOfA(r: GameRecordLine, where: string): number {
 }
 
 /** Replays every game of an `az eval --games-out` file and scores agent A in it. */
-export function arenaOutcomes(file: string, plugin?: GamePlugin): ArenaOutcomes {
+export function arenaOutcomes(file: string): ArenaOutcomes {
   const records = readGameRecords(file);
   if (records.length === 0) throw new UsageError(`${file} holds no games`);
   const first = records[0];
-  const owner = plugin ?? resolveGame(first.game);
+  const owner = resolveGame(first.game);
   const game = gameOfRecord(owner, first);
   const configText = JSON.stringify(first.config);
   const games = new Map<string, GameOutcome>();
@@ -175,7 +175,7 @@ export async function compareCommand(argv: readonly string[]): Promise<number> {
   if (positionals.length !== 2) throw new UsageError('az compare: give two files of game records (az eval --games-out FILE), e.g. az compare new.jsonl old.jsonl');
   const [fx, fy] = positionals;
   const x = arenaOutcomes(fx);
-  const y = arenaOutcomes(fy, resolveGame(x.game));
+  const y = arenaOutcomes(fy);
   const result = compareArenas(x, y);
   if (flags.json) {
     console.log(JSON.stringify(result, null, 2));

@@ -3,7 +3,6 @@
 // without a network, over the 4-player round of 5 cards against three heuristic bots, seats rotating.
 // The first is not a legal player; it bounds what any honest agent can reach (issue 16's +1.5 a round).
 // Env: BLOB_CEILING_SIMS (default 400), BLOB_CEILING_ROUNDS (default 2000), BLOB_CEILING_SEED (default 0).
-import os from 'node:os';
 import { validateConfig } from '@az/core';
 import { BlobGame, HeuristicAgent, blobConfigSchema } from '@az/game-blob';
 import { createSearchEngine } from '@az/imperfect-info';
@@ -24,8 +23,7 @@ async function againstHeuristic(agent) {
   return result;
 }
 
-const loadAverageAtStart = os.loadavg().map((x) => +x.toFixed(2));
 const seesAll = new MctsAgent(`sees every hand: MCTS on the full state, S=${SIMS}, playouts`, new BatchedMcts(game, new RolloutEvaluator(game, SEED), 64, search), game.masker.actionSize, 0, SEED);
 const honest = new MctsAgent(`own hand only: determinized D=3 x S=${SIMS}, playouts`, createSearchEngine(game, new RolloutEvaluator(game, SEED), 64, search, { determinizations: 3 }), game.masker.actionSize, 0, SEED);
 const results = [await againstHeuristic(seesAll), await againstHeuristic(honest)];
-writeResult('blob-ceiling', { game: 'blob', gameConfig: GAME_CONFIG, opponents: 'heuristic', simulations: SIMS, rounds: ROUNDS, seed: SEED, loadAverageAtStart, loadAverageAtEnd: os.loadavg().map((x) => +x.toFixed(2)) }, results);
+writeResult('blob-ceiling', { game: 'blob', gameConfig: GAME_CONFIG, opponents: 'heuristic', simulations: SIMS, rounds: ROUNDS, seed: SEED }, results);

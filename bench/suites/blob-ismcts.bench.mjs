@@ -9,7 +9,6 @@
 // A - mean(B), each with a 95% confidence interval. BLOB_BENCH_ROUNDS sets the rounds (default 1000).
 //
 // Run: node bench/suites/blob-ismcts.bench.mjs after a build.
-import os from 'node:os';
 import { validateConfig } from '@az/core';
 import { BlobGame, HeuristicAgent, blobConfigSchema } from '@az/game-blob';
 import { createSearchEngine } from '@az/imperfect-info';
@@ -41,5 +40,5 @@ const results = [
 writeResult(
   'blob-ismcts',
   { game: 'blob', gameConfig: GAME_CONFIG, evaluationsPerMove: 90, leafValues: 'one random playout per leaf', arenaSeed: 2024 },
-  { results, loadAverage: os.loadavg().map((x) => +x.toFixed(2)) },
+  { results },
 );

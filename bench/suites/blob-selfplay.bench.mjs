@@ -21,7 +21,6 @@
 //
 // Run: npm run bench -- blob-selfplay   (or: node bench/suites/blob-selfplay.bench.mjs after a build)
 import { RandomAgent, Rng, validateConfig } from '@az/core';
-import os from 'node:os';
 import { TfjsInferenceModel, buildModel, createInferenceModelFor, initBackend } from '@az/nn';
 import { BLOB_TRAINING, BlobGame, HeuristicAgent, blobConfigSchema, blobPlugin } from '@az/game-blob';
 import { createSearchEngine } from '@az/imperfect-info';
@@ -33,7 +32,6 @@ import { blobMatch } from './blob-match.mjs';
 const GAME_CONFIG = { players: 4, rounds: 'one', roundCards: 5 };
 const BASELINE_ROUNDS = Number(process.env.BLOB_BENCH_ROUNDS ?? 1000);
 const game = new BlobGame(validateConfig(blobConfigSchema, GAME_CONFIG));
-const loadAtStart = os.loadavg().map((x) => +x.toFixed(2));
 const backend = await initBackend('wasm');
 const ENGINE = process.env.BLOB_BENCH_ENGINE ?? 'onnx';
 if (ENGINE !== 'onnx' && ENGINE !== 'wasm') throw new Error(`BLOB_BENCH_ENGINE must be onnx or wasm, got ${ENGINE}`);
@@ -139,8 +137,6 @@ writeResult(
     // The Blob issue: network values (world values, either prior) at >= 2,000 games/min.
     // Undefined when neither network-values variant ran (BLOB_BENCH_VARIANTS), false when both fell short.
     meetsNetworkValuesGoal: selfPlay.worldValues || selfPlay.worldValuesWorldPriors ? ['worldValues', 'worldValuesWorldPriors'].some((v) => selfPlay[v]?.gamesPerMinute >= 2000) : undefined,
-    loadAverageAtStart: loadAtStart,
-    loadAverage: os.loadavg().map((x) => +x.toFixed(2)),
     baselines,
   },
 );

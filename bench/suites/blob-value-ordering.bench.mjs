@@ -9,7 +9,6 @@
 // the figure is the Pearson correlation of each estimator with each reference.
 // Env: BLOB_ORDERING_MODEL (a 4-player single-round Blob run or checkpoint; without it, the playout rows
 // only), BLOB_ORDERING_POSITIONS (default 3000), BLOB_ORDERING_SEED (default 3).
-import os from 'node:os';
 import { Rng, randomPlayoutReturns, validateConfig } from '@az/core';
 import { BlobGame, PHASE_PLAY, blobConfigSchema, heuristicAction } from '@az/game-blob';
 import { openCheckpointInference, resolveCheckpointPath } from '@az/nn';
@@ -86,7 +85,6 @@ function correlation(x, y) {
   return sxy / Math.sqrt(sxx * syy);
 }
 
-const loadAverageAtStart = os.loadavg().map((x) => +x.toFixed(2));
 const started = performance.now();
 const estimators = { 'one random playout': [], 'mean of 8 random playouts': [], ...(network ? { 'network world value': [] } : {}) };
 const references = { 'heuristic play-outs (16)': [], 'random playouts (64)': [] };
@@ -123,4 +121,4 @@ for (const [estimator, values] of Object.entries(estimators)) {
   results.push(row);
 }
 network?.dispose();
-writeResult('blob-value-ordering', { game: 'blob', gameConfig: GAME_CONFIG, model: MODEL ?? null, positions, children, seed: SEED, seconds: +((performance.now() - started) / 1000).toFixed(1), loadAverageAtStart, loadAverageAtEnd: os.loadavg().map((x) => +x.toFixed(2)) }, results);
+writeResult('blob-value-ordering', { game: 'blob', gameConfig: GAME_CONFIG, model: MODEL ?? null, positions, children, seed: SEED, seconds: +((performance.now() - started) / 1000).toFixed(1) }, results);

@@ -6,7 +6,6 @@
 // whole capacity up front. A state is only stored for nodes the search has visited (plus the root's
 // children, resolved at expansion), and costs what the game's state costs.
 import { spawnSync } from 'node:child_process';
-import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { resolveGameConfig, Rng } from '@az/core';
 import { chessPlugin } from '@az/game-chess';
@@ -72,4 +71,4 @@ for (const history of [0, 2]) {
   void engine;
 }
 
-writeResult('chess-memory', { node: process.version, loadAverage: os.loadavg().map((x) => +x.toFixed(2)) }, results);
+writeResult('chess-memory', { node: process.version }, results);

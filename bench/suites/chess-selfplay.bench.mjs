@@ -24,7 +24,6 @@
 // CHESS_BENCH_MOVES (default 12) sets the moves per measurement. CHESS_BENCH_NETWORK=none measures only the
 // network-free run and writes no result file (for profiling: node --cpu-prof bench/suites/chess-selfplay.bench.mjs);
 // CHESS_BENCH_NETWORK=onnx leaves out tfjs and writes no result file either.
-import os from 'node:os';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { resolveGameConfig } from '@az/core';
 import { TfjsInferenceModel, buildModel, createInferenceModelFor, exportOnnx, initBackend } from '@az/nn';
@@ -37,7 +36,6 @@ const MOVES = Number(process.env.CHESS_BENCH_MOVES ?? 12);
 const WITHOUT_NETWORK_ONLY = process.env.CHESS_BENCH_NETWORK === 'none';
 const ONNX_ONLY = process.env.CHESS_BENCH_NETWORK === 'onnx';
 const MIDDLEGAME = 'r1bq1rk1/pp2bppp/2n1pn2/2pp4/2PP4/2N1PN2/PP2BPPP/R1BQ1RK1 w - - 0 8';
-const loadStart = os.loadavg();
 const backend = await initBackend('wasm');
 const options = resolveTrainOptions({ game: 'chess', backend: 'wasm' }, chessPlugin);
 const slots = Math.min(options.parallelGames, options.gamesPerIteration);
@@ -298,8 +296,6 @@ writeResult(
     // 1 MB or more a call would get the worker thread instead.
     trainerSelfPlayRow: 'onnx',
     middlegameFen: MIDDLEGAME,
-    loadAverageAtStart: loadStart.map((x) => +x.toFixed(2)),
-    loadAverageAtEnd: os.loadavg().map((x) => +x.toFixed(2)),
   },
   results,
 );

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { GamePlugin, TrainingHints } from '@az/core';
+import { GameRegistry, Rng, createGame, type GamePlugin, type TrainingHints } from '@az/core';
 import { blobPlugin } from '@az/game-blob';
-import { withGameDefaults } from './agents.js';
+import { ticTacToePlugin } from '@az/game-tictactoe';
+import { RolloutEvaluator } from '@az/mcts';
+import { searchEngineFor, withGameDefaults } from './agents.js';
 
 const base = { simulations: 100, seed: 0 };
 const withHints = (training: TrainingHints): GamePlugin => ({ ...blobPlugin, training } as unknown as GamePlugin);
@@ -37,4 +39,32 @@ describe('withGameDefaults', () => {
     expect(withGameDefaults(withHints({ playWorldSampling: 'inferred' }), base).worldSampling).toBe('inferred');
     expect(withGameDefaults(withHints({ playWorldSampling: 'inferred' }), { ...base, worldSampling: 'uniform' }).worldSampling).toBe('uniform');
   });
+});
+
+describe('searchEngineFor: --cpuct', () => {
+  const registry = new GameRegistry();
+  registry.register(ticTacToePlugin as unknown as GamePlugin);
+  registry.register(blobPlugin as unknown as GamePlugin);
+
+  // Root visit counts after one search from the opening position, for a given exploration constant.
+  async function rootVisits(id: 'tictactoe' | 'blob', cPuct: number | undefined): Promise<number[]> {
+    const game = createGame(id, id === 'blob' ? { rounds: 'one', roundCards: 5 } : {}, registry);
+    const settings = { simulations: 60, seed: 3, ...(id === 'blob' ? { searchMethod: 'information-set' as const, determinizations: 2 } : {}), ...(cPuct !== undefined ? { cPuct } : {}) };
+    const engine = searchEngineFor(game, new RolloutEvaluator(game, 7), settings);
+    engine.setRoot(0, game.initialState(new Rng(5)));
+    await engine.search();
+    return [...engine.visitCounts(0, new Float32Array(game.masker.actionSize))];
+  }
+
+  for (const id of ['tictactoe', 'blob'] as const) {
+    it(`reaches ${id}'s search: the default is 1.5, and another constant spreads the visits differently`, async () => {
+      const byDefault = await rootVisits(id, undefined);
+      expect(await rootVisits(id, 1.5)).toEqual(byDefault);
+      const greedy = await rootVisits(id, 0.05);
+      const wide = await rootVisits(id, 20);
+      // A near-greedy search piles its visits on fewer moves than a wide one.
+      const top = (v: number[]): number => Math.max(...v);
+      expect(top(greedy)).toBeGreaterThan(top(wide));
+    });
+  }
 });

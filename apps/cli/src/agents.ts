@@ -50,6 +50,8 @@ export interface AgentSettings {
   readonly otherSeatPriors?: OtherSeatPriors;
   /** Information-set search with a model: how the other seats move in the tree (default 'search'; 'policy': by the network's policy in each world). */
   readonly otherSeatMoves?: OtherSeatMoves;
+  /** Search agents: the PUCT exploration constant (default: `defaultSearchConfig.cPuct`). */
+  readonly cPuct?: number;
   /** Search agents: `SearchConfig.networkValueScale` (default: the game's `playValueScale` hint, else 1). */
   readonly networkValueScale?: number;
   /** How model agents run their network (--backend, --threads). */
@@ -171,6 +173,7 @@ export function searchEngineFor<S>(game: Game<S>, evaluator: Evaluator<S>, setti
       nodeCapacity: Math.max(256, settings.simulations * 64),
       seed: settings.seed,
       networkValueScale: settings.networkValueScale ?? 1,
+      ...(settings.cPuct !== undefined ? { cPuct: settings.cPuct } : {}),
     },
     {
       determinizations: settings.determinizations,

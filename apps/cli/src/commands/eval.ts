@@ -1,7 +1,7 @@
 import { DEFAULT_LEAF_VALUES, Z95, eloFromScore, playArena, resolveGame, wilsonInterval, type Agent, type Game, type LeafValues, type WorldSampling } from '@az/core';
 import { BACKEND_CHOICES, type BackendChoice } from '@az/nn';
 import { DEFAULT_DETERMINIZATIONS, DEFAULT_OTHER_SEAT_MOVES, DEFAULT_OTHER_SEAT_PRIORS, playoutWeightOf, type OtherSeatMoves, type OtherSeatPriors, type SearchMethod } from '@az/imperfect-info';
-import { defaultPlaySimulations } from '@az/mcts';
+import { defaultPlaySimulations, defaultSearchConfig } from '@az/mcts';
 import { POLICY_PREFIX, ROLLOUT_PREFIX, closeAgent, gameFor, isUciSpec, makeAgent, modelPathOf, withGameDefaults, type LoadedModel, loadModel } from '../agents.js';
 import { GameRecorder } from '../records.js';
 import { helpText, parseFlags, UsageError } from '../args.js';
@@ -51,6 +51,7 @@ export const evalSpec = {
       max: 1,
       description: "hidden-information games with a model: share of one random playout of the sampled world in each leaf's value, (1 - w) x network + w x playout (default: the game's play setting with its play leaf values, else 0 with --leaf-values world, 1 with playouts)",
     },
+    cpuct: { type: 'number', min: 0, description: 'search agents: the PUCT exploration constant (default 1.5, as in training)' },
     players: { type: 'int', min: 1, description: "number of players, for games with a 'players' setting" },
     config: { type: 'string', description: 'game settings, key=value[,key=value...]', placeholder: 'K=V,...' },
     seed: { type: 'int', min: 0, default: 0, description: 'random seed' },
@@ -115,6 +116,7 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
   const worldSampling = flags.worlds as WorldSampling | undefined;
   const otherSeatPriors = flags['other-seat-priors'] as OtherSeatPriors | undefined;
   const otherSeatMoves = flags['other-seat-moves'] as OtherSeatMoves | undefined;
+  const cPuct = flags.cpuct;
   // What search agents of a hidden-information game play with, as makeAgent resolves it: the flags, else the game's play settings.
   const agentDefaults = withGameDefaults(plugin, { simulations, seed, determinizations, leafValues, playoutWeight, searchMethod, worldSampling });
   const searchUsed: SearchMethod | undefined = game.traits.information === 'imperfect' ? (agentDefaults.searchMethod ?? 'determinized') : undefined;
@@ -147,10 +149,10 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
     game.traits.information !== 'imperfect' ? undefined : modelSearchesLeaves ? (agentDefaults.leafValues ?? DEFAULT_LEAF_VALUES) : plainSearch ? 'playouts' : undefined;
   const otherSeatPriorsUsed: OtherSeatPriors | undefined = searchUsed === 'information-set' ? (otherSeatPriors ?? DEFAULT_OTHER_SEAT_PRIORS) : undefined;
   const otherSeatMovesUsed: OtherSeatMoves | undefined = searchUsed === 'information-set' && modelSearchesLeaves ? (otherSeatMoves ?? DEFAULT_OTHER_SEAT_MOVES) : undefined;
-  const agentA = await makeAgent(flags.a, plugin, game, { simulations, seed, determinizations, leafValues, playoutWeight, searchMethod, worldSampling, otherSeatPriors, otherSeatMoves, network }, models);
+  const agentA = await makeAgent(flags.a, plugin, game, { simulations, seed, determinizations, leafValues, playoutWeight, searchMethod, worldSampling, otherSeatPriors, otherSeatMoves, cPuct, network }, models);
   let agentB: Agent<unknown>;
   try {
-    agentB = await makeAgent(flags.b, plugin, game, { simulations, seed: seed + 1, determinizations, leafValues, playoutWeight, searchMethod, worldSampling, otherSeatPriors, otherSeatMoves, network }, models);
+    agentB = await makeAgent(flags.b, plugin, game, { simulations, seed: seed + 1, determinizations, leafValues, playoutWeight, searchMethod, worldSampling, otherSeatPriors, otherSeatMoves, cPuct, network }, models);
   } catch (err) {
     await closeAgent(agentA);
     throw err;
@@ -230,6 +232,7 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
       /** A's score (wins + draws / 2 per game) with its Wilson 95% interval, and the Elo difference it implies. */
       score,
       simulations,
+      cPuct: cPuct ?? defaultSearchConfig.cPuct,
       determinizations: game.traits.information === 'imperfect' ? (agentDefaults.determinizations ?? DEFAULT_DETERMINIZATIONS) : undefined,
       search: searchUsed,
       worlds: worldsUsed,
@@ -275,7 +278,8 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
         ? ` (${report.determinizations} x ${simulations} in one information-set tree, a world per simulation${inferWorlds ? ', weighed by the earlier decisions' : ''}${otherSeatPriorsUsed === 'first-world' ? ", other seats' priors from the first world" : ''}${otherSeatMovesUsed === 'policy' ? ", other seats moving by the network's policy" : ''})`
         : ` x ${report.determinizations} sampled worlds`
       : '';
-    console.log(`${played} games of ${game.traits.id} (${game.numPlayers} seats, rotating), ${simulations} simulations${worlds} per search move`);
+    const exploration = cPuct !== undefined ? `, c_puct ${cPuct}` : '';
+    console.log(`${played} games of ${game.traits.id} (${game.numPlayers} seats, rotating), ${simulations} simulations${worlds} per search move${exploration}`);
     if (result.aborted > 0) console.log(`${result.aborted} game(s) abandoned (not counted): an agent failed to move in them`);
     if (result.stopped) console.log(`match stopped after ${played} of ${games} games: ${result.stopped}`);
     for (const [label, r] of [['A', report.a], ['B', report.b]] as const) {

@@ -2,7 +2,6 @@
 // network's speed survives the search around it (tree, state copies, masks, encoding).
 // Goal from the foundation issue: ratio >= 0.8. Tic-tac-toe with two MLPs (its default 64x64 and a big one),
 // Connect Four with its default net (the plugin's training hints: a 32-filter, 2-block residual tower).
-import os from 'node:os';
 import { Rng, resolveGameConfig } from '@az/core';
 import { buildModel, createInferenceModel, createInferenceModelFor, initBackend } from '@az/nn';
 import { BatchedMcts, NetworkEvaluator } from '@az/mcts';
@@ -11,7 +10,6 @@ import { connect4Plugin } from 'az-game-connect4';
 import { SelfPlay } from '@az/trainer-multigpu';
 import { timeIt, writeResult } from '@az/bench';
 
-const loadStart = os.loadavg().map((x) => +x.toFixed(2));
 await initBackend('wasm');
 const tictactoe = ticTacToePlugin.create({});
 const connect4 = connect4Plugin.create(resolveGameConfig(connect4Plugin, {}));
@@ -52,4 +50,4 @@ for (const [label, game, spec, engineName] of runs) {
   };
   inference.dispose();
 }
-writeResult('selfplay-ratio', { ...settings, game: 'tictactoe and connect4', loadAverageAtStart: loadStart, loadAverage: os.loadavg().map((x) => +x.toFixed(2)) }, results);
+writeResult('selfplay-ratio', { ...settings, game: 'tictactoe and connect4' }, results);

@@ -52,3 +52,15 @@ describe('az eval --game blob', () => {
     expect(report.difference.scorePerRound.mean).toBeGreaterThan(0);
   });
 });
+
+describe('az eval --cpuct', () => {
+  it('is reported with a search agent, and refused when no agent searches', () => {
+    const report = evalJson(['--game', 'tictactoe', '--a', 'mcts', '--b', 'random', '--games', '2', '--sims', '20', '--cpuct', '0.5']) as { cPuct?: number };
+    expect(report.cPuct).toBe(0.5);
+    const byDefault = evalJson(['--game', 'tictactoe', '--a', 'mcts', '--b', 'random', '--games', '2', '--sims', '20']) as { cPuct?: number };
+    expect(byDefault.cPuct).toBe(1.5);
+    const noSearch = spawnSync(process.execPath, [bin, 'eval', '--game', 'tictactoe', '--a', 'random', '--b', 'minimax', '--games', '2', '--cpuct', '2'], { encoding: 'utf8', timeout: 60_000 });
+    expect(noSearch.status).toBe(2);
+    expect(noSearch.stderr).toContain("--cpuct sets the exploration of a search, and neither 'random' nor 'minimax' searches");
+  });
+});

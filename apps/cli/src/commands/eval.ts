@@ -145,6 +145,9 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
   // Only a model's search has a network for the other seats to move by (mcts's leaves are playouts, rollout: does not search).
   if (otherSeatMoves === 'policy' && !modelSearchesLeaves) throw new UsageError('--other-seat-moves policy needs a model agent that searches (a model directory): the network is the policy the other seats move by');
   const plainSearch = flags.a === 'mcts' || flags.b === 'mcts';
+  if (cPuct !== undefined && !modelSearchesLeaves && !plainSearch) {
+    throw new UsageError(`--cpuct sets the exploration of a search, and neither '${flags.a}' nor '${flags.b}' searches (mcts and model directories do; policy:, rollout:, bots and UCI engines do not)`);
+  }
   const leafValuesUsed: LeafValues | undefined =
     game.traits.information !== 'imperfect' ? undefined : modelSearchesLeaves ? (agentDefaults.leafValues ?? DEFAULT_LEAF_VALUES) : plainSearch ? 'playouts' : undefined;
   const otherSeatPriorsUsed: OtherSeatPriors | undefined = searchUsed === 'information-set' ? (otherSeatPriors ?? DEFAULT_OTHER_SEAT_PRIORS) : undefined;
@@ -232,7 +235,7 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
       /** A's score (wins + draws / 2 per game) with its Wilson 95% interval, and the Elo difference it implies. */
       score,
       simulations,
-      cPuct: cPuct ?? defaultSearchConfig.cPuct,
+      cPuct: modelSearchesLeaves || plainSearch ? (cPuct ?? defaultSearchConfig.cPuct) : undefined,
       determinizations: game.traits.information === 'imperfect' ? (agentDefaults.determinizations ?? DEFAULT_DETERMINIZATIONS) : undefined,
       search: searchUsed,
       worlds: worldsUsed,

@@ -64,7 +64,7 @@ export function parseFlags<T extends FlagSpecs>(spec: CommandSpec<T>, argv: read
   }
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({ args: [...argv], options, strict: true, allowPositionals: true });
+    parsed = parseArgs({ args: joinNegativeNumbers(spec.flags, argv), options, strict: true, allowPositionals: true });
   } catch (err) {
     throw new UsageError(`az ${spec.name}: ${cleanParseError(err)}`);
   }
@@ -78,6 +78,24 @@ export function parseFlags<T extends FlagSpecs>(spec: CommandSpec<T>, argv: read
     out[name] = raw === undefined ? ('default' in f ? f.default : undefined) : convert(spec.name, name, f, raw);
   }
   return { flags: out as ParsedFlags<T>, positionals: parsed.positionals };
+}
+
+/**
+ * `--sims -1` as `--sims=-1`: parseArgs takes a value starting with '-' for a flag (and calls it
+ * ambiguous), so a negative number would never reach the range check that names the flag's bounds.
+ */
+function joinNegativeNumbers(flags: FlagSpecs, argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const name = argv[i].startsWith('--') ? argv[i].slice(2) : undefined;
+    const f = name !== undefined ? flags[name] : undefined;
+    const next = argv[i + 1];
+    if (f && (f.type === 'int' || f.type === 'number') && next !== undefined && /^-(\d|\.\d)/.test(next)) {
+      out.push(`${argv[i]}=${next}`);
+      i++;
+    } else out.push(argv[i]);
+  }
+  return out;
 }
 
 function cleanParseError(err: unknown): string {

@@ -32,6 +32,10 @@ describe('az (usage and errors)', () => {
     const value = az(['train', '--game', 'tictactoe', '--sims', '0']);
     expect(value.code).toBe(2);
     expect(value.stderr).toContain('--sims must be at least 1');
+    // A negative number is a value out of range, not a flag.
+    const negative = az(['train', '--game', 'tictactoe', '--sims', '-5']);
+    expect(negative.code).toBe(2);
+    expect(negative.stderr).toContain("--sims must be at least 1 (got '-5')");
     const root = az(['train', '--game', 'tictactoe', '--root-selection', 'best']);
     expect(root.code).toBe(2);
     expect(root.stderr).toContain('--root-selection must be one of puct, gumbel');

@@ -33,6 +33,15 @@ describe('wilsonInterval', () => {
     expect(perfect.low).toBeCloseTo(0.5655, 3);
     expect(wilsonInterval(0, 0)).toEqual({ low: 0, high: 1 });
   });
+
+  it('reaches exactly 1 at all wins and 0 at no wins for every n, so the Elo bound is infinite like the estimate', () => {
+    for (let n = 1; n <= 500; n++) {
+      expect(wilsonInterval(n, n).high, `n=${n}`).toBe(1);
+      expect(eloFromScore(wilsonInterval(n, n).high), `n=${n}`).toBe(Infinity);
+      expect(wilsonInterval(0, n).low, `n=${n}`).toBe(0);
+      expect(eloFromScore(wilsonInterval(0, n).low), `n=${n}`).toBe(-Infinity);
+    }
+  });
 });
 
 describe('fitElo', () => {

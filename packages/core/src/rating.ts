@@ -36,7 +36,9 @@ export function wilsonInterval(successes: number, n: number, z = Z95): Interval 
   const z2 = z * z;
   const centre = (p + z2 / (2 * n)) / (1 + z2 / n);
   const half = (z * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / (1 + z2 / n);
-  return { low: Math.max(0, centre - half), high: Math.min(1, centre + half) };
+  // At p = 0 or 1 the bound on that side is exactly 0 or 1 (centre - half cancels to it only up to
+  // rounding, which would leave a finite Elo bound below an infinite estimate).
+  return { low: successes <= 0 ? 0 : Math.max(0, centre - half), high: successes >= n ? 1 : Math.min(1, centre + half) };
 }
 
 /** Standard normal cumulative distribution (Abramowitz-Stegun 7.1.26 via erf, |error| < 1.5e-7). */

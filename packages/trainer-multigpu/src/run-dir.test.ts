@@ -9,7 +9,7 @@ import { CheckpointError, listCheckpoints, readCheckpointManifest } from '@az/nn
 import { ticTacToePlugin } from '@az/game-tictactoe';
 import { TrainingDivergedError } from './iteration.js';
 import type { TrainOptionsInput } from './options.js';
-import { RunDirectoryError, checkRunFitsMemory } from './run-dir.js';
+import { RunDirectoryError, checkRunFitsMemory, claimRunDirectory } from './run-dir.js';
 import { runTraining } from './train-loop.js';
 
 const work = mkdtempSync(join(tmpdir(), 'az-run-dir-'));
@@ -58,6 +58,23 @@ describe('the run directory', () => {
     expect(archived).toHaveLength(1);
     expect(metricIterations(join(work, archived[0]))).toEqual([1, 2]);
     expect(logs.join('\n')).toContain(join(work, archived[0]));
+  }, 60_000);
+
+  it('names the game of the run it refuses, so the resume it advises works when --game asks for another', async () => {
+    const out = join(work, 'other-game');
+    await train({ out, iterations: 1 });
+    const refused = (() => {
+      try {
+        claimRunDirectory(out, 'connect4', false);
+      } catch (err) {
+        return err as Error;
+      }
+      return null;
+    })();
+    expect(refused).toBeInstanceOf(RunDirectoryError);
+    expect(refused?.message).toContain('already holds a training run of tictactoe');
+    expect(refused?.message).toContain(`az train --game tictactoe --resume ${out}`);
+    expect(refused?.message).not.toContain('--game connect4');
   }, 60_000);
 
   it('resumes from the run directory or its checkpoint folder into the same run, refusing what it cannot change', async () => {

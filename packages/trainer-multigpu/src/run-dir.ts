@@ -8,7 +8,7 @@
  * A new run never writes into a directory that holds another run: it refuses, or with --force moves the
  * old run aside first. `--resume` takes the run directory or any of its checkpoint folders.
  */
-import { existsSync, readdirSync, renameSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, renameSync } from 'node:fs';
 import { totalmem } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { CHECKPOINTS_DIR, LEGACY_CHECKPOINT_DIR, listCheckpoints, resolveCheckpointPath } from '@az/nn';
@@ -74,13 +74,27 @@ export function claimRunDirectory(out: string, gameId: string, force: boolean): 
   }
   const isRun = entries.some((e) => RUN_FILES.includes(e));
   const newest = isRun ? listCheckpoints(dir).at(-1) : undefined;
-  const what = isRun ? `a training run${newest && newest.iteration >= 0 ? ` (checkpoint ${newest.name})` : ''}` : 'files that are not a training run';
+  // The game the run was started for, so the advice names a resume that works (a run of another game cannot be continued as this one).
+  const runGame = isRun ? recordedGame(join(dir, 'options.json')) : undefined;
+  const ofGame = runGame !== undefined && runGame !== gameId ? ` of ${runGame}` : '';
+  const what = isRun ? `a training run${ofGame}${newest && newest.iteration >= 0 ? ` (checkpoint ${newest.name})` : ''}` : 'files that are not a training run';
   throw new RunDirectoryError(
     dir,
     `${dir} already holds ${what}; a new run would mix with it. ` +
-      (isRun ? `To continue it: az train --game ${gameId} --resume ${out}. ` : '') +
+      (isRun ? `To continue it: az train --game ${runGame ?? gameId} --resume ${out}. ` : '') +
       `To start a new run: choose another --out. To start over in this directory: --force (the old contents are moved to ${basename(dir)}.archived-<time> beside it, not deleted).`,
   );
+}
+
+/** The `game` an options.json records, or undefined when the file is missing or unreadable (the message then names the game asked for). */
+function recordedGame(optionsPath: string): string | undefined {
+  try {
+    const options: unknown = JSON.parse(readFileSync(optionsPath, 'utf8'));
+    const game = options !== null && typeof options === 'object' ? (options as { game?: unknown }).game : undefined;
+    return typeof game === 'string' ? game : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The run directory and checkpoint a `--resume` path means (the run directory or one of its checkpoint folders). */

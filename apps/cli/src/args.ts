@@ -25,6 +25,8 @@ export interface NumberFlag extends FlagBase {
   readonly type: 'number';
   readonly default?: number;
   readonly min?: number;
+  /** The value must be greater than 0 (a rate or a constant for which 0 means nothing). */
+  readonly positive?: boolean;
   readonly max?: number;
 }
 export interface StringFlag extends FlagBase {
@@ -116,6 +118,7 @@ function convert(command: string, name: string, f: FlagSpec, raw: string | boole
       if (!Number.isFinite(n)) throw bad(`must be ${f.type === 'int' ? 'an integer' : 'a number'}`);
       if (f.type === 'int' && !Number.isInteger(n)) throw bad('must be an integer');
       if (f.min !== undefined && n < f.min) throw bad(`must be at least ${f.min}`);
+      if (f.type === 'number' && f.positive && !(n > 0)) throw bad('must be greater than 0');
       if (f.max !== undefined && n > f.max) throw bad(`must be at most ${f.max}`);
       return n;
     }

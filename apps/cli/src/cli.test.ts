@@ -36,6 +36,12 @@ describe('az (usage and errors)', () => {
     const negative = az(['train', '--game', 'tictactoe', '--sims', '-5']);
     expect(negative.code).toBe(2);
     expect(negative.stderr).toContain("--sims must be at least 1 (got '-5')");
+    // A rate of 0 is refused by the flag, in the flag's words (not the trainer's field name).
+    for (const [flag, v] of [['--lr', '0'], ['--lr', '-1'], ['--cpuct', '0'], ['--lr-final', '0']]) {
+      const zero = az(['train', '--game', 'tictactoe', flag, v]);
+      expect(zero.code).toBe(2);
+      expect(zero.stderr).toContain(`${flag} must be greater than 0 (got '${v}')`);
+    }
     const root = az(['train', '--game', 'tictactoe', '--root-selection', 'best']);
     expect(root.code).toBe(2);
     expect(root.stderr).toContain('--root-selection must be one of puct, gumbel');

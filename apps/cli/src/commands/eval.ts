@@ -51,7 +51,7 @@ export const evalSpec = {
       max: 1,
       description: "hidden-information games with a model: share of one random playout of the sampled world in each leaf's value, (1 - w) x network + w x playout (default: the game's play setting with its play leaf values, else 0 with --leaf-values world, 1 with playouts)",
     },
-    cpuct: { type: 'number', min: 0, description: 'search agents: the PUCT exploration constant (default 1.5, as in training)' },
+    cpuct: { type: 'number', positive: true, description: 'search agents: the PUCT exploration constant (default 1.5, as in training)' },
     players: { type: 'int', min: 1, description: "number of players, for games with a 'players' setting" },
     config: { type: 'string', description: 'game settings, key=value[,key=value...]', placeholder: 'K=V,...' },
     seed: { type: 'int', min: 0, default: 0, description: 'random seed' },

@@ -1,4 +1,4 @@
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -44,5 +44,20 @@ describe('metrics.jsonl reading', () => {
     expect(run.summary).toBeUndefined();
     expect(() => readRun(join(dir, 'nope'))).toThrow(RunDirError);
     expect(() => readRun(join(dir, 'nope'))).toThrow(/no run directory at .*nope/);
+  });
+
+  it('refuses a folder that is not a run, naming the runs inside it or the run it is inside', () => {
+    const runs = runDir();
+    const run = join(runs, 'ttt');
+    mkdirSync(join(run, 'checkpoints', 'iter-000001'), { recursive: true });
+    writeFileSync(join(run, 'options.json'), '{"game":"tictactoe"}');
+    expect(readRun(run).options).toEqual({ game: 'tictactoe' });
+    expect(() => readRun(runs)).toThrow(RunDirError);
+    expect(() => readRun(runs)).toThrow(/is not a training run .*runs in it: .*ttt/);
+    expect(() => readRun(join(run, 'checkpoints'))).toThrow(new RegExp(`is not a training run .*it is inside the run ${run.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    // An empty directory is a run about to start: the dashboard waits for it.
+    const fresh = join(runs, 'fresh');
+    mkdirSync(fresh);
+    expect(readRun(fresh).rows).toEqual([]);
   });
 });

@@ -41,6 +41,28 @@ describe('az new-game names', () => {
     expect(scaffoldNames('@me/az-game-hex')).toMatchObject({ id: 'hex', package: '@me/az-game-hex', Class: 'Hex' });
     expect(() => scaffoldNames('42')).toThrow(/must start with a letter.*--id/);
     expect(scaffoldNames('42', { id: 'g42' }).exportName).toBe('g42Plugin');
+    // A bad --id is named as the flag, without telling the user to pass the flag they passed.
+    expect(() => scaffoldNames('foo', { id: 'BAD' })).toThrow("az new-game: --id 'BAD' must start with a letter and use lowercase letters, digits and '-'");
+    expect(() => scaffoldNames('foo', { id: 'BAD' })).not.toThrow(/pass --id/);
+  });
+
+  it('refuses a non-empty target as a usage error, said once; creates missing parents; fails at once where no folder can be made', () => {
+    const taken = join(work, 'taken');
+    mkdirSync(taken);
+    writeFileSync(join(taken, 'x'), '');
+    const refused = run(process.execPath, [bin, 'new-game', 'pebbles', '--dir', taken], work);
+    expect(refused.code).toBe(2);
+    expect(refused.out).toContain(`az new-game: ${taken} already exists and is not an empty directory; choose another --dir or name`);
+    expect(refused.out).not.toContain('az new-game: az new-game:');
+    const nested = join(work, 'a', 'b', 'pebbles');
+    expect(run(process.execPath, [bin, 'new-game', 'pebbles', '--dir', nested], work).code).toBe(0);
+    expect(existsSync(join(nested, 'package.json'))).toBe(true);
+    // /proc holds no new folders: Node's recursive mkdir spins there; this must end with a message.
+    if (existsSync('/proc/self')) {
+      const proc = run(process.execPath, [bin, 'new-game', 'pebbles', '--dir', '/proc/az-nope/pebbles'], work);
+      expect(proc.code).toBe(1);
+      expect(proc.out).toContain('az new-game: cannot create /proc/az-nope');
+    }
   });
 });
 

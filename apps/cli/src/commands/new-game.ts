@@ -10,7 +10,7 @@
  * published packages.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { basename, join, relative, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { helpText, parseFlags, UsageError } from '../args.js';
 
@@ -55,7 +55,11 @@ export function scaffoldNames(name: string, options: { id?: string; package?: st
       .replace(/[^a-z0-9]+/g, '-')
       .replace(/^-+|-+$/g, '');
   if (!ID_PATTERN.test(id)) {
-    throw new UsageError(`az new-game: game id '${id}' (from '${name}') must start with a letter and use lowercase letters, digits and '-'; pass --id`);
+    throw new UsageError(
+      options.id !== undefined
+        ? `az new-game: --id '${id}' must start with a letter and use lowercase letters, digits and '-'`
+        : `az new-game: game id '${id}' (from '${name}') must start with a letter and use lowercase letters, digits and '-'; pass --id`,
+    );
   }
   const pkg = options.package ?? (packageLike ? trimmed : `az-game-${id}`);
   if (!PACKAGE_PATTERN.test(pkg) || pkg.length > 214) throw new UsageError(`az new-game: '${pkg}' is not a valid npm package name (lowercase, URL-safe, optionally @scope/)`);
@@ -99,11 +103,31 @@ function caretRange(spec: string | undefined, fallback: string): string {
   return /^\d+\.\d+\.\d+$/.test(spec) ? `^${spec}` : spec;
 }
 
+/**
+ * Creates `dir` and its missing parents one level at a time. Node's recursive mkdirSync spins forever
+ * where a parent cannot hold directories (under /proc); one level at a time fails at once, naming it.
+ */
+function makeDirectory(dir: string): void {
+  const missing: string[] = [];
+  for (let d = resolve(dir); !existsSync(d); d = dirname(d)) {
+    missing.push(d);
+    if (dirname(d) === d) break;
+  }
+  for (const d of missing.reverse()) {
+    try {
+      mkdirSync(d);
+    } catch (err) {
+      throw new Error(`cannot create ${d}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+}
+
 /** Writes the package into `dir`; returns the files written, relative to it. */
 export function scaffoldGame(names: ScaffoldNames, dir: string): string[] {
   if (existsSync(dir) && (!statSync(dir).isDirectory() || readdirSync(dir).length > 0)) {
-    throw new Error(`az new-game: ${dir} already exists and is not an empty directory`);
+    throw new UsageError(`az new-game: ${dir} already exists and is not an empty directory; choose another --dir or name`);
   }
+  makeDirectory(dir);
   const cliPackage = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
     version: string;
     dependencies?: Record<string, string>;
@@ -117,7 +141,7 @@ export function scaffoldGame(names: ScaffoldNames, dir: string): string[] {
   for (const file of templateFiles(templateRoot)) {
     const text = readFileSync(join(templateRoot, file), 'utf8').replace(/\{\{(\w+)\}\}/g, (whole, key: string) => {
       const value = fields[key];
-      if (value === undefined) throw new Error(`az new-game: template ${file} uses an unknown field ${whole}`);
+      if (value === undefined) throw new Error(`template ${file} uses an unknown field ${whole}`);
       return value;
     });
     const out = join(dir, outputPath(file));

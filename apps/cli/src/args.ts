@@ -84,7 +84,8 @@ export function parseFlags<T extends FlagSpecs>(spec: CommandSpec<T>, argv: read
 
 /**
  * `--sims -1` as `--sims=-1`: parseArgs takes a value starting with '-' for a flag (and calls it
- * ambiguous), so a negative number would never reach the range check that names the flag's bounds.
+ * ambiguous), so a negative number would never reach the check that names the flag's bounds. Any flag
+ * that takes a value: no flag starts with '-' and a digit, so such a word is always a value.
  */
 function joinNegativeNumbers(flags: FlagSpecs, argv: readonly string[]): string[] {
   const out: string[] = [];
@@ -92,7 +93,7 @@ function joinNegativeNumbers(flags: FlagSpecs, argv: readonly string[]): string[
     const name = argv[i].startsWith('--') ? argv[i].slice(2) : undefined;
     const f = name !== undefined ? flags[name] : undefined;
     const next = argv[i + 1];
-    if (f && (f.type === 'int' || f.type === 'number') && next !== undefined && /^-(\d|\.\d)/.test(next)) {
+    if (f && f.type !== 'boolean' && next !== undefined && /^-(\d|\.\d)/.test(next)) {
       out.push(`${argv[i]}=${next}`);
       i++;
     } else out.push(argv[i]);

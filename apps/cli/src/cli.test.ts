@@ -36,6 +36,10 @@ describe('az (usage and errors)', () => {
     const negative = az(['train', '--game', 'tictactoe', '--sims', '-5']);
     expect(negative.code).toBe(2);
     expect(negative.stderr).toContain("--sims must be at least 1 (got '-5')");
+    // The same for a flag that takes a list of numbers (parsed by its command).
+    const list = az(['assess', '--game', 'tictactoe', '--model', 'minimax', '--sims', '-5']);
+    expect(list.code).toBe(2);
+    expect(list.stderr).toContain("--sims takes non-negative integers separated by commas, got '-5'");
     // A rate of 0 is refused by the flag, in the flag's words (not the trainer's field name).
     for (const [flag, v] of [['--lr', '0'], ['--lr', '-1'], ['--cpuct', '0'], ['--lr-final', '0']]) {
       const zero = az(['train', '--game', 'tictactoe', flag, v]);

@@ -42,6 +42,8 @@ describe('measurePerfectPlay', () => {
     expect(optimalActions({ board: Int8Array.from([1, 1, 0, 2, 2, 0, 0, 0, 0]), toMove: 0, moveCount: 4, winner: -1 })).toEqual([2]);
     const r = await measurePerfectPlay(new OneBlunderAgent());
     expect(r.optimalMoves).toBe(4519);
+    // One miss is not 100.0%: the share is rounded down.
+    expect((await assessTicTacToeAgent(new OneBlunderAgent())).summary).toContain('optimal moves 4519/4520 (99.9%)');
   });
 
   it('catches weak agents: losses against the oracle and a low optimal rate', async () => {

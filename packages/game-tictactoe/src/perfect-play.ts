@@ -78,12 +78,17 @@ export async function measurePerfectPlay(agent: Agent<TicTacToeState>): Promise<
   return { positions: positions.length, optimalMoves, optimalRate: optimalMoves / positions.length, gamesVsOracle: games, lossesVsOracle: losses, losingLines };
 }
 
+/** A share as a percentage to one decimal, rounded down: 4,519 of 4,520 is 99.9%, never 100.0%. */
+function percentDown(share: number): string {
+  return (Math.floor(1000 * share + 1e-9) / 10).toFixed(1);
+}
+
 /** The plugin's `assessAgent`: perfect play means >= 99% optimal moves and no loss against the oracle. */
 export async function assessTicTacToeAgent(agent: Agent<TicTacToeState>): Promise<AgentAssessment> {
   const r = await measurePerfectPlay(agent);
   const passed = r.optimalRate >= 0.99 && r.lossesVsOracle === 0;
   return {
-    summary: `optimal moves ${r.optimalMoves}/${r.positions} (${(100 * r.optimalRate).toFixed(1)}%), ${r.lossesVsOracle} losses in ${r.gamesVsOracle} games vs the minimax oracle (every opening, both seats)${passed ? ': perfect play' : ''}`,
+    summary: `optimal moves ${r.optimalMoves}/${r.positions} (${percentDown(r.optimalRate)}%), ${r.lossesVsOracle} losses in ${r.gamesVsOracle} games vs the minimax oracle (every opening, both seats)${passed ? ': perfect play' : ''}`,
     metrics: { optimalMoves: r.optimalMoves, positions: r.positions, optimalRate: r.optimalRate, gamesVsOracle: r.gamesVsOracle, lossesVsOracle: r.lossesVsOracle },
     passed,
   };

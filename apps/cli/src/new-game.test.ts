@@ -47,22 +47,25 @@ describe('az new-game names', () => {
   });
 
   it('refuses a non-empty target as a usage error, said once; creates missing parents; fails at once where no folder can be made', () => {
-    const taken = join(work, 'taken');
+    // A folder of its own: a second scaffolded pebbles under `work` would be found by the tests below.
+    const own = mkdtempSync(join(tmpdir(), 'az-new-game-dirs-'));
+    const taken = join(own, 'taken');
     mkdirSync(taken);
     writeFileSync(join(taken, 'x'), '');
-    const refused = run(process.execPath, [bin, 'new-game', 'pebbles', '--dir', taken], work);
+    const refused = run(process.execPath, [bin, 'new-game', 'pebbles', '--dir', taken], own);
     expect(refused.code).toBe(2);
     expect(refused.out).toContain(`az new-game: ${taken} already exists and is not an empty directory; choose another --dir or name`);
     expect(refused.out).not.toContain('az new-game: az new-game:');
-    const nested = join(work, 'a', 'b', 'pebbles');
-    expect(run(process.execPath, [bin, 'new-game', 'pebbles', '--dir', nested], work).code).toBe(0);
+    const nested = join(own, 'a', 'b', 'pebbles');
+    expect(run(process.execPath, [bin, 'new-game', 'pebbles', '--dir', nested], own).code).toBe(0);
     expect(existsSync(join(nested, 'package.json'))).toBe(true);
     // /proc holds no new folders: Node's recursive mkdir spins there; this must end with a message.
     if (existsSync('/proc/self')) {
-      const proc = run(process.execPath, [bin, 'new-game', 'pebbles', '--dir', '/proc/az-nope/pebbles'], work);
+      const proc = run(process.execPath, [bin, 'new-game', 'pebbles', '--dir', '/proc/az-nope/pebbles'], own);
       expect(proc.code).toBe(1);
       expect(proc.out).toContain('az new-game: cannot create /proc/az-nope');
     }
+    rmSync(own, { recursive: true, force: true });
   });
 });
 
@@ -82,7 +85,7 @@ describe('az new-game', () => {
     // A plugin's install stays small: no CLI (and with it no ML runtime) and no test framework.
     expect(Object.keys(pkg.devDependencies as Record<string, string>).sort()).toEqual(['@az/core', '@changesets/cli', '@types/node', 'typescript']);
     expect(readFileSync(join(pluginDir, '.npmrc'), 'utf8')).toMatch(/^onnxruntime-node-install=skip$/m);
-    expect(run(process.execPath, [bin, 'new-game', 'pebbles', '--dir', pluginDir], work).code).toBe(1); // refuses to overwrite
+    expect(run(process.execPath, [bin, 'new-game', 'pebbles', '--dir', pluginDir], work).code).toBe(2); // refuses to overwrite (a usage error: choose another --dir)
 
     link(pluginDir, '@az/core', join(repo, 'packages', 'core'));
     for (const tool of ['typescript', '@types/node']) link(pluginDir, tool, join(repo, 'node_modules', tool));

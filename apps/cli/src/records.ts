@@ -114,14 +114,26 @@ export function readGameRecords(file: string): GameRecordLine[] {
       try {
         parsed = JSON.parse(l);
       } catch {
-        throw new UsageError(`${file}:${n}: not JSON`);
+        throw new UsageError(isJsonDocument(text) ? `${file} is not JSON lines of game records (it is one JSON value over several lines; az eval --games-out writes one game per line)` : `${file}:${n}: not JSON`);
       }
-      const r = parsed as Partial<GameRecordLine>;
-      if (typeof r.game !== 'string' || typeof r.gameSeed !== 'string' || !Array.isArray(r.actions) || typeof r.config !== 'object') {
+      // typeof null is 'object': a null line or config would get past the checks and fail later as a TypeError.
+      const isObject = (v: unknown): v is object => typeof v === 'object' && v !== null && !Array.isArray(v);
+      const r = (isObject(parsed) ? parsed : {}) as Partial<GameRecordLine>;
+      if (typeof r.game !== 'string' || typeof r.gameSeed !== 'string' || !Array.isArray(r.actions) || !isObject(r.config)) {
         throw new UsageError(`${file}:${n}: not an az game record (needs game, config, gameSeed, actions)`);
       }
       return r as GameRecordLine;
     });
+}
+
+/** Whether the whole text is one JSON value (a pretty-printed file, not JSON lines). */
+function isJsonDocument(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The game a record was played under. */

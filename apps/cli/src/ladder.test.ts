@@ -1,8 +1,9 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { expandPlayers, schedule } from './ladder.js';
+import { azInTempDir } from './test-cli.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -58,5 +59,52 @@ describe('schedule', () => {
       [0, 2],
       [0, 3],
     ]);
+  });
+});
+
+// `az rate --include` through the built binary: which ratings.json files join the fit.
+describe('az rate --include', () => {
+  const { work, az } = azInTempDir('az-rate-include-');
+  beforeAll(() => {
+    const ttt = az(['rate', '--game', 'tictactoe', 'random', 'minimax', '--games', '4', '--out', 'ttt.json']);
+    expect(ttt.code, ttt.stderr).toBe(0);
+    const chess = az(['rate', '--game', 'chess', 'random', 'greedy', '--games', '2', '--config', 'maxPlies=10', '--out', 'chess10.json']);
+    expect(chess.code, chess.stderr).toBe(0);
+  });
+
+  it("refuses a ratings.json of another game, naming the file, its game and the game rated, with players or without", () => {
+    const fitOnly = az(['rate', '--game', 'connect4', '--include', 'ttt.json', '--out', 'c4.json']);
+    expect(fitOnly.code).toBe(2);
+    expect(fitOnly.stderr).toMatch(/ttt\.json is a rating of tictactoe, not connect4/);
+    expect(existsSync(join(work, 'c4.json'))).toBe(false);
+    const playing = az(['rate', '--game', 'chess', 'random', 'greedy', '--games', '2', '--config', 'maxPlies=10', '--include', 'ttt.json', '--out', 'mixed.json']);
+    expect(playing.code).toBe(2);
+    expect(playing.stderr).toMatch(/ttt\.json is a rating of tictactoe, not chess/);
+    expect(existsSync(join(work, 'mixed.json'))).toBe(false);
+  });
+
+  it('refuses a ratings.json played with other game settings, and joins one played with the same', () => {
+    const other = az(['rate', '--game', 'chess', 'random', 'greedy', '--games', '2', '--config', 'maxPlies=12', '--include', 'chess10.json', '--out', 'chess12.json']);
+    expect(other.code).toBe(2);
+    expect(other.stderr).toMatch(/chess10\.json was played with other chess settings .*\(maxPlies=10 against 12\)/);
+    expect(existsSync(join(work, 'chess12.json'))).toBe(false);
+    // Fitting only: the settings asked for with --config, else those of the first file, are the rating's.
+    const asked = az(['rate', '--game', 'chess', '--include', 'chess10.json', '--config', 'maxPlies=12', '--out', 'fit12.json']);
+    expect(asked.code).toBe(2);
+    expect(asked.stderr).toContain('(maxPlies=10 against 12)');
+    const same = az(['rate', '--game', 'chess', 'random', 'mcts', '--games', '2', '--sims', '2', '--config', 'maxPlies=10', '--include', 'chess10.json', '--out', 'more10.json']);
+    expect(same.code, same.stderr).toBe(0);
+    const fit = az(['rate', '--game', 'chess', '--include', 'chess10.json,more10.json', '--out', 'fit10.json']);
+    expect(fit.code, fit.stderr).toBe(0);
+    expect((JSON.parse(readFileSync(join(work, 'fit10.json'), 'utf8')) as { config: { maxPlies: number } }).config.maxPlies).toBe(10);
+  });
+
+  it('refuses a file that holds null or another value than a ratings.json object, naming it', () => {
+    for (const [name, text] of [['null.json', 'null'], ['array.json', '[]'], ['number.json', '3']]) {
+      writeFileSync(join(work, name), text + '\n');
+      const r = az(['rate', '--game', 'tictactoe', '--include', name]);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain(`${name} is not a ratings.json of az rate`);
+    }
   });
 });

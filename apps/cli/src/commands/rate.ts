@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
-import { fitElo, resolveGame, type Agent, type EloFit, type PairResult } from '@az/core';
+import { fitElo, resolveGame, resolveGameConfig, type Agent, type EloFit, type GamePlugin, type PairResult } from '@az/core';
 import { BACKEND_CHOICES, type BackendChoice } from '@az/nn';
 import { defaultPlaySimulations } from '@az/mcts';
 import { closeAgent, gameFor, isUciSpec, loadModel, makeAgent, modelPathOf, type LoadedModel } from '../agents.js';
@@ -63,28 +63,45 @@ function parseAnchor(text: string): { name: string; elo: number } {
  */
 type RecordedPair = PairResult & { readonly from?: readonly string[] };
 
-/**
- * The pair records of earlier `az rate` runs (their ratings.json files, comma-separated), each marked
- * with the file it came from. A record that came into one listed file through another listed file is
- * skipped (counted once, from the file that played it), as is a file listed twice.
- */
-function readIncludedPairs(files: string): RecordedPair[] {
-  const listed = [...new Set(files.split(',').map((f) => f.trim()).filter((f) => f !== '').map((f) => resolvePath(f)))];
-  return listed.flatMap((file) =>
-    readPairsOf(file)
-      .filter((p) => !(p.from ?? []).some((via) => via !== file && listed.includes(via)))
-      .map((p) => ({ ...p, from: [...(p.from ?? []), file] })),
-  );
+/** An included ratings.json's records, and the game settings its games were played with when it says. */
+interface IncludedRatings {
+  readonly file: string;
+  readonly pairs: RecordedPair[];
+  readonly config?: Readonly<Record<string, unknown>>;
 }
 
-function readPairsOf(file: string): RecordedPair[] {
+/**
+ * The pair records of earlier `az rate` runs of `game` (their ratings.json files, comma-separated), each
+ * marked with the file it came from. A record that came into one listed file through another listed file
+ * is skipped (counted once, from the file that played it), as is a file listed twice. A file of another
+ * game is refused (its settings are checked against the rating's by `checkIncludedSettings`).
+ */
+function readIncludedFiles(files: string, game: string): IncludedRatings[] {
+  const listed = [...new Set(files.split(',').map((f) => f.trim()).filter((f) => f !== '').map((f) => resolvePath(f)))];
+  return listed.map((file) => {
+    const ratings = readRatingsFile(file, game);
+    const pairs = ratings.pairs
+      .filter((p) => !(p.from ?? []).some((via) => via !== file && listed.includes(via)))
+      .map((p) => ({ ...p, from: [...(p.from ?? []), file] }));
+    return { ...ratings, pairs };
+  });
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function readRatingsFile(file: string, game: string): IncludedRatings {
   let parsed: unknown;
   try {
     parsed = JSON.parse(readFileSync(file, 'utf8'));
   } catch (err) {
     throw new UsageError(`az rate: --include ${file}: ${err instanceof Error ? err.message : String(err)}`);
   }
-  const pairs = (parsed as { pairs?: unknown }).pairs;
+  const notRatings = (why: string): UsageError => new UsageError(`az rate: --include ${file} is not a ratings.json of az rate (${why})`);
+  if (!isObject(parsed)) throw notRatings(`it holds ${parsed === null ? 'null' : Array.isArray(parsed) ? 'an array' : `a ${typeof parsed}`}, not an object`);
+  // Records of another game's players would be fitted as ratings of this one.
+  if (typeof parsed.game !== 'string') throw notRatings('it names no game');
+  if (parsed.game !== game) throw new UsageError(`az rate: --include ${file} is a rating of ${parsed.game}, not ${game}: include ratings of the game rated`);
+  const { pairs, config } = parsed;
   const ok = (p: unknown): p is RecordedPair => {
     const r = p as Partial<RecordedPair>;
     return (
@@ -94,8 +111,33 @@ function readPairsOf(file: string): RecordedPair[] {
       (r.from === undefined || (Array.isArray(r.from) && r.from.every((f) => typeof f === 'string')))
     );
   };
-  if (!Array.isArray(pairs) || !pairs.every(ok)) throw new UsageError(`az rate: --include ${file} is not a ratings.json of az rate (no valid 'pairs')`);
-  return pairs;
+  if (!Array.isArray(pairs) || !pairs.every(ok)) throw notRatings("no valid 'pairs'");
+  if (config !== undefined && !isObject(config)) throw notRatings("its 'config' is not an object");
+  return { file, pairs, ...(config ? { config } : {}) };
+}
+
+/**
+ * Refuses an included file whose games were played with other game settings than `config` (what
+ * `against` names), as az compare refuses arenas of other settings; a file that records none (a
+ * fit-only rating written before ratings recorded them) is taken as it is.
+ */
+function checkIncludedSettings(plugin: GamePlugin, included: readonly IncludedRatings[], config: Readonly<Record<string, unknown>>, against: string): void {
+  // Both resolved, so that a setting added to the game since a file was written compares as its default.
+  const resolved = (c: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> => {
+    try {
+      return resolveGameConfig(plugin, c);
+    } catch {
+      return c; // settings the game no longer takes: compared as written
+    }
+  };
+  const ours = resolved(config);
+  for (const { file, config: written } of included) {
+    if (!written) continue;
+    const theirs = resolved(written);
+    const keys = [...new Set([...Object.keys(theirs), ...Object.keys(ours)])];
+    const differing = keys.filter((k) => JSON.stringify(theirs[k]) !== JSON.stringify(ours[k])).map((k) => `${k}=${String(theirs[k])} against ${String(ours[k])}`);
+    if (differing.length) throw new UsageError(`az rate: --include ${file} was played with other ${plugin.traits.id} settings than ${against} (${differing.join(', ')}): games at other settings do not join in one rating`);
+  }
 }
 
 function parseSprt(text: string): [number, number] {
@@ -111,18 +153,19 @@ export async function rateCommand(argv: readonly string[]): Promise<number> {
     return 0;
   }
   if (!flags.game) throw new UsageError('az rate: --game is required (see az games)');
+  const plugin = resolveGame(flags.game);
   const specs = expandPlayers(positionals);
-  if (specs.length === 0 && flags.include) return fitIncluded(flags);
+  if (specs.length === 0 && flags.include) return fitIncluded(flags, plugin);
   if (specs.length < 2) throw new UsageError('az rate: name at least two players (model directories, run directories, random, a game bot, mcts, or uci:... for chess)');
   if (new Set(specs).size !== specs.length) throw new UsageError('az rate: a player is named twice');
   const sprtBounds = flags.sprt ? parseSprt(flags.sprt) : undefined;
   if (sprtBounds && specs.length !== 2) throw new UsageError(`az rate: --sprt is a head-to-head test; name exactly two players (got ${specs.length})`);
-  const included = flags.include ? readIncludedPairs(flags.include) : [];
+  const includedFiles = flags.include ? readIncludedFiles(flags.include, plugin.traits.id) : [];
+  const included = includedFiles.flatMap((f) => f.pairs);
   const known = new Set([...specs, ...included.flatMap((p) => [p.a, p.b])]);
   const anchor = flags.anchor ? parseAnchor(flags.anchor) : known.has('random') ? { name: 'random', elo: 0 } : { name: specs[0], elo: 0 };
   if (!known.has(anchor.name)) throw new UsageError(`az rate: the anchor '${anchor.name}' is not among the players (${specs.join(', ')})`);
 
-  const plugin = resolveGame(flags.game);
   const rawConfig = gameConfigFromFlags(plugin, flags.config, {}, 'rate');
   const network = { backend: (flags.backend ?? 'auto') as BackendChoice, threads: flags.threads };
   const models = new Map<string, LoadedModel>();
@@ -141,6 +184,7 @@ export async function rateCommand(argv: readonly string[]): Promise<number> {
     }
     const game = gameFor(plugin, rawConfig, firstModel);
     if (game.numPlayers !== 2) throw new UsageError(`az rate: Elo ratings need a two-player game; ${game.traits.id} is played by ${game.numPlayers}`);
+    checkIncludedSettings(plugin, includedFiles, game.config, "this run's games");
     const simulations = flags.sims ?? defaultPlaySimulations(plugin);
     const seed = flags.seed ?? 0;
     const players: LadderPlayer[] = [];
@@ -208,11 +252,15 @@ export async function rateCommand(argv: readonly string[]): Promise<number> {
 }
 
 /** `az rate --include A,B,...` with no players: the Elo fit of the included records alone, no games. */
-function fitIncluded(flags: ReturnType<typeof parseFlags<typeof rateSpec.flags>>['flags']): number {
-  resolveGame(flags.game ?? '');
+function fitIncluded(flags: ReturnType<typeof parseFlags<typeof rateSpec.flags>>['flags'], plugin: GamePlugin): number {
   const playOnly = (['sprt', 'gauntlet', 'sims', 'games-out', 'pgn'] as const).filter((f) => flags[f] !== undefined);
   if (playOnly.length) throw new UsageError(`az rate: --${playOnly[0]} is about playing games; with no players named, az rate only fits the --include records`);
-  const included = readIncludedPairs(flags.include ?? '');
+  const includedFiles = readIncludedFiles(flags.include ?? '', plugin.traits.id);
+  // The records join at one game's settings: those asked for with --config, else the first file's that records them.
+  const first = includedFiles.find((f) => f.config);
+  const config = flags.config ? resolveGameConfig(plugin, gameConfigFromFlags(plugin, flags.config, {}, 'rate')) : first?.config;
+  if (config) checkIncludedSettings(plugin, includedFiles, config, flags.config ? '--config asks for' : (first?.file ?? ''));
+  const included = includedFiles.flatMap((f) => f.pairs);
   const played = included.filter((p) => p.wins + p.draws + p.losses > 0);
   if (played.length === 0) throw new UsageError(`az rate: --include ${flags.include} holds no games`);
   const known = new Set(played.flatMap((p) => [p.a, p.b]));
@@ -221,6 +269,7 @@ function fitIncluded(flags: ReturnType<typeof parseFlags<typeof rateSpec.flags>>
   const fit = fitElo(played, { anchor: anchor.name, anchorElo: anchor.elo, priorDraws: flags['prior-draws'] ?? 1 });
   const report = {
     game: flags.game,
+    ...(config ? { config } : {}),
     anchor,
     priorDraws: fit.priorDraws,
     ratings: ratingsWithLos(fit),

@@ -62,7 +62,7 @@ describe('schedule', () => {
   });
 });
 
-// `az rate --include` through the built binary: which ratings.json files join the fit.
+// `az rate` through the built binary: what --include joins and where --out writes, checked before any game.
 describe('az rate --include', () => {
   const { work, az } = azInTempDir('az-rate-include-');
   beforeAll(() => {
@@ -106,5 +106,35 @@ describe('az rate --include', () => {
       expect(r.code, r.stderr).toBe(2);
       expect(r.stderr).toContain(`${name} is not a ratings.json of az rate`);
     }
+  });
+});
+
+describe('az rate --out', () => {
+  const { work, az } = azInTempDir('az-rate-out-');
+
+  it('refuses an --out that cannot be written before the first game, naming it', () => {
+    const r = az(['rate', '--game', 'tictactoe', 'random', 'minimax', '--games', '4', '--out', 'no/such/dir/r.json']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('no/such/dir/r.json');
+    expect(r.stderr).not.toMatch(/rate \d+\/4 games/);
+    mkdirSync(join(work, 'adir'));
+    const dir = az(['rate', '--game', 'tictactoe', 'random', 'minimax', '--games', '4', '--out', 'adir']);
+    expect(dir.code).toBe(2);
+    expect(dir.stderr).toContain('--out adir');
+    expect(dir.stderr).not.toMatch(/rate \d+\/4 games/);
+    writeFileSync(join(work, 'ttt.json'), JSON.stringify({ game: 'tictactoe', pairs: [{ a: 'random', b: 'minimax', wins: 0, draws: 1, losses: 3 }] }));
+    const fitOnly = az(['rate', '--game', 'tictactoe', '--include', 'ttt.json', '--out', 'no/such/dir/r.json']);
+    expect(fitOnly.code).toBe(2);
+    expect(fitOnly.stderr).toContain('no/such/dir/r.json');
+  });
+
+  it('checks without creating or truncating the file: a run refused later leaves it as it was', () => {
+    writeFileSync(join(work, 'keep.json'), 'keep\n');
+    const kept = az(['rate', '--game', 'tictactoe', 'random', 'nosuchplayer', '--out', 'keep.json']);
+    expect(kept.code).toBe(2);
+    expect(readFileSync(join(work, 'keep.json'), 'utf8')).toBe('keep\n');
+    const fresh = az(['rate', '--game', 'tictactoe', 'random', 'nosuchplayer', '--out', 'fresh.json']);
+    expect(fresh.code).toBe(2);
+    expect(existsSync(join(work, 'fresh.json'))).toBe(false);
   });
 });

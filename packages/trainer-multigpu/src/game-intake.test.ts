@@ -50,6 +50,9 @@ describe('GameIntake', () => {
     intake.accept({ ...message(fresh[2], 'cpu:0', 1), bytes: new Uint8Array(12) });
     const positions = fresh[0].length + fresh[1].length;
     expect(replay.totalAdded).toBe(positions);
+    // Counted as played once an iteration takes them (its window closes).
+    expect(state.gamesPlayed).toBe(0);
+    intake.closeWindow(false);
     expect(state.gamesPlayed).toBe(2);
     const summary = intake.summarize(5);
     expect(summary).toMatchObject({ gamesReceived: 4, gamesAccepted: 2, staleGamesDropped: 1, corruptGames: 1, positionsAccepted: positions });
@@ -72,7 +75,7 @@ describe('GameIntake', () => {
     // The trainer is busy (not waiting): the next window fills and the workers are held.
     const before = intake.snapshot([]);
     intake.inSelfPlayPhase = false;
-    intake.gamesThisWindow = 0;
+    intake.closeWindow(false);
     intake.accept(message(games[2], 'cpu:0', 1));
     intake.accept(message(games[3], 'cpu:0', 2));
     expect(paused).toEqual([true]);
@@ -80,6 +83,28 @@ describe('GameIntake', () => {
     expect(delta.accepted).toBe(2);
     expect(delta.devices['cpu:0'].games).toBe(2);
     expect(delta.devices['cpu:1'].games).toBe(0);
+  });
+
+  it('drops games beyond the window’s count as surplus, and every game once the last window closed', async () => {
+    const { intake, replay, state, paused } = intakeFor(2);
+    const games = await records(7, 5);
+    // A backlog read at once while the trainer is busy: two fill the window, the rest have no iteration.
+    for (let i = 0; i < 5; i++) intake.accept(message(games[i], 'cpu:0', i));
+    expect(paused).toEqual([true]);
+    expect(intake.gamesThisWindow).toBe(2);
+    expect(replay.totalAdded).toBe(games[0].length + games[1].length);
+    expect(intake.summarize(5)).toMatchObject({ gamesReceived: 5, gamesAccepted: 2, surplusGamesDropped: 3 });
+    // That was the last iteration's window: later games are dropped, the workers stay held.
+    const before = intake.snapshot([]);
+    intake.closeWindow(true);
+    expect(state.gamesPlayed).toBe(2);
+    intake.inSelfPlayPhase = true;
+    intake.accept(message(games[5], 'cpu:1', 0));
+    intake.accept(message(games[6], 'cpu:1', 1));
+    expect(intake.gamesThisWindow).toBe(0);
+    expect(intakeDelta(intake.snapshot([]), before)).toMatchObject({ received: 2, accepted: 0, surplus: 2 });
+    expect(paused.at(-1)).toBe(true);
+    expect(state.gamesPlayed).toBe(2);
   });
 
   it('stops the wait on a fatal worker event', async () => {

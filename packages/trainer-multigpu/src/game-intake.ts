@@ -25,12 +25,18 @@ export interface DeviceTotals {
 
 export interface MultiProcessSummary {
   readonly devices: Readonly<Record<string, DeviceTotals>>;
-  /** Every game that arrived = accepted + stale + corrupt. */
+  /** Every game that arrived = accepted + stale + surplus + corrupt. */
   readonly gamesReceived: number;
   readonly gamesAccepted: number;
   /** Positions added to the replay buffer from accepted games. */
   readonly positionsAccepted: number;
   readonly staleGamesDropped: number;
+  /**
+   * Games that arrived when no iteration had room for them: the current iteration's games were all in
+   * (sent before the pause reached the worker, or while the trainer was too busy to read), or the last
+   * iteration had closed. Dropped, so every iteration trains on exactly `gamesPerIteration` games.
+   */
+  readonly surplusGamesDropped: number;
   /** Games whose bytes did not decode or held non-finite values (never expected; counted so none vanish silently). */
   readonly corruptGames: number;
   /** Records from the Redis stream dropped by validation (fields, game, a weights version never published, record header). */
@@ -61,6 +67,7 @@ export interface IntakeSnapshot {
   accepted: number;
   positions: number;
   stale: number;
+  surplus: number;
   restarts: number;
   ageSum: number;
   evaluations: number;
@@ -75,7 +82,7 @@ export type IntakeDelta = Omit<IntakeSnapshot, 'devices'> & { devices: Record<st
 
 export interface GameIntakeOptions {
   readonly replay: ReplayBuffer;
-  /** The trainer's state: games are judged against its weights version, and counted into gamesPlayed. */
+  /** The trainer's state: games are judged against its weights version; a closed window's games are counted into gamesPlayed. */
   readonly state: { readonly weightsVersion: number; gamesPlayed: number };
   readonly devices: readonly Device[];
   /** Count devices not in `devices` from their first game or event (remote workers over Redis). */
@@ -87,26 +94,37 @@ export interface GameIntakeOptions {
   readonly log: (message: string) => void;
   /** Self-play progress (games of the current window), while a loop waits for them. */
   readonly progress?: (done: number) => void;
+  /**
+   * Each iteration takes exactly `gamesPerIteration` games (default): games beyond that, or after the last
+   * iteration, are dropped as surplus, and `gamesPlayed` counts a window's games when an iteration takes
+   * them. False (Redis, whose stream promises every game sent reaches a checkpoint): every fresh game is
+   * taken in and counted on arrival, and a window may hold more (docs/distributed.md, Limits).
+   */
+  readonly exactWindows?: boolean;
   /** Hold (true) or release the workers. */
   readonly setPaused: (paused: boolean) => void;
 }
 
 export class GameIntake {
   private readonly perDevice = new Map<string, DeviceCounters>();
-  private readonly totals = { received: 0, accepted: 0, positions: 0, stale: 0, corrupt: 0, invalid: 0, duplicates: 0, restarts: 0, crashes: 0, hangs: 0, gaps: 0, ageSum: 0 };
+  private readonly totals = { received: 0, accepted: 0, positions: 0, stale: 0, surplus: 0, corrupt: 0, invalid: 0, duplicates: 0, restarts: 0, crashes: 0, hangs: 0, gaps: 0, ageSum: 0 };
   private readonly waiters = new Set<() => void>();
   /** How the accepted games ended, taken (and reset) with each iteration's metrics. */
   readonly outcomes: OutcomeTally;
-  /** Games accepted since the current iteration window opened. */
+  /** Games accepted since the current iteration window opened (with exact windows, never more than `gamesPerIteration`). */
   gamesThisWindow = 0;
   /** True while a loop waits for the window's games (later arrivals pause the workers instead). */
   inSelfPlayPhase = false;
+  /** Set once the last iteration's window has closed: no iteration will train on a later game. */
+  private closed = false;
+  private readonly exact: boolean;
   /** A worker problem restarting cannot fix; the loop stops on it. */
   fatal: Error | null = null;
 
   constructor(private readonly o: GameIntakeOptions) {
     for (const d of o.devices) this.perDevice.set(d.label, { workers: o.workersPerDevice, received: 0, accepted: 0, positions: 0, stale: 0, restarts: 0, newestVersion: -1 });
     this.outcomes = new OutcomeTally(o.numPlayers);
+    this.exact = o.exactWindows ?? true;
   }
 
   /** A game from a worker. Never throws (it runs inside an IPC event): problems are counted and logged. */
@@ -120,6 +138,13 @@ export class GameIntake {
     if (incoming.weightsVersion < state.weightsVersion - maxGameAge) {
       totals.stale++;
       if (device) device.stale++;
+      return;
+    }
+    // No room: this window already holds its iteration's games (the pause reached the worker too late, or
+    // the trainer read a backlog at once), or no iteration follows. Kept, the game would make an iteration
+    // train on more games than the options say, or be counted without being trained on.
+    if (this.exact && (this.closed || this.gamesThisWindow >= gamesPerIteration)) {
+      totals.surplus++;
       return;
     }
     let record;
@@ -140,7 +165,7 @@ export class GameIntake {
       device.positions += record.length;
       device.newestVersion = Math.max(device.newestVersion, record.weightsVersion);
     }
-    state.gamesPlayed++;
+    if (!this.exact) state.gamesPlayed++;
     this.gamesThisWindow++;
     if (this.inSelfPlayPhase) this.o.progress?.(Math.min(this.gamesThisWindow, gamesPerIteration));
     if (this.gamesThisWindow >= gamesPerIteration) {
@@ -148,6 +173,20 @@ export class GameIntake {
       // The next iteration's games are in while the trainer is still busy: hold the workers until it
       // wants more, so the ratio of training steps to games stays what the options say.
       if (!this.inSelfPlayPhase) this.o.setPaused(true);
+    }
+  }
+
+  /**
+   * Ends the current window (its games are the iteration's: counted into `gamesPlayed`) and opens the
+   * next, or, when `last`, none: the workers are paused and every later game is dropped as surplus
+   * (with `exactWindows` false, only the count restarts).
+   */
+  closeWindow(last: boolean): void {
+    if (this.exact) this.o.state.gamesPlayed += this.gamesThisWindow;
+    this.gamesThisWindow = 0;
+    if (last && this.exact) {
+      this.closed = true;
+      this.o.setPaused(true);
     }
   }
 
@@ -240,6 +279,7 @@ export class GameIntake {
       gamesAccepted: t.accepted,
       positionsAccepted: t.positions,
       staleGamesDropped: t.stale,
+      surplusGamesDropped: t.surplus,
       corruptGames: t.corrupt,
       invalidRecords: t.invalid,
       duplicateGames: t.duplicates,
@@ -269,6 +309,7 @@ export function intakeDelta(now: IntakeSnapshot, before: IntakeSnapshot): Intake
     accepted: now.accepted - before.accepted,
     positions: now.positions - before.positions,
     stale: now.stale - before.stale,
+    surplus: now.surplus - before.surplus,
     restarts: now.restarts - before.restarts,
     ageSum: now.ageSum - before.ageSum,
     // Worker stats drop when a process dies (its last report is folded in late); never report negative work.

@@ -105,7 +105,9 @@ export interface WorkerIterationMetrics {
   readonly live: number;
   readonly restarts: number;
   readonly staleGamesDropped: number;
-  /** Games received over IPC (accepted + stale). */
+  /** Games dropped because this iteration's (or the previous one's) games were already all in: see `MultiProcessSummary.surplusGamesDropped`. */
+  readonly surplusGamesDropped: number;
+  /** Games received over IPC (accepted + stale + surplus + corrupt). */
   readonly gamesReceived: number;
   /** Oldest weights version a game may carry and still be accepted (current version - max age). */
   readonly minAcceptedVersion: number;

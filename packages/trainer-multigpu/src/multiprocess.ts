@@ -5,7 +5,8 @@
  * Workers play without pause and send each game the moment it ends; the trainer adds it to the replay
  * buffer on arrival (unless it is too old). One iteration:
  *   1. wait until `gamesPerIteration` games have been accepted since the previous training phase began
- *      (games that arrived while the trainer was training or evaluating count);
+ *      (games that arrived while the trainer was training or evaluating count, up to `gamesPerIteration`;
+ *      later ones, and any after the last iteration's games, are dropped as surplus);
  *   2. training phase: `trainingSteps` minibatches; then the weights version goes up by one and the new
  *      weights are published to every worker, which switches between moves;
  *   3. evaluation, checkpoint (weights, optimizer, version, iteration, replay buffer), metrics line.
@@ -184,6 +185,8 @@ class MultiProcessLoop {
       // Over Redis, devices are labelled by machine ('host/cpu:0') as their games arrive.
       devices: multi.redis ? [] : devices,
       labelsOnArrival: multi.redis !== undefined,
+      // Over Redis every game sent must reach a checkpoint (its exactly-once guarantee): nothing is dropped as surplus.
+      exactWindows: multi.redis === undefined,
       workersPerDevice: this.workersPerDevice,
       gamesPerIteration: options.gamesPerIteration,
       maxGameAge: this.maxGameAge,
@@ -275,13 +278,14 @@ class MultiProcessLoop {
     intake.inSelfPlayPhase = false;
     if (intake.fatal) throw intake.fatal;
     if (run.stopped()) return undefined;
-    // The iteration's games are those accepted since the last window closed; later arrivals count for the next.
+    // The iteration's games are those accepted since the last window closed; later arrivals count for the
+    // next iteration, or, after the last one, for none (the workers are paused and such games dropped).
     const closing = intake.snapshot(transport.workers());
     const windowSeconds = (performance.now() - this.windowStart) / 1000;
     const delta = intakeDelta(closing, this.window);
     this.window = closing;
     this.windowStart = performance.now();
-    intake.gamesThisWindow = 0;
+    intake.closeWindow(iteration >= options.iterations);
     const t1 = performance.now();
     const metrics = await finishIteration(run, {
       iteration,
@@ -307,6 +311,7 @@ class MultiProcessLoop {
         live: transport.workers().filter((w) => w.state === 'running').length,
         restarts: delta.restarts,
         staleGamesDropped: delta.stale,
+        surplusGamesDropped: delta.surplus,
         gamesReceived: delta.received,
         minAcceptedVersion: Math.max(0, state.weightsVersion - this.maxGameAge),
         meanGameAge: delta.accepted ? delta.ageSum / delta.accepted : 0,

@@ -320,7 +320,7 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
   if ('workers' in summary) {
     const w = (summary as Awaited<ReturnType<typeof runMultiProcessTraining>>).workers;
     const devices = Object.keys(w.devices).length;
-    parts.push(`${w.gamesAccepted} games from ${devices} device${devices > 1 ? 's' : ''}, ${w.staleGamesDropped} stale dropped, ${w.restarts} worker restarts`);
+    parts.push(`${w.gamesAccepted} games from ${devices} device${devices > 1 ? 's' : ''}, ${w.staleGamesDropped} stale dropped, ${w.surplusGamesDropped} surplus dropped, ${w.restarts} worker restarts`);
     if (w.invalidRecords || w.duplicateGames) parts.push(`${w.invalidRecords} invalid records and ${w.duplicateGames} duplicate games dropped`);
   }
   if (summary.assessment) parts.push(summary.assessment.summary);
@@ -350,7 +350,7 @@ function iterationLine(m: IterationMetrics): string {
   const workers = w
     ? `${Object.entries(w.devices)
         .map(([label, d]) => `${label} ${d.games}`)
-        .join(' ')}${w.restarts ? `, ${w.restarts} restarted` : ''}${w.staleGamesDropped ? `, ${w.staleGamesDropped} stale dropped` : ''}; weights v${m.weightsVersion}; `
+        .join(' ')}${w.restarts ? `, ${w.restarts} restarted` : ''}${w.staleGamesDropped ? `, ${w.staleGamesDropped} stale dropped` : ''}${w.surplusGamesDropped ? `, ${w.surplusGamesDropped} surplus dropped` : ''}; weights v${m.weightsVersion}; `
     : '';
   // --eval-cache: the share of leaf evaluations the NN cache answered (in-process or summed over the workers).
   const cache = m.selfPlay.cacheHitRate !== undefined ? `, cache hits ${(m.selfPlay.cacheHitRate * 100).toFixed(1)}%` : '';

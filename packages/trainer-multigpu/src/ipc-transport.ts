@@ -97,6 +97,8 @@ export class LocalIpcTransport implements SelfPlayTransport {
   private weights: PublishedWeights | null = null;
   private stopping = false;
   private paused = false;
+  /** A pause-after limit was sent since the last resume (workers may have paused themselves). */
+  private limited = false;
   private watchdog: NodeJS.Timeout | null = null;
   private lastTick = 0;
   private readonly tickMs: number;
@@ -173,9 +175,17 @@ export class LocalIpcTransport implements SelfPlayTransport {
   }
 
   setPaused(paused: boolean): void {
-    if (paused === this.paused) return;
+    // Workers holding a pause-after limit may have paused themselves: releasing them is a resume too.
+    if (paused === this.paused && !(this.limited && !paused)) return;
     this.paused = paused;
+    this.limited = false;
     for (const slot of this.slots) this.sendTo(slot, { t: paused ? 'pause' : 'resume' });
+  }
+
+  pauseAfter(games: number): void {
+    if (this.paused) return;
+    this.limited = true;
+    for (const slot of this.slots) this.sendTo(slot, { t: 'pause-after', games });
   }
 
   workers(): readonly WorkerStatus[] {

@@ -150,6 +150,24 @@ describe('runMultiProcessTraining (2 CPU workers, tic-tac-toe)', () => {
   );
 
   it(
+    'holds the workers at their share of the next iteration while the trainer trains, so little of their play is thrown away',
+    async () => {
+      // Training long enough (hundreds of steps) that a worker left free would finish hundreds of games
+      // meanwhile, all of them surplus; with its share sent before training, it stops after it.
+      const one: MultiProcessOptions = { ...multi, devices: parseDeviceSpec('cpu:1') };
+      const iterations = 3;
+      const summary = await runMultiProcessTraining({ ...tiny, out: join(work, 'held'), iterations, trainingSteps: 300, batchSize: 64 }, one, { registry });
+      const w = summary.workers;
+      expect(summary.gamesPlayed).toBe(iterations * tiny.gamesPerIteration);
+      expect(w.gamesReceived).toBe(w.gamesAccepted + w.staleGamesDropped + w.surplusGamesDropped);
+      // A window may still overshoot by the games that finish in the step that spends the share, and by
+      // those on their way when the share is sent: a few search steps' worth, not a training phase's.
+      expect(w.surplusGamesDropped).toBeLessThanOrEqual(iterations * 4 * tiny.parallelGames);
+    },
+    120_000,
+  );
+
+  it(
     "stops with the worker's reason when it cannot load the game, instead of restarting it forever",
     async () => {
       const bad: MultiProcessOptions = { ...multi, devices: parseDeviceSpec('cpu:1'), plugin: { ...multi.plugin, exportName: 'noSuchExport' } };

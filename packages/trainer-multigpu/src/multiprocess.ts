@@ -286,6 +286,12 @@ class MultiProcessLoop {
     this.window = closing;
     this.windowStart = performance.now();
     intake.closeWindow(iteration >= options.iterations);
+    // While it trains the trainer cannot read games, so it cannot pause the workers once the next
+    // iteration's games are in: each worker holds itself after its share of them instead.
+    if (iteration < options.iterations) {
+      const live = Math.max(1, transport.workers().filter((w) => w.state === 'running').length);
+      transport.pauseAfter?.(Math.ceil(options.gamesPerIteration / live));
+    }
     const t1 = performance.now();
     const metrics = await finishIteration(run, {
       iteration,

@@ -148,6 +148,13 @@ export interface SelfPlayTransport {
    * next iteration's games are already in, so self-play cannot run ahead of training.
    */
   setPaused(paused: boolean): void;
+  /**
+   * Optional flow control on the worker's side: each worker plays on and pauses itself once it has sent
+   * `games` more games; `setPaused(false)` lifts the limit. The trainer sets it as an iteration's games
+   * are all in, before it trains: a trainer busy training cannot read games, so a pause it sends when the
+   * next iteration's games are in arrives late, and everything played meanwhile would be surplus.
+   */
+  pauseAfter?(games: number): void;
   workers(): readonly WorkerStatus[];
   /** Stops every worker (they finish their current move; unfinished games are dropped); resolves when all have exited and their last games were delivered. */
   stop(): Promise<void>;
@@ -184,6 +191,8 @@ export type ToWorkerMessage =
     }
   | { readonly t: 'weights'; readonly version: number; readonly data: Uint8Array }
   | { readonly t: 'pause' }
+  /** Pause once `games` more games have been sent (see SelfPlayTransport.pauseAfter). */
+  | { readonly t: 'pause-after'; readonly games: number }
   | { readonly t: 'resume' }
   | { readonly t: 'stop' };
 

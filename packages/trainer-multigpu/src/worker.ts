@@ -72,6 +72,8 @@ async function loadPlugin(setup: WorkerSetup): Promise<GamePlugin> {
 
 let stopping = false;
 let paused = false;
+/** Games this worker may still send before it pauses itself ('pause-after'), or null: no limit. */
+let gamesBeforePause: number | null = null;
 let pendingWeights: { version: number; data: Uint8Array } | null = null;
 let initStarted = false;
 /** Wakes a paused worker (resume or stop). */
@@ -157,6 +159,7 @@ async function run(init: InitMessage): Promise<void> {
     (record) => {
       finished.push({ weightsVersion: record.weightsVersion, bytes: encodeGameRecord(record) });
       gamesSent++;
+      if (gamesBeforePause !== null) gamesBeforePause--;
       positionsSent += record.length;
     },
     undefined,
@@ -166,6 +169,11 @@ async function run(init: InitMessage): Promise<void> {
       beatIfDue();
       // Messages (new weights, pause, stop) are only delivered when the event loop turns: let it, once per move.
       await yieldToEventLoop();
+      // Its share of the next iteration's games sent: hold until the trainer wants more.
+      if (gamesBeforePause !== null && gamesBeforePause <= 0) {
+        paused = true;
+        gamesBeforePause = null;
+      }
       // Paused: wait here, between moves, with games in progress kept; heartbeats go on from the timer.
       while (paused && !stopping) await new Promise<void>((resolve) => (wakeUp = resolve));
       const next = pendingWeights;
@@ -233,8 +241,12 @@ function onMessage(message: ToWorkerMessage): void {
     case 'pause':
       paused = true;
       return;
+    case 'pause-after':
+      gamesBeforePause = message.games;
+      return;
     case 'resume':
       paused = false;
+      gamesBeforePause = null;
       wake();
       return;
     case 'stop':

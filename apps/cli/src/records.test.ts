@@ -48,6 +48,6 @@ describe('game record files', () => {
     }
     // A line that is not JSON in a file of records is still named by its line.
     writeFileSync(join(work, 'cut.jsonl'), `${lines[0]}\n${lines[1].slice(0, 20)}\n`);
-    expect(az(['play', '--replay', 'cut.jsonl']).stderr).toContain('cut.jsonl:2: not JSON');
+    expect(az(['play', '--replay', 'cut.jsonl']).stderr).toContain('az play: cut.jsonl:2: not JSON');
   });
 });

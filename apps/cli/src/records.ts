@@ -97,13 +97,14 @@ export class GameRecorder {
   }
 }
 
-/** Reads a `--games-out` file; errors name the line. */
-export function readGameRecords(file: string): GameRecordLine[] {
+/** Reads a `--games-out` file for `az <command>`; errors name the command, the file and the line. */
+export function readGameRecords(file: string, command: string): GameRecordLine[] {
+  const az = `az ${command}:`;
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new UsageError(`cannot read ${file}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new UsageError(`${az} cannot read ${file}: ${err instanceof Error ? err.message : String(err)}`);
   }
   return text
     .split('\n')
@@ -114,13 +115,13 @@ export function readGameRecords(file: string): GameRecordLine[] {
       try {
         parsed = JSON.parse(l);
       } catch {
-        throw new UsageError(isJsonDocument(text) ? `${file} is not JSON lines of game records (it is one JSON value over several lines; az eval --games-out writes one game per line)` : `${file}:${n}: not JSON`);
+        throw new UsageError(isJsonDocument(text) ? `${az} ${file} is not JSON lines of game records (it is one JSON value over several lines; az eval --games-out writes one game per line)` : `${az} ${file}:${n}: not JSON`);
       }
       // typeof null is 'object': a null line or config would get past the checks and fail later as a TypeError.
       const isObject = (v: unknown): v is object => typeof v === 'object' && v !== null && !Array.isArray(v);
       const r = (isObject(parsed) ? parsed : {}) as Partial<GameRecordLine>;
       if (typeof r.game !== 'string' || typeof r.gameSeed !== 'string' || !Array.isArray(r.actions) || !isObject(r.config)) {
-        throw new UsageError(`${file}:${n}: not an az game record (needs game, config, gameSeed, actions)`);
+        throw new UsageError(`${az} ${file}:${n}: not an az game record (needs game, config, gameSeed, actions)`);
       }
       return r as GameRecordLine;
     });

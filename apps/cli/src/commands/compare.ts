@@ -78,7 +78,7 @@ function seatOfA(r: GameRecordLine, where: string): number {
 
 /** Replays every game of an `az eval --games-out` file and scores agent A in it. */
 export function arenaOutcomes(file: string): ArenaOutcomes {
-  const records = readGameRecords(file);
+  const records = readGameRecords(file, 'compare');
   if (records.length === 0) throw new UsageError(`${file} holds no games`);
   const first = records[0];
   const owner = resolveGame(first.game);

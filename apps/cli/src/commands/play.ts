@@ -229,7 +229,7 @@ export async function playCommand(argv: readonly string[]): Promise<number> {
  * recorded (the same returns); a record that does not replay is an error naming the game.
  */
 function replayGames(file: string, index: number | undefined, gameId: string | undefined): number {
-  const records = readGameRecords(file).filter((r) => index === undefined || r.index === index);
+  const records = readGameRecords(file, 'play').filter((r) => index === undefined || r.index === index);
   if (records.length === 0) throw new UsageError(`az play: ${file} has no game${index === undefined ? 's' : ` with index ${index}`}`);
   for (const r of records) {
     if (gameId && r.game !== gameId) throw new UsageError(`az play: game ${r.index} in ${file} is ${r.game}, not ${gameId}`);

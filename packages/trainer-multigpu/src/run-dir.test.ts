@@ -77,6 +77,20 @@ describe('the run directory', () => {
     expect(refused?.message).not.toContain('--game connect4');
   }, 60_000);
 
+  it('refuses to resume on an unreadable options.json, and says so when it is missing, instead of silently taking the defaults', async () => {
+    const out = join(work, 'lost-options');
+    await train({ out, iterations: 1 });
+    writeFileSync(join(out, 'options.json'), '{bad');
+    const refused = await error(train({ resume: out, iterations: 2 }));
+    expect(refused).toBeInstanceOf(RunDirectoryError);
+    expect(refused.message).toContain(`cannot resume: ${join(out, 'options.json')}, the settings the run was trained with, is unreadable`);
+    expect(metricIterations(out)).toEqual([1]); // nothing trained
+    unlinkSync(join(out, 'options.json'));
+    const logs: string[] = [];
+    await train({ resume: out, iterations: 2 }, logs);
+    expect(logs.join('\n')).toContain(`warning: ${join(out, 'options.json')} is missing: the resumed run takes the game's defaults`);
+  }, 60_000);
+
   it('resumes from the run directory or its checkpoint folder into the same run, refusing what it cannot change', async () => {
     const out = join(work, 'resume');
     await train({ out, iterations: 1 });

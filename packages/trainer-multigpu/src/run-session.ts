@@ -169,15 +169,31 @@ function discardLaterMetrics(paths: RunPaths, iteration: number, log: (m: string
   log(`metrics of ${discarded.length} iteration(s) after ${iteration} moved to metrics.discarded.jsonl (the run went back to iteration ${iteration})`);
 }
 
-/** A resumed run keeps the settings it was running with (options.json) unless a flag says otherwise. */
-function recordedOptions(path: string): Partial<TrainOptionsInput> {
-  if (!existsSync(path)) return {};
-  try {
-    const { out: _out, resume: _resume, force: _force, gameConfig: _config, network: _network, game: _game, ...rest } = JSON.parse(readFileSync(path, 'utf8')) as TrainOptionsInput;
-    return rest;
-  } catch {
+/**
+ * A resumed run keeps the settings it was running with (options.json) unless a flag says otherwise. An
+ * unreadable file is refused: resuming on the game's defaults instead (256 games an iteration where the
+ * run had 6) would change the run without a word. A missing one is said out loud, then the defaults apply.
+ */
+function recordedOptions(path: string, log: (m: string) => void): Partial<TrainOptionsInput> {
+  if (!existsSync(path)) {
+    log(`warning: ${path} is missing: the resumed run takes the game's defaults and this command's flags, not the settings it ran with (they are not recorded anywhere else)`);
     return {};
   }
+  let recorded: unknown;
+  try {
+    recorded = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    recorded = err;
+  }
+  if (recorded === null || typeof recorded !== 'object' || Array.isArray(recorded) || recorded instanceof Error) {
+    const why = recorded instanceof Error ? recorded.message : 'not a JSON object';
+    throw new RunDirectoryError(
+      path,
+      `cannot resume: ${path}, the settings the run was trained with, is unreadable (${why}). Repair it, or delete it to resume with the game's defaults and the flags you give (say every setting the run used, e.g. --games-per-iter, --sims)`,
+    );
+  }
+  const { out: _out, resume: _resume, force: _force, gameConfig: _config, network: _network, game: _game, ...rest } = recorded as TrainOptionsInput;
+  return rest;
 }
 
 /**
@@ -232,7 +248,7 @@ export async function openRun(input: TrainOptionsInput, deps: RunDeps): Promise<
   }
   const options = resolveTrainOptions(
     resumeFrom && resumedManifest
-      ? { ...resumableOptions(recordedOptions(runPaths(resumeFrom.runDir).options), input), ...input, out: resumeFrom.runDir, gameConfig: resumedManifest.gameConfig, network: resumedManifest.network.spec }
+      ? { ...resumableOptions(recordedOptions(runPaths(resumeFrom.runDir).options, log), input), ...input, out: resumeFrom.runDir, gameConfig: resumedManifest.gameConfig, network: resumedManifest.network.spec }
       : input,
     plugin,
   );

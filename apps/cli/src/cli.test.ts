@@ -126,6 +126,13 @@ describe('az train, resume, eval and play with a model', () => {
     expect(metrics.map((m) => m.iteration)).toEqual([1, 2]);
     expect(metrics.map((m) => m.weightsVersion)).toEqual([1, 2]);
     expect(Number.isFinite(metrics[1].train.policyLoss)).toBe(true);
+    // The run records its game: a resume may leave --game out (the game-blob README's commands do).
+    const third = az(['train', '--resume', out, '--iterations', '3', '--quiet']);
+    expect(third.code, third.stderr).toBe(0);
+    expect(third.stderr + third.stdout).toContain('az train: tictactoe, 3 iterations');
+    const nowhere = az(['train', '--resume', join(out, 'no-such-run'), '--iterations', '3']);
+    expect(nowhere.code).toBe(2);
+    expect(nowhere.stderr).toContain('cannot tell which game the run at --resume');
   });
 
   it('Ctrl-C writes a checkpoint and exits 130', async () => {

@@ -4,6 +4,7 @@ import {
   DeviceSpecError,
   RunDirectoryError,
   checkMultiProcessOptions,
+  resolveResume,
   parseDeviceSpec,
   parseGpuList,
   runMultiProcessTraining,
@@ -26,9 +27,9 @@ import { TrainingRater } from '../training-ratings.js';
 import { lastDiscovery } from '../plugins.js';
 import { ProgressBar, formatSeconds } from '../progress.js';
 import { startServer, type RunningServer } from '../serve/server.js';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { basename, dirname, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { defaultSelfPlayProcesses, workerCountWarning } from '../worker-count.js';
 
 export const trainSpec = {
@@ -36,7 +37,7 @@ export const trainSpec = {
   summary: 'Train an AlphaZero agent by self-play.',
   usage: 'az train --game ID [options]',
   flags: {
-    game: { type: 'string', description: 'game to train (see az games)', placeholder: 'ID' },
+    game: { type: 'string', description: "game to train (see az games); with --resume, the run's own game when left out", placeholder: 'ID' },
     config: { type: 'string', description: 'game settings, key=value[,key=value...]', placeholder: 'K=V,...' },
     iterations: { type: 'int', min: 1, description: 'training iterations (self-play + training + eval each); with --resume, the total to reach' },
     'time-limit': {
@@ -173,14 +174,28 @@ export function parseNetworkSpec(text: string): NetworkSpec {
   throw new UsageError(`az train: --network must start with mlp: or resnet: (got '${text}')`);
 }
 
+/** The game a `--resume` path's run was trained for (its options.json), or undefined when that cannot be read (the run's own checks then say why). */
+function resumedGame(path: string): string | undefined {
+  try {
+    const options: unknown = JSON.parse(readFileSync(join(resolveResume(path).runDir, 'options.json'), 'utf8'));
+    const game = options !== null && typeof options === 'object' ? (options as { game?: unknown }).game : undefined;
+    return typeof game === 'string' ? game : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export async function trainCommand(argv: readonly string[]): Promise<number> {
   const { flags } = parseFlags(trainSpec, argv);
   if (flags.help) {
     console.log(helpText(trainSpec));
     return 0;
   }
-  if (!flags.game) throw new UsageError('az train: --game is required (see az games)');
-  const plugin = resolveGame(flags.game);
+  // A resume names its run, which records its game: --game may be left out there.
+  const gameId = flags.game ?? (flags.resume ? resumedGame(flags.resume) : undefined);
+  if (!gameId && flags.resume) throw new UsageError(`az train: cannot tell which game the run at --resume ${flags.resume} is (no readable options.json in its run directory); give --game`);
+  if (!gameId) throw new UsageError('az train: --game is required (see az games)');
+  const plugin = resolveGame(gameId);
   const input: TrainOptionsInput = {
     game: plugin.traits.id,
     gameConfig: flags.config ? parseConfigAssignments(flags.config) : undefined,

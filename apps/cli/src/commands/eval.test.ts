@@ -64,3 +64,16 @@ describe('az eval --cpuct', () => {
     expect(noSearch.stderr).toContain("--cpuct sets the exploration of a search, and neither 'random' nor 'minimax' searches");
   });
 });
+
+describe('az eval per-seat intervals', () => {
+  it('gives points a t interval even where a seat scored only 0, and keeps Wilson intervals for shares of games', () => {
+    // Seed 0: random at seat 1 misses both its bids (score 0, 0): points, not a proportion.
+    const report = evalJson(['--game', 'blob', '--config', 'rounds=one,roundCards=5', '--a', 'random', '--b', 'heuristic', '--games', '8', '--seed', '0']);
+    const seat1 = report.a.perSeat.find((s) => s.seat === 1)?.metrics as Record<string, Summary & { low: number; high: number }>;
+    expect(seat1.score.mean).toBe(0);
+    expect(seat1.score.high).toBe(0); // Wilson would say 0.79 "points"
+    // Bid accuracy is a share of rounds: its all-0 sample keeps a Wilson interval above 0.
+    expect(seat1.bidAccuracy.mean).toBe(0);
+    expect(seat1.bidAccuracy.high).toBeGreaterThan(0.5);
+  });
+});

@@ -209,7 +209,16 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
       },
     });
     bar?.finish();
-    const summarizeAll = (m: Map<string, number[]>, shares = true): Record<string, MetricSummary> => Object.fromEntries([...m].map(([k, v]) => [k, summarize(v, shares)]));
+    // A metric is a share of games (Wilson intervals) when every value of it in the whole arena is 0 or 1:
+    // judged per seat, a sample of points that happens to hold only 0s (a seat that never scored) would
+    // get a proportion's interval.
+    const shareMetrics = new Set<string>();
+    for (const k of new Set([...perAgentMetrics[0].keys(), ...perAgentMetrics[1].keys()])) {
+      const all = [...(perAgentMetrics[0].get(k) ?? []), ...(perAgentMetrics[1].get(k) ?? [])];
+      if (all.every((v) => v === 0 || v === 1)) shareMetrics.add(k);
+    }
+    const summarizeAll = (m: Map<string, number[]>, shares = true): Record<string, MetricSummary> =>
+      Object.fromEntries([...m].map(([k, v]) => [k, summarize(v, shares && shareMetrics.has(k))]));
     const perSeat = (who: 0 | 1): { seat: number; metrics: Record<string, MetricSummary> }[] =>
       perSeatMetrics[who].map((m, seat) => ({ seat, metrics: summarizeAll(m) })).filter((r) => Object.keys(r.metrics).length > 0);
     // B's numbers pool every seat B held.

@@ -37,6 +37,13 @@ describe('az uci', () => {
       'position startpos moves e2e4 e7e4',
       'setoption name Bogus value 1',
       'go',
+      // Tiny searches leave visit ties, broken at random: the reported line must still start with the move played.
+      'position startpos moves e2e4',
+      'go nodes 10',
+      'position startpos moves d2d4',
+      'go nodes 10',
+      'position startpos',
+      'go nodes 10',
       'quit',
     ].join('\n');
     const r = az(['uci', '--model', 'toy'], script + '\n');
@@ -46,7 +53,13 @@ describe('az uci', () => {
     expect(lines).toContain('option name Simulations type spin default 800 min 1 max 10000000');
     expect(lines.indexOf('uciok')).toBeLessThan(lines.indexOf('readyok'));
     const best = lines.filter((l) => l.startsWith('bestmove')).map((l) => l.split(' ')[1]);
-    expect(best).toHaveLength(5);
+    expect(best).toHaveLength(8);
+    // The last info before each bestmove reports a line that starts with that move.
+    for (let i = 0; i < lines.length; i++) {
+      if (!lines[i].startsWith('bestmove')) continue;
+      const lastInfo = lines.slice(0, i).reverse().find((l) => l.startsWith('info depth'));
+      expect(lastInfo?.split(' pv ')[1]?.split(' ')[0], `${lastInfo} / ${lines[i]}`).toBe(lines[i].split(' ')[1]);
+    }
     // After 1. e4 e5 white moves a white piece; the mate in one is found; black answers 1. e4.
     expect(best[0]).toMatch(/^[a-h][12][a-h][1-8]$/);
     expect(best[1]).toBe('a1a8');

@@ -110,13 +110,16 @@ class ModelSearcher implements UciSearcher {
     const seat = this.game.currentPlayer(state);
     engine.setRoot(0, state);
     let lastInfo = started;
-    const info = (): UciInfo => {
+    // `played`: the move about to be sent as bestmove; the line reported starts with it (visit ties are
+    // broken at random, so the most-visited line may start with another move of the same count).
+    const info = (played?: number): UciInfo => {
       const elapsed = performance.now() - started;
       const visits = engine.rootVisits(0);
       const value = engine.rootValue(0)[seat];
       const pv: string[] = [];
       const line = this.game.clone(state);
-      for (const a of engine.principalVariation(0, 20)) {
+      const variation = engine.principalVariation(0, 20);
+      for (const a of played === undefined || variation[0] === played ? variation : [played]) {
         const uci = uciOfAction(line, a);
         if (uci === null) break;
         pv.push(uci);
@@ -137,9 +140,9 @@ class ModelSearcher implements UciSearcher {
       // Let `stop` and `isready` in between steps.
       await new Promise((resolve) => setImmediate(resolve));
     }
-    onInfo(info());
     engine.visitCounts(0, this.counts);
     const action = selectActionFromVisits(this.counts, 0, this.rng);
+    onInfo(info(action));
     return uciOfAction(state, action) ?? '0000';
   }
 }

@@ -157,6 +157,8 @@ describe('runMultiProcessTraining (2 CPU workers, tic-tac-toe)', () => {
       const one: MultiProcessOptions = { ...multi, devices: parseDeviceSpec('cpu:1') };
       const iterations = 3;
       const summary = await runMultiProcessTraining({ ...tiny, out: join(work, 'held'), iterations, trainingSteps: 300, batchSize: 64 }, one, { registry });
+      // Nothing is taken in after the last window closes, so no second checkpoint of the last iteration.
+      expect(listCheckpoints(join(work, 'held')).map((c) => c.name)).toEqual(['iter-000001', 'iter-000002', 'iter-000003']);
       const w = summary.workers;
       expect(summary.gamesPlayed).toBe(iterations * tiny.gamesPerIteration);
       expect(w.gamesReceived).toBe(w.gamesAccepted + w.staleGamesDropped + w.surplusGamesDropped);

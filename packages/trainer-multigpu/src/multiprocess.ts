@@ -225,9 +225,10 @@ class MultiProcessLoop {
         await transport.stop();
       }
       signal?.removeEventListener('abort', onAbort);
-      // Interrupted: closeRun writes the checkpoint. Finished: the last iteration's checkpoint lacks the games
-      // that arrived since, so write it again.
-      if (!interrupted && this.transportStarted) {
+      // Interrupted: closeRun writes the checkpoint. Finished over Redis: the last iteration's checkpoint
+      // lacks the games that arrived since (every game sent must reach one), so write it again (iter-N-2).
+      // Over local IPC no game is taken in after the last window closes, so there is nothing to add.
+      if (!interrupted && this.transportStarted && this.multi.redis) {
         await run.saveAll(this.checkpointExtra());
         await transport.checkpointed?.();
       }

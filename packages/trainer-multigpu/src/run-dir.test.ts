@@ -143,6 +143,16 @@ describe('the run directory', () => {
     expect(readFileSync(join(out, 'metrics.discarded.jsonl'), 'utf8').trim().split('\n')).toHaveLength(1);
   }, 60_000);
 
+  it('a lost replay segment, shared by every checkpoint, is not answered with a way back that repeats the error', async () => {
+    const out = join(work, 'lost-replay');
+    await train({ out, iterations: 2, keepCheckpoints: 2 });
+    rmSync(join(out, 'replay'), { recursive: true, force: true });
+    const err = await error(train({ resume: out, iterations: 3 }));
+    expect(err).toBeInstanceOf(CheckpointError);
+    expect(err.message).toContain('shared by the run\'s checkpoints, not part of iter-000002 alone, so an older checkpoint will not get past it');
+    expect(err.message).not.toContain('to continue from it, move');
+  }, 60_000);
+
   it('refuses sizes that cannot fit in memory before creating anything', async () => {
     const out = join(work, 'huge');
     expect((await error(train({ out, replayCapacity: 1e12 }))).message).toMatch(/--replay 1000000000000\) must be at most \d+ positions to fit in memory/);

@@ -3,7 +3,7 @@
  * single-process and the multi-process loops share, and how a run is saved and closed.
  */
 import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join, sep } from 'node:path';
 import {
   Rng,
   defaultRegistry,
@@ -138,6 +138,15 @@ function refuseFixedChanges(input: TrainOptionsInput, manifest: CheckpointManife
 /** A damaged newest checkpoint: the error, plus how to go back to the one before it when there is one. */
 function withRollbackHint(err: unknown, runDir: string, damaged: string): unknown {
   if (!(err instanceof CheckpointError)) return err;
+  // Damage outside the checkpoint's own folder (the run's replay segments, which every checkpoint lists)
+  // is in the older checkpoints too: sending the user back to one would only repeat the error.
+  const inside = err.path === damaged || err.path.startsWith(damaged + sep);
+  if (!inside) {
+    return new CheckpointError(
+      err.path,
+      `${err.message}. It is shared by the run's checkpoints, not part of ${basename(damaged)} alone, so an older checkpoint will not get past it: restore it, or start a new run (--out; the weights in ${damaged} still play with az play / az eval)`,
+    );
+  }
   const older = listCheckpoints(runDir).filter((c) => c.dir !== damaged).at(-1);
   if (!older) return err;
   return new CheckpointError(

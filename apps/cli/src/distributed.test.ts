@@ -75,6 +75,15 @@ describe('az worker / --transport usage', () => {
     expect(az(['train', '--game', 'tictactoe', '--transport', 'redis://h/x'])).toMatchObject({ code: 2, stderr: expect.stringContaining('database after the host must be a number') });
     expect(az(['train', '--game', 'tictactoe', '--run-id', 'r'])).toMatchObject({ code: 2, stderr: expect.stringContaining('--run-id only applies with --transport') });
   });
+
+  it('stops on SIGTERM while the server it should join does not answer', async () => {
+    // A loopback port nobody listens on: the first connection keeps retrying until the signal.
+    const worker = new Az('worker', ['worker', '--connect', 'redis://127.0.0.1:1/0', '--run', 'r', '--devices', 'cpu:1'], tmpdir());
+    await worker.waitFor(/ECONNREFUSED/);
+    worker.signal('SIGTERM');
+    expect(await worker.exited).toBe(0);
+    expect(worker.lines.join('\n')).toContain('az worker: stopped after sending 0 games');
+  }, 60_000);
 });
 
 describe.skipIf(redis.path === undefined)('az train --transport redis:// with az worker (real redis-server)', () => {

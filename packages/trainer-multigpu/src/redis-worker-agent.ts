@@ -119,7 +119,10 @@ export class RedisWorkerAgent {
     signal.addEventListener('abort', onAbort);
     this.sub.on('message', (_channel: string, message: string) => this.onEvent(message));
     try {
-      await Promise.all([connected(this.cmd), connected(this.sub)]);
+      // A server that is down keeps the first connection retrying: a stop must not wait for it.
+      const aborted = new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+      await Promise.race([Promise.all([connected(this.cmd), connected(this.sub)]), aborted]);
+      if (signal.aborted) return;
       await this.sub.subscribe(k.events);
       this.serial = await this.cmd.incr(k.serial);
       let waitingSaid = false;
@@ -139,7 +142,8 @@ export class RedisWorkerAgent {
     } finally {
       signal.removeEventListener('abort', onAbort);
       await this.stopLocal();
-      await Promise.allSettled([this.cmd.quit(), this.sub.quit()]);
+      // quit() waits to be sent, which never happens while the server is unreachable: drop such a client.
+      await Promise.allSettled([this.cmd, this.sub].map((c) => (c.status === 'ready' ? c.quit() : Promise.resolve(c.disconnect()))));
     }
   }
 

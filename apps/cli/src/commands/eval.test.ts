@@ -62,6 +62,10 @@ describe('az eval --cpuct', () => {
     const noSearch = spawnSync(process.execPath, [bin, 'eval', '--game', 'tictactoe', '--a', 'random', '--b', 'minimax', '--games', '2', '--cpuct', '2'], { encoding: 'utf8', timeout: 60_000 });
     expect(noSearch.status).toBe(2);
     expect(noSearch.stderr).toContain("--cpuct sets the exploration of a search, and neither 'random' nor 'minimax' searches");
+    // Without a search agent the header names no search settings; with one it does.
+    const header = (args: string[]): string => spawnSync(process.execPath, [bin, 'eval', ...args], { encoding: 'utf8', timeout: 60_000 }).stdout.split('\n')[0];
+    expect(header(['--game', 'tictactoe', '--a', 'random', '--b', 'minimax', '--games', '2'])).toBe('2 games of tictactoe (2 seats, rotating)');
+    expect(header(['--game', 'tictactoe', '--a', 'mcts', '--b', 'random', '--games', '2', '--sims', '20'])).toBe('2 games of tictactoe (2 seats, rotating), 20 simulations per search move');
   });
 });
 

@@ -291,7 +291,9 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
         : ` x ${report.determinizations} sampled worlds`
       : '';
     const exploration = cPuct !== undefined ? `, c_puct ${cPuct}` : '';
-    console.log(`${played} games of ${game.traits.id} (${game.numPlayers} seats, rotating), ${simulations} simulations${worlds} per search move${exploration}`);
+    // Our search settings only when one of the agents is our search (bots, policy:, rollout: and UCI engines do not use them).
+    const searchSettings = modelSearchesLeaves || plainSearch ? `, ${simulations} simulations${worlds} per search move${exploration}` : '';
+    console.log(`${played} games of ${game.traits.id} (${game.numPlayers} seats, rotating)${searchSettings}`);
     if (result.aborted > 0) console.log(`${result.aborted} game(s) abandoned (not counted): an agent failed to move in them`);
     if (result.stopped) console.log(`match stopped after ${played} of ${games} games: ${result.stopped}`);
     for (const [label, r] of [['A', report.a], ['B', report.b]] as const) {

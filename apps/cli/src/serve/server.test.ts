@@ -183,6 +183,10 @@ describe('a model of single rounds at the table', () => {
         snapshot = (await res.json()) as PlaySnapshot;
       }
       expect(snapshot.moves.length).toBe(3 * (16 + 58)); // all 16 rounds of a 3-player game
+      // Asked to play another game, the model is named as this game's, not as missing.
+      const other = await served.app.request('/api/games/tictactoe/sessions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ opponent: 'model' }) });
+      expect(other.status).toBe(400);
+      expect(((await other.json()) as { error: string }).error).toBe('the model az serve was given plays blob, not tictactoe');
     } finally {
       served.close();
       model.dispose();

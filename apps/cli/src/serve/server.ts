@@ -184,6 +184,9 @@ export function createServeApp(options: ServeOptions = {}): { app: Hono; session
     }
     const opponent = body.opponent === undefined ? defaultOpponent(plugin) : body.opponent;
     if (typeof opponent !== 'string') throw new PlayError("'opponent' must be a name");
+    if (opponent === 'model' && options.model && modelGame !== id) {
+      throw new PlayError(`the model az serve was given plays ${modelGame}, not ${id}`);
+    }
     const model = opponent === 'model' && modelGame === id ? options.model : undefined;
     const game = gameFor(plugin, rawConfig, model);
     const seat = body.seat === undefined ? 0 : body.seat;

@@ -7,6 +7,7 @@
  */
 import { existsSync } from 'node:fs';
 import {
+  ConfigError,
   RandomAgent,
   playSettingsOf,
   gamePlayoutWeightFor,
@@ -107,7 +108,19 @@ export function gameFor(plugin: GamePlugin, rawConfig: Readonly<Record<string, u
   const trained: ResolvedConfig = model.manifest.gameConfig;
   const modelBound = modelBoundSettings(plugin, trained);
   const playedByDefault = plugin.partModels?.playedSettings(trained) ?? {};
-  const asked = resolveGameConfig(plugin, { ...modelBound, ...playedByDefault, ...rawConfig });
+  let asked: ResolvedConfig;
+  try {
+    asked = resolveGameConfig(plugin, { ...modelBound, ...playedByDefault, ...rawConfig });
+  } catch (err) {
+    // A setting asked for may clash with one the model fixes (Blob: roundCards above the model's maxHand):
+    // name the setting asked for and the model's value, not only the derived one the user never gave.
+    if (!(err instanceof ConfigError)) throw err;
+    const differs = (k: string): boolean => k in rawConfig && k in plugin.configSchema && !plugin.configSchema[k]?.modelIndependent && String(rawConfig[k]) !== String(trained[k]);
+    // The field the game names first (roundCards), else any setting asked for that the model has otherwise.
+    const clash = differs(err.field) ? err.field : Object.keys(rawConfig).find(differs);
+    if (clash === undefined) throw err;
+    throw new UsageError(`the model at ${model.dir} was trained with ${clash}=${String(trained[clash])}; it cannot play ${clash}=${String(rawConfig[clash])} (${(err as Error).message})`);
+  }
   const needs = trainedConfigFor(plugin, asked);
   for (const key of Object.keys(rawConfig)) {
     if (plugin.configSchema[key]?.modelIndependent) continue;

@@ -114,6 +114,10 @@ describe('az play finds the model trained for the table size', () => {
     const single = az(['eval', '--game', 'blob', '--a', 'runs/blob-3p-rounds', '--b', 'heuristic', '--games', '1', '--config', 'rounds=one']);
     expect(single.code).toBe(2);
     expect(single.stderr).toContain('was trained with rounds=sampled; it cannot play rounds=one');
+    // A setting that clashes with one the model fixes (its maxHand, 7) is named as asked, with the game's reason.
+    const tooMany = az(['eval', '--game', 'blob', '--a', 'runs/blob-3p-rounds', '--b', 'heuristic', '--games', '1', '--config', 'rounds=one,roundCards=9']);
+    expect(tooMany.code).toBe(2);
+    expect(tooMany.stderr).toContain('it cannot play roundCards=9 (game \'blob\' config: roundCards 9 exceeds maxHand 7');
   });
 
   it('names the whole-game model to train when none fits', () => {

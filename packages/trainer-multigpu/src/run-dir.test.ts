@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { GameRegistry } from '@az/core';
 import { CheckpointError, listCheckpoints, readCheckpointManifest } from '@az/nn';
 import { ticTacToePlugin } from '@az/game-tictactoe';
+import { blobPlugin } from '@az/game-blob';
 import { TrainingDivergedError } from './iteration.js';
 import type { TrainOptionsInput } from './options.js';
 import { RunDirectoryError, checkRunFitsMemory, claimRunDirectory } from './run-dir.js';
@@ -103,7 +104,7 @@ describe('the run directory', () => {
     expect((await error(train({ resume: checkpoint, iterations: 3 }))).message).toMatch(/not the run's newest checkpoint \(iter-000002\)/);
     expect((await error(train({ resume: out, iterations: 2 }))).message).toMatch(/at iteration 2 already; --iterations 2 asks for no more/);
     expect((await error(train({ resume: out, iterations: 3, network: { kind: 'mlp', hidden: [16] } }))).message).toMatch(/cannot change the network/);
-    expect((await error(train({ resume: out, iterations: 3, gameConfig: { size: 4 } }))).message).toMatch(/cannot change the game settings|size/);
+    expect((await error(train({ resume: out, iterations: 3, gameConfig: { size: 4 } }))).message).toMatch(/unknown field 'size'/);
     const logs: string[] = [];
     await train({ resume: out, iterations: 3, learningRate: 5e-4 }, logs);
     expect(logs.join('\n')).toMatch(/resume changes learningRate 0\.001 -> 0\.0005/);
@@ -141,6 +142,17 @@ describe('the run directory', () => {
     // The metrics of the abandoned iteration 2 moved aside: metrics.jsonl is one history.
     expect(metricIterations(out)).toEqual([1, 2, 3]);
     expect(readFileSync(join(out, 'metrics.discarded.jsonl'), 'utf8').trim().split('\n')).toHaveLength(1);
+  }, 60_000);
+
+  it('names a resumed setting that clashes with one the run fixes as a change of the run (Blob: roundCards above its maxHand)', async () => {
+    const blobRegistry = new GameRegistry();
+    blobRegistry.register(blobPlugin);
+    const out = join(work, 'blob-cards');
+    const blobRun = (input: Partial<TrainOptionsInput>): ReturnType<typeof runTraining> =>
+      runTraining({ ...tiny, game: 'blob', gameConfig: { rounds: 'one', roundCards: 3 }, simulations: 2, determinizations: 1, ...input }, { registry: blobRegistry });
+    await blobRun({ out, iterations: 1 });
+    const refused = await error(blobRun({ resume: out, iterations: 2, gameConfig: { rounds: 'one', roundCards: 4 } }));
+    expect(refused.message).toContain('--resume cannot change the game settings the network was trained for: the run has roundCards=3, --config asks for roundCards=4');
   }, 60_000);
 
   it('a lost replay segment, shared by every checkpoint, is not answered with a way back that repeats the error', async () => {

@@ -5,6 +5,7 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, sep } from 'node:path';
 import {
+  ConfigError,
   Rng,
   defaultRegistry,
   resolveGameConfig,
@@ -123,8 +124,17 @@ export interface RunDeps {
 /** Options a resume cannot change (the network depends on them); the rest it applies and records. */
 function refuseFixedChanges(input: TrainOptionsInput, manifest: CheckpointManifest, plugin: GamePlugin, runDir: string): void {
   if (input.gameConfig && Object.keys(input.gameConfig).length > 0) {
-    const asked = resolveGameConfig(plugin, { ...manifest.gameConfig, ...input.gameConfig });
-    const changed = Object.keys(input.gameConfig).filter((k) => String(asked[k]) !== String(manifest.gameConfig[k]));
+    const given = input.gameConfig;
+    let asked: Readonly<Record<string, unknown>>;
+    try {
+      asked = resolveGameConfig(plugin, { ...manifest.gameConfig, ...given });
+    } catch (err) {
+      // The setting asked for clashes with one the run fixes (Blob: roundCards above its maxHand): it is a change all the same.
+      // (An unknown or malformed setting is the game's own error, said as it is.)
+      if (!(err instanceof ConfigError) || !(err.field in plugin.configSchema) || !(err.field in given)) throw err;
+      asked = given;
+    }
+    const changed = Object.keys(given).filter((k) => String(asked[k]) !== String(manifest.gameConfig[k]));
     if (changed.length) {
       const k = changed[0];
       throw new RunDirectoryError(runDir, `--resume cannot change the game settings the network was trained for: the run has ${k}=${String(manifest.gameConfig[k])}, --config asks for ${k}=${String(asked[k])} (start a new run with --out to train that)`);

@@ -50,6 +50,15 @@ export class RunDirectoryError extends Error {
 
 const RUN_FILES = ['options.json', 'metrics.jsonl', 'changes.jsonl', 'summary.json', CHECKPOINTS_DIR, LEGACY_CHECKPOINT_DIR, REPLAY_DIR, 'replay.bin'];
 
+/** Whether `dir` holds a training run's files (false when it is missing or not a directory). */
+export function holdsRun(dir: string): boolean {
+  try {
+    return readdirSync(dir).some((e) => RUN_FILES.includes(e));
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Makes sure a new run may use `out`: a missing or empty directory is fine; one holding a run (or
  * anything else) is refused, unless `force`, which renames it to `<out>.archived-<time>` (nothing is
@@ -72,10 +81,10 @@ export function claimRunDirectory(out: string, gameId: string, force: boolean): 
     renameSync(dir, archive);
     return archive;
   }
-  const isRun = entries.some((e) => RUN_FILES.includes(e));
+  const isRun = holdsRun(dir);
   const newest = isRun ? listCheckpoints(dir).at(-1) : undefined;
   // The game the run was started for, so the advice names a resume that works (a run of another game cannot be continued as this one).
-  const runGame = isRun ? recordedGame(join(dir, 'options.json')) : undefined;
+  const runGame = isRun ? recordedGame(dir) : undefined;
   const ofGame = runGame !== undefined && runGame !== gameId ? ` of ${runGame}` : '';
   const what = isRun ? `a training run${ofGame}${newest && newest.iteration >= 0 ? ` (checkpoint ${newest.name})` : ''}` : 'files that are not a training run';
   throw new RunDirectoryError(
@@ -86,10 +95,10 @@ export function claimRunDirectory(out: string, gameId: string, force: boolean): 
   );
 }
 
-/** The `game` an options.json records, or undefined when the file is missing or unreadable (the message then names the game asked for). */
-function recordedGame(optionsPath: string): string | undefined {
+/** The game a run directory's options.json records, or undefined when the file is missing or unreadable. */
+export function recordedGame(runDir: string): string | undefined {
   try {
-    const options: unknown = JSON.parse(readFileSync(optionsPath, 'utf8'));
+    const options: unknown = JSON.parse(readFileSync(runPaths(runDir).options, 'utf8'));
     const game = options !== null && typeof options === 'object' ? (options as { game?: unknown }).game : undefined;
     return typeof game === 'string' ? game : undefined;
   } catch {

@@ -4,6 +4,7 @@ import {
   DeviceSpecError,
   RunDirectoryError,
   checkMultiProcessOptions,
+  recordedGame,
   resolveResume,
   parseDeviceSpec,
   parseGpuList,
@@ -27,9 +28,9 @@ import { TrainingRater } from '../training-ratings.js';
 import { lastDiscovery } from '../plugins.js';
 import { ProgressBar, formatSeconds } from '../progress.js';
 import { startServer, type RunningServer } from '../serve/server.js';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { defaultSelfPlayProcesses, workerCountWarning } from '../worker-count.js';
 
 export const trainSpec = {
@@ -174,14 +175,12 @@ export function parseNetworkSpec(text: string): NetworkSpec {
   throw new UsageError(`az train: --network must start with mlp: or resnet: (got '${text}')`);
 }
 
-/** The game a `--resume` path's run was trained for (its options.json), or undefined when that cannot be read (the run's own checks then say why). */
+/** The game a `--resume` path's run was trained for (its options.json), or undefined when that cannot be read. */
 function resumedGame(path: string): string | undefined {
   try {
-    const options: unknown = JSON.parse(readFileSync(join(resolveResume(path).runDir, 'options.json'), 'utf8'));
-    const game = options !== null && typeof options === 'object' ? (options as { game?: unknown }).game : undefined;
-    return typeof game === 'string' ? game : undefined;
+    return recordedGame(resolveResume(path).runDir);
   } catch {
-    return undefined;
+    return undefined; // not a run's path: the caller asks for --game
   }
 }
 

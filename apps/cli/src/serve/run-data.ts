@@ -5,6 +5,7 @@
  */
 import { existsSync, openSync, readdirSync, readFileSync, readSync, closeSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { holdsRun } from '@az/trainer-multigpu';
 
 /** One metrics.jsonl line; the fields the charts read are documented in @az/trainer-multigpu's IterationMetrics. */
 export type MetricsRow = Readonly<Record<string, unknown>>;
@@ -52,13 +53,6 @@ export function parseMetricsLines(text: string): { rows: MetricsRow[]; consumed:
   return { rows, consumed: Buffer.byteLength(text.slice(0, consumed)) };
 }
 
-/** Files only a training run's directory holds from its first moment (`az train` writes options.json as it creates the directory). */
-const RUN_MARKERS = ['options.json', 'metrics.jsonl', 'summary.json'];
-
-function looksLikeRun(dir: string): boolean {
-  return RUN_MARKERS.some((f) => existsSync(join(dir, f)));
-}
-
 /**
  * The absolute path of a run directory, or a RunDirError naming what `dir` is instead: missing, or a
  * folder holding other things (the runs folder itself, a checkpoint folder), with the runs it can see.
@@ -68,15 +62,15 @@ export function checkRunDir(dir: string): string {
   const abs = resolve(dir);
   if (!existsSync(abs) || !statSync(abs).isDirectory()) throw new RunDirError(`no run directory at ${abs}`);
   const entries = readdirSync(abs);
-  if (entries.length === 0 || looksLikeRun(abs)) return abs;
+  if (entries.length === 0 || holdsRun(abs)) return abs;
   const parent = dirname(abs);
-  const inside = entries.filter((e) => looksLikeRun(join(abs, e))).map((e) => join(dir, e));
-  const hint = looksLikeRun(parent)
+  const inside = entries.filter((e) => holdsRun(join(abs, e))).map((e) => join(dir, e));
+  const hint = holdsRun(parent)
     ? `; it is inside the run ${parent}`
     : inside.length > 0
       ? `; runs in it: ${inside.slice(0, 5).join(', ')}${inside.length > 5 ? `, and ${inside.length - 5} more` : ''}`
       : '';
-  throw new RunDirError(`${abs} is not a training run (no ${RUN_MARKERS.join(', ')} in it): give the --out directory of az train${hint}`);
+  throw new RunDirError(`${abs} is not a training run (no options.json, metrics.jsonl or checkpoints in it): give the --out directory of az train${hint}`);
 }
 
 /** Everything the run has written so far (a run that has not finished an iteration has no rows yet). */

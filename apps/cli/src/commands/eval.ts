@@ -145,7 +145,9 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
   // Only a model's search has a network for the other seats to move by (mcts's leaves are playouts, rollout: does not search).
   if (otherSeatMoves === 'policy' && !modelSearchesLeaves) throw new UsageError('--other-seat-moves policy needs a model agent that searches (a model directory): the network is the policy the other seats move by');
   const plainSearch = flags.a === 'mcts' || flags.b === 'mcts';
-  if (cPuct !== undefined && !modelSearchesLeaves && !plainSearch) {
+  // Whether one of the agents is our search (the search settings below apply to it only).
+  const searches = modelSearchesLeaves || plainSearch;
+  if (cPuct !== undefined && !searches) {
     throw new UsageError(`--cpuct sets the exploration of a search, and neither '${flags.a}' nor '${flags.b}' searches (mcts and model directories do; policy:, rollout:, bots and UCI engines do not)`);
   }
   const leafValuesUsed: LeafValues | undefined =
@@ -244,7 +246,7 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
       /** A's score (wins + draws / 2 per game) with its Wilson 95% interval, and the Elo difference it implies. */
       score,
       simulations,
-      cPuct: modelSearchesLeaves || plainSearch ? (cPuct ?? defaultSearchConfig.cPuct) : undefined,
+      cPuct: searches ? (cPuct ?? defaultSearchConfig.cPuct) : undefined,
       determinizations: game.traits.information === 'imperfect' ? (agentDefaults.determinizations ?? DEFAULT_DETERMINIZATIONS) : undefined,
       search: searchUsed,
       worlds: worldsUsed,
@@ -291,8 +293,8 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
         : ` x ${report.determinizations} sampled worlds`
       : '';
     const exploration = cPuct !== undefined ? `, c_puct ${cPuct}` : '';
-    // Our search settings only when one of the agents is our search (bots, policy:, rollout: and UCI engines do not use them).
-    const searchSettings = modelSearchesLeaves || plainSearch ? `, ${simulations} simulations${worlds} per search move${exploration}` : '';
+    // Bots, policy:, rollout: and UCI engines do not use our search settings.
+    const searchSettings = searches ? `, ${simulations} simulations${worlds} per search move${exploration}` : '';
     console.log(`${played} games of ${game.traits.id} (${game.numPlayers} seats, rotating)${searchSettings}`);
     if (result.aborted > 0) console.log(`${result.aborted} game(s) abandoned (not counted): an agent failed to move in them`);
     if (result.stopped) console.log(`match stopped after ${played} of ${games} games: ${result.stopped}`);

@@ -198,19 +198,18 @@ function recordedOptions(path: string, log: (m: string) => void): Partial<TrainO
     log(`warning: ${path} is missing: the resumed run takes the game's defaults and this command's flags, not the settings it ran with (they are not recorded anywhere else)`);
     return {};
   }
+  const unreadable = (why: string): RunDirectoryError =>
+    new RunDirectoryError(
+      path,
+      `cannot resume: ${path}, the settings the run was trained with, is unreadable (${why}). Repair it, or delete it to resume with the game's defaults and the flags you give (say every setting the run used, e.g. --games-per-iter, --sims)`,
+    );
   let recorded: unknown;
   try {
     recorded = JSON.parse(readFileSync(path, 'utf8'));
   } catch (err) {
-    recorded = err;
+    throw unreadable(err instanceof Error ? err.message : String(err));
   }
-  if (recorded === null || typeof recorded !== 'object' || Array.isArray(recorded) || recorded instanceof Error) {
-    const why = recorded instanceof Error ? recorded.message : 'not a JSON object';
-    throw new RunDirectoryError(
-      path,
-      `cannot resume: ${path}, the settings the run was trained with, is unreadable (${why}). Repair it, or delete it to resume with the game's defaults and the flags you give (say every setting the run used, e.g. --games-per-iter, --sims)`,
-    );
-  }
+  if (recorded === null || typeof recorded !== 'object' || Array.isArray(recorded)) throw unreadable('not a JSON object');
   const { out: _out, resume: _resume, force: _force, gameConfig: _config, network: _network, game: _game, ...rest } = recorded as TrainOptionsInput;
   return rest;
 }

@@ -97,6 +97,11 @@ export class GameRecorder {
   }
 }
 
+/** A parsed JSON value that is an object (not null, not an array): what a record or a ratings file must be. */
+export function isJsonObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
 /** Reads a `--games-out` file for `az <command>`; errors name the command, the file and the line. */
 export function readGameRecords(file: string, command: string): GameRecordLine[] {
   const az = `az ${command}:`;
@@ -118,9 +123,8 @@ export function readGameRecords(file: string, command: string): GameRecordLine[]
         throw new UsageError(isJsonDocument(text) ? `${az} ${file} is not JSON lines of game records (it is one JSON value over several lines; az eval --games-out writes one game per line)` : `${az} ${file}:${n}: not JSON`);
       }
       // typeof null is 'object': a null line or config would get past the checks and fail later as a TypeError.
-      const isObject = (v: unknown): v is object => typeof v === 'object' && v !== null && !Array.isArray(v);
-      const r = (isObject(parsed) ? parsed : {}) as Partial<GameRecordLine>;
-      if (typeof r.game !== 'string' || typeof r.gameSeed !== 'string' || !Array.isArray(r.actions) || !isObject(r.config)) {
+      const r = (isJsonObject(parsed) ? parsed : {}) as Partial<GameRecordLine>;
+      if (typeof r.game !== 'string' || typeof r.gameSeed !== 'string' || !Array.isArray(r.actions) || !isJsonObject(r.config)) {
         throw new UsageError(`${az} ${file}:${n}: not an az game record (needs game, config, gameSeed, actions)`);
       }
       return r as GameRecordLine;

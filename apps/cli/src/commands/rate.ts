@@ -7,7 +7,7 @@ import { closeAgent, gameFor, isUciSpec, loadModel, makeAgent, modelPathOf, type
 import { helpText, parseFlags, UsageError } from '../args.js';
 import { expandPlayers, formatRatings, playLadder, schedule, type LadderPlayer } from '../ladder.js';
 import { ProgressBar } from '../progress.js';
-import { GameRecorder } from '../records.js';
+import { GameRecorder, isJsonObject } from '../records.js';
 import { gameConfigFromFlags } from './play.js';
 
 export const rateSpec = {
@@ -87,8 +87,6 @@ function readIncludedFiles(files: string, game: string): IncludedRatings[] {
   });
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 function readRatingsFile(file: string, game: string): IncludedRatings {
   let parsed: unknown;
   try {
@@ -97,7 +95,7 @@ function readRatingsFile(file: string, game: string): IncludedRatings {
     throw new UsageError(`az rate: --include ${file}: ${err instanceof Error ? err.message : String(err)}`);
   }
   const notRatings = (why: string): UsageError => new UsageError(`az rate: --include ${file} is not a ratings.json of az rate (${why})`);
-  if (!isObject(parsed)) throw notRatings(`it holds ${parsed === null ? 'null' : Array.isArray(parsed) ? 'an array' : `a ${typeof parsed}`}, not an object`);
+  if (!isJsonObject(parsed)) throw notRatings(`it holds ${parsed === null ? 'null' : Array.isArray(parsed) ? 'an array' : `a ${typeof parsed}`}, not an object`);
   // Records of another game's players would be fitted as ratings of this one.
   if (typeof parsed.game !== 'string') throw notRatings('it names no game');
   if (parsed.game !== game) throw new UsageError(`az rate: --include ${file} is a rating of ${parsed.game}, not ${game}: include ratings of the game rated`);
@@ -112,7 +110,7 @@ function readRatingsFile(file: string, game: string): IncludedRatings {
     );
   };
   if (!Array.isArray(pairs) || !pairs.every(ok)) throw notRatings("no valid 'pairs'");
-  if (config !== undefined && !isObject(config)) throw notRatings("its 'config' is not an object");
+  if (config !== undefined && !isJsonObject(config)) throw notRatings("its 'config' is not an object");
   return { file, pairs, ...(config ? { config } : {}) };
 }
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { GameRegistry } from '@az/core';
 import { ticTacToePlugin } from '@az/game-tictactoe';
-import { encodeGameRecord, type GameRecord } from './game-record.js';
+import { syntheticRecord } from './test-records.js';
 import { parseDeviceSpec } from './devices.js';
 import { runMultiProcessTraining } from './multiprocess.js';
 import type { IterationMetrics } from './metrics.js';
@@ -23,26 +23,6 @@ const registry = new GameRegistry();
 registry.register({ ...ticTacToePlugin, assessAgent: undefined });
 const game = ticTacToePlugin.create({});
 const LENGTH = 5;
-
-/** A tic-tac-toe game record of LENGTH positions, won by seat `winner`. */
-function record(winner: number, weightsVersion: number): Uint8Array {
-  const A = game.masker.actionSize;
-  const r: GameRecord = {
-    length: LENGTH,
-    inputSize: game.encoder.size,
-    numSeats: 2,
-    inputs: new Float32Array(LENGTH * game.encoder.size),
-    policyOffsets: Int32Array.from({ length: LENGTH + 1 }, (_, i) => i),
-    policyIndex: Int32Array.from({ length: LENGTH }, (_, i) => i % A),
-    policyProb: new Float32Array(LENGTH).fill(1),
-    legalOffsets: Int32Array.from({ length: LENGTH + 1 }, (_, i) => i),
-    legalIndex: Int32Array.from({ length: LENGTH }, (_, i) => i % A),
-    values: new Float32Array(LENGTH * 2),
-    returns: Float32Array.from([winner === 0 ? 1 : -1, winner === 1 ? 1 : -1]),
-    weightsVersion,
-  };
-  return encodeGameRecord(r);
-}
 
 /** Delivers `backlog` games at once when the workers start, whenever new weights go out, and when they stop. */
 class BacklogTransport implements SelfPlayTransport {
@@ -79,7 +59,7 @@ class BacklogTransport implements SelfPlayTransport {
   private burst(): void {
     for (let i = 0; i < this.backlog; i++) {
       this.sent++;
-      this.gameListener({ workerId: 0, device: 'cpu:0', incarnation: 0, seq: this.seq++, weightsVersion: this.version, bytes: record(i % 2, this.version) });
+      this.gameListener({ workerId: 0, device: 'cpu:0', incarnation: 0, seq: this.seq++, weightsVersion: this.version, bytes: syntheticRecord(game, LENGTH, i % 2, this.version) });
     }
   }
 }

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { GameRegistry } from '@az/core';
 import { ticTacToePlugin } from '@az/game-tictactoe';
-import { encodeGameRecord, type GameRecord } from './game-record.js';
+import { syntheticRecord } from './test-records.js';
 import { parseDeviceSpec } from './devices.js';
 import { runMultiProcessTraining } from './multiprocess.js';
 import type { IterationMetrics } from './metrics.js';
@@ -20,26 +20,6 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 const registry = new GameRegistry();
 registry.register({ ...ticTacToePlugin, assessAgent: undefined });
 const game = ticTacToePlugin.create({});
-
-/** A tic-tac-toe game record of `length` positions (uniform policy over the first legal actions), won by seat `winner`. */
-function record(length: number, winner: number, weightsVersion: number): Uint8Array {
-  const A = game.masker.actionSize;
-  const r: GameRecord = {
-    length,
-    inputSize: game.encoder.size,
-    numSeats: 2,
-    inputs: new Float32Array(length * game.encoder.size),
-    policyOffsets: Int32Array.from({ length: length + 1 }, (_, i) => i),
-    policyIndex: Int32Array.from({ length }, (_, i) => i % A),
-    policyProb: new Float32Array(length).fill(1),
-    legalOffsets: Int32Array.from({ length: length + 1 }, (_, i) => i),
-    legalIndex: Int32Array.from({ length }, (_, i) => i % A),
-    values: new Float32Array(length * 2),
-    returns: Float32Array.from([winner === 0 ? 1 : -1, winner === 1 ? 1 : -1]),
-    weightsVersion,
-  };
-  return encodeGameRecord(r);
-}
 
 /**
  * Delivers a window of games when the workers start, and the next window (of longer games) right when
@@ -75,7 +55,7 @@ class BurstTransport implements SelfPlayTransport {
   }
   private burst(version: number, length: number): void {
     for (let i = 0; i < this.perWindow; i++) {
-      this.gameListener({ workerId: 0, device: 'cpu:0', incarnation: 0, seq: this.seq++, weightsVersion: version, bytes: record(length, i % 2, version) });
+      this.gameListener({ workerId: 0, device: 'cpu:0', incarnation: 0, seq: this.seq++, weightsVersion: version, bytes: syntheticRecord(game, length, i % 2, version) });
     }
   }
 }

@@ -242,7 +242,7 @@ export async function closeAgent(agent: Agent<unknown>): Promise<void> {
   if (agent instanceof UciAgent) await agent.close();
 }
 
-/** Starts a UCI engine agent for chess; a command that does not start or speak UCI is a clear error. */
+/** Starts a UCI engine agent for chess; a command that does not start or speak UCI, or an option the engine lacks, is a clear error. */
 async function uciAgent(spec: string, plugin: GamePlugin): Promise<Agent<unknown>> {
   if (plugin.traits.id !== 'chess') throw new UsageError(`agent '${spec}': UCI engines play chess only, not ${plugin.traits.id}`);
   let agent: UciAgent;
@@ -254,6 +254,8 @@ async function uciAgent(spec: string, plugin: GamePlugin): Promise<Agent<unknown
   try {
     await agent.start();
   } catch (err) {
+    // An option the engine does not have is a mistake in the spec, like a malformed one (exit 2).
+    if (err instanceof UciEngineError && err.failure === 'option') throw new UsageError(`agent '${spec}': ${err.message}`);
     if (err instanceof UciEngineError) throw new Error(`agent '${spec}': ${err.message}`);
     throw err;
   }

@@ -113,6 +113,10 @@ describe.skipIf(stockfish.path === undefined)('UCI engines in the arena', () => 
     const mute = az(['eval', '--game', 'chess', '--a', 'uci:true', '--b', 'random', '--games', '2']);
     expect(mute.code).toBe(1);
     expect(mute.stderr).toMatch(/engine 'true' exited with code 0/);
+    // A misspelt engine option is refused before any game, with the options the engine offers.
+    const misspelt = az(['eval', '--game', 'chess', '--a', `uci:${stockfish.path},Hsh=64,depth=1`, '--b', 'random', '--games', '2']);
+    expect(misspelt.code).toBe(2);
+    expect(misspelt.stderr).toMatch(/agent 'uci:.*stockfish,Hsh=64,depth=1': engine '.*stockfish' \(Stockfish [^)]*\) has no option 'Hsh' \(not in its reply to 'uci'\); the options it lists: .*\bHash\b/);
     const wrongGame = az(['eval', '--game', 'tictactoe', '--a', `uci:${stockfish.path}`, '--b', 'random']);
     expect(wrongGame.code).toBe(2);
     expect(wrongGame.stderr).toContain('UCI engines play chess only');

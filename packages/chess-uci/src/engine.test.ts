@@ -121,4 +121,23 @@ describe.skipIf(stockfish.path === undefined)('Stockfish as an agent', () => {
     await agent.close();
     expect(liveEngineCount()).toBe(0);
   });
+
+  it('refuses an option Stockfish does not list, naming it and the options it offers; names match without regard to case', async () => {
+    const err = await new UciAgent(parseUciAgentSpec('stockfish,Hsh=64,Threads=1,Skil Level=3,depth=1')).start().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UciEngineError);
+    expect((err as UciEngineError).failure).toBe('option');
+    const message = (err as Error).message;
+    expect(message).toMatch(/^engine 'stockfish' \(Stockfish [^)]*\) has no option 'Hsh', 'Skil Level' \(not in its reply to 'uci'\); the options it lists: /);
+    // Every name it offers, as it spells them.
+    for (const name of ['Threads', 'Hash', 'Skill Level', 'UCI_LimitStrength', 'UCI_Elo', 'Clear Hash']) expect(message.split('the options it lists: ')[1].split(', ')).toContain(name);
+    expect(liveEngineCount()).toBe(0);
+    // UCI option names are not case-sensitive: these are Hash, Skill Level and Threads, and take effect.
+    const lines: string[] = [];
+    const engine = await UciEngine.start(stockfish.path ?? 'stockfish', { setOptions: { hash: '8', 'skill level': '0', THREADS: '1' }, onLine: (l) => lines.push(l) });
+    expect(engine.optionNames).toContain('Skill Level');
+    // (Stockfish answers an option it lacks with 'No such option: X'.)
+    expect(lines.join('\n')).not.toMatch(/No such option/i);
+    await engine.quit();
+    expect(liveEngineCount()).toBe(0);
+  });
 });

@@ -11,8 +11,11 @@ import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { createInterface } from 'node:readline';
 
-/** What went wrong: could not start, does not speak UCI, died, or did not answer in time. */
-export type UciFailure = 'start' | 'protocol' | 'crash' | 'timeout';
+/**
+ * What went wrong: could not start, does not speak UCI, died, did not answer in time, or was given an
+ * option it does not have ('option': a `setOptions` name missing from the options it listed).
+ */
+export type UciFailure = 'start' | 'protocol' | 'crash' | 'timeout' | 'option';
 
 export class UciEngineError extends Error {
   constructor(
@@ -33,7 +36,11 @@ export interface UciLimits {
 }
 
 export interface UciEngineOptions {
-  /** `setoption name K value V` for each entry, in order, after the handshake. */
+  /**
+   * `setoption name K value V` for each entry, in order, after the handshake. Every K must be an option the
+   * engine listed in its reply to `uci` (compared without regard to case, as UCI asks; the engine's
+   * spelling is sent), else `start` throws a `UciEngineError` ('option') naming it and the engine's options.
+   */
   readonly setOptions?: Readonly<Record<string, string>>;
   /** Deadline for `uciok` and `readyok` (ms, default 30 s: a model-backed engine loads its network first). */
   readonly startTimeoutMs?: number;
@@ -129,6 +136,7 @@ export class UciEngine {
   private readonly recentStderr: string[] = [];
   private readonly recentStdout: string[] = [];
   private lastScoredInfo: string | undefined;
+  private readonly listedOptions: string[] = [];
 
   private constructor(
     readonly command: string,
@@ -178,16 +186,33 @@ export class UciEngine {
     try {
       engine.send('uci');
       await engine.waitFor((l) => l === 'uciok' || l.startsWith('uciok '), deadline, `answer 'uci' with 'uciok' (does it speak UCI?)`);
-      for (const [name, value] of Object.entries(options.setOptions ?? {})) engine.send(`setoption name ${name} value ${value}`);
+      const settings = Object.entries(options.setOptions ?? {}).map(([name, value]) => ({ name, value, listed: engine.listedOption(name) }));
+      const unknown = settings.filter((s) => s.listed === undefined).map((s) => `'${s.name}'`);
+      if (unknown.length > 0) {
+        const offered = engine.listedOptions.length > 0 ? `the options it lists: ${engine.listedOptions.join(', ')}` : 'it lists no options';
+        throw new UciEngineError('option', `engine '${command}' (${engine.name}) has no option ${unknown.join(', ')} (not in its reply to 'uci'); ${offered}`);
+      }
+      for (const { listed, value } of settings) engine.send(`setoption name ${listed} value ${value}`);
       await engine.ready(deadline);
       engine.everReady = true;
       return engine;
     } catch (err) {
       await engine.kill();
       if (engine.startError) throw engine.startError;
-      if (err instanceof UciEngineError && err.failure !== 'start') throw new UciEngineError('protocol', err.message);
+      if (err instanceof UciEngineError && (err.failure === 'crash' || err.failure === 'timeout')) throw new UciEngineError('protocol', err.message);
       throw err;
     }
+  }
+
+  /** The option names the engine listed in its reply to `uci` (`option name X type ...`), in its order. */
+  get optionNames(): readonly string[] {
+    return this.listedOptions;
+  }
+
+  /** The engine's spelling of option `name` (UCI option names are not case-sensitive), or undefined if it listed none such. */
+  private listedOption(name: string): string | undefined {
+    const key = name.trim().toLowerCase();
+    return this.listedOptions.find((o) => o.toLowerCase() === key);
   }
 
   get alive(): boolean {
@@ -254,6 +279,9 @@ export class UciEngine {
     this.recentStdout.push(line);
     if (this.recentStdout.length > 5) this.recentStdout.shift();
     if (line.startsWith('id name ')) this.name = line.slice('id name '.length);
+    // `option name <name, may hold spaces> type <type> ...`
+    const option = /^option\s+name\s+(.+?)\s+type\s/.exec(line);
+    if (option) this.listedOptions.push(option[1]);
     if (line.startsWith('info ') && / score /.test(line)) this.lastScoredInfo = line;
     const w = this.waiter;
     if (w && w.match(line)) {

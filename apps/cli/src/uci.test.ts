@@ -66,11 +66,32 @@ describe('az uci', () => {
     expect(best[3]).toMatch(/^[a-h][78][a-h][1-8]$/);
     const infos = lines.filter((l) => l.startsWith('info depth'));
     expect(infos.length).toBeGreaterThanOrEqual(5);
-    for (const l of infos) expect(l).toMatch(/^info depth \d+ nodes \d+ nps \d+ time \d+ score cp -?\d+ pv( [a-h][1-8][a-h][1-8][qrbn]?)+$/);
-    // nodes 64 means 64 simulations (searched in steps of 32).
+    for (const l of infos) expect(l).toMatch(/^info depth \d+ seldepth \d+ nodes \d+ nps \d+ time \d+ score cp -?\d+ pv( [a-h][1-8][a-h][1-8][qrbn]?)+$/);
+    // nodes 64 means 64 simulations.
     expect(Number(/nodes (\d+)/.exec(infos[0])?.[1])).toBe(64);
     expect(lines).toContain("info string illegal move 'e7e4' in the position command; position ignored");
     expect(lines).toContain("info string unknown option 'Bogus' (options: Simulations, Threads)");
+  });
+
+  it("searches exactly 'go nodes N' simulations, and 'go depth D' until the mean depth of its simulations reaches D", () => {
+    const script = ['uci', 'position startpos', 'go nodes 50', 'position startpos moves e2e4', 'go nodes 33', 'position startpos', 'go nodes 1', 'position startpos moves d2d4', 'go depth 3', 'position startpos', 'go depth 40 nodes 70', 'ucinewgame', 'quit'];
+    // ('quit' stops a search: 'ucinewgame' waits for the last one to end before 'quit' is read.)
+    const r = az(['uci', '--model', 'toy'], script.join('\n') + '\n');
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines.filter((l) => l.startsWith('bestmove'))).toHaveLength(5);
+    expect(lines.filter((l) => l.startsWith('info string'))).toEqual([]);
+    // The report of each search: the last info line before its bestmove.
+    const reports = lines.flatMap((l, i) => (l.startsWith('bestmove') ? [lines.slice(0, i).reverse().find((x) => x.startsWith('info depth')) ?? ''] : []));
+    const field = (line: string, name: string): number => Number(new RegExp(` ${name} (\\d+)`).exec(line)?.[1]);
+    // Not rounded up to steps of 32; 1 is 2 (the first simulation only evaluates the position).
+    expect(reports.slice(0, 3).map((l) => field(l, 'nodes'))).toEqual([50, 33, 2]);
+    // depth: the mean depth of the simulations' leaves, rounded down; seldepth: the deepest.
+    for (const l of reports) expect(field(l, 'seldepth')).toBeGreaterThanOrEqual(field(l, 'depth'));
+    expect(field(reports[3], 'depth')).toBeGreaterThanOrEqual(3);
+    // A depth out of reach within the nodes given: the nodes end the search.
+    expect(field(reports[4], 'nodes')).toBe(70);
+    expect(field(reports[4], 'depth')).toBeLessThan(40);
   });
 
   it('refuses to start without a chess model', () => {

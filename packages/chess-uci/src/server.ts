@@ -18,15 +18,23 @@ export interface UciOptionDeclaration {
 
 /** What a `go` allows; the searcher stops at whichever comes first (or at `stop` for infinite). */
 export interface UciBudget {
-  /** Simulations (UCI nodes). */
+  /** Simulations (UCI nodes): exactly this many. */
   readonly nodes?: number;
+  /**
+   * Search depth to reach, as Leela Chess Zero reads `go depth` for MCTS: the search stops once the mean
+   * depth of its simulations' leaves (plies below the root, what `UciInfo.depth` reports) is at least this.
+   */
+  readonly depth?: number;
   /** Wall-clock milliseconds for this move. */
   readonly timeMs?: number;
   readonly infinite: boolean;
 }
 
 export interface UciInfo {
+  /** The mean depth of the search's leaves (plies below the root), rounded down, at least 1. */
   readonly depth: number;
+  /** The deepest leaf the search reached (UCI `seldepth`). */
+  readonly seldepth?: number;
   readonly nodes: number;
   readonly nps: number;
   /** Centipawns from the side to move's point of view. */
@@ -129,15 +137,16 @@ export async function runUciServer(lines: AsyncIterable<string>, searcher: UciSe
     let timeMs = num('movetime');
     if (timeMs !== undefined) timeMs = Math.max(10, timeMs - MOVE_OVERHEAD_MS);
     else if (clock !== undefined) timeMs = timeForMove(clock, num(white ? 'winc' : 'binc') ?? 0, num('movestogo'));
+    // At least one simulation: there must be a searched move to play.
+    const nodesGiven = num('nodes');
+    const nodes = nodesGiven === undefined ? undefined : Math.max(1, Math.floor(nodesGiven));
     const depth = num('depth');
-    // No tree depth to speak of in MCTS: a depth limit becomes a simulation budget that grows with it.
-    const nodes = num('nodes') ?? (depth !== undefined ? Math.max(1, depth) * 100 : undefined);
     stopRequested = false;
     let best: string;
     if (game.isTerminal(state)) best = '0000';
     else {
-      best = await searcher.search(state, { nodes, timeMs: infinite ? undefined : timeMs, infinite }, () => stopRequested, (info) => {
-        write(`info depth ${info.depth} nodes ${info.nodes} nps ${Math.round(info.nps)} time ${Math.round(info.timeMs)} score cp ${info.scoreCp}${info.pv.length ? ` pv ${info.pv.join(' ')}` : ''}`);
+      best = await searcher.search(state, { nodes, depth, timeMs: infinite ? undefined : timeMs, infinite }, () => stopRequested, (info) => {
+        write(`info depth ${info.depth}${info.seldepth !== undefined ? ` seldepth ${info.seldepth}` : ''} nodes ${info.nodes} nps ${Math.round(info.nps)} time ${Math.round(info.timeMs)} score cp ${info.scoreCp}${info.pv.length ? ` pv ${info.pv.join(' ')}` : ''}`);
       });
     }
     write(`bestmove ${best}`);

@@ -203,6 +203,56 @@ describe('BatchedMcts bookkeeping', () => {
     expect(search.stats.simulations).toBe(trees * 100);
   });
 
+  it('reports how deep its simulations went since the root was set or advanced (mean and deepest leaf, plies below the root)', async () => {
+    // Each evaluated leaf's depth is the number of marks on it beyond the root's.
+    const marks = (s: TttState): number => s.board.reduce((n, c) => n + (c ? 1 : 0), 0);
+    let rootMarks = 0;
+    const depths: number[] = [];
+    const evaluator: Evaluator<TttState> = {
+      needsInputs: false,
+      evaluate(batch: LeafBatch<TttState>): void {
+        for (let i = 0; i < batch.count; i++) depths.push(marks(batch.states[i]) - rootMarks);
+        batch.policyLogits.fill(0);
+        batch.values.fill(0);
+      },
+    };
+    const search = new BatchedMcts(ttt, evaluator, 1, { simulations: 40, leavesPerTree: 4, dirichletEpsilon: 0, seed: 6 });
+    expect(search.searchDepth(0)).toEqual({ simulations: 0, mean: 0, max: 0 });
+    const root = ttt.initialState(new Rng(0));
+    search.setRoot(0, root);
+    await search.search(Int32Array.of(1));
+    // The first simulation evaluates the root itself.
+    expect(search.searchDepth(0)).toEqual({ simulations: 1, mean: 0, max: 0 });
+    await search.search();
+    // 41 simulations from an empty board: none reaches a finished game (every one was evaluated).
+    expect(depths).toHaveLength(41);
+    const d = search.searchDepth(0);
+    expect(d.simulations).toBe(41);
+    expect(d.mean).toBeCloseTo(depths.reduce((a, b) => a + b, 0) / depths.length, 12);
+    expect(d.max).toBe(Math.max(...depths));
+    expect(d.mean).toBeGreaterThan(1);
+    // Advancing starts the count afresh, measured from the new root.
+    const next = ttt.clone(root);
+    ttt.applyAction(next, 4, new Rng(0));
+    search.advance(0, 4, next);
+    expect(search.searchDepth(0)).toEqual({ simulations: 0, mean: 0, max: 0 });
+    depths.length = 0;
+    rootMarks = 1;
+    await search.search(Int32Array.of(25));
+    expect(search.searchDepth(0).simulations).toBe(25);
+    expect(depths).toHaveLength(25);
+    expect(search.searchDepth(0).mean).toBeCloseTo(depths.reduce((a, b) => a + b, 0) / 25, 12);
+    expect(search.searchDepth(0).max).toBe(Math.max(...depths));
+    search.setRoot(0, root);
+    expect(search.searchDepth(0).simulations).toBe(0);
+    // A simulation that ends at a finished game counts that node's depth: X wins at once here, every
+    // simulation after the first goes to that move.
+    search.setRoot(0, tttFromString('XX.OO....', 0));
+    await search.search(Int32Array.of(30));
+    expect(search.searchDepth(0)).toMatchObject({ simulations: 30, max: 1 });
+    expect(search.searchDepth(0).mean).toBeCloseTo(29 / 30, 12);
+  });
+
   it('keeps the searched subtree when advancing and continues from it', async () => {
     const search = new BatchedMcts(ttt, new UniformEvaluator<TttState>(), 1, { simulations: 300, dirichletEpsilon: 0, seed: 5 });
     const root = ttt.initialState(new Rng(0));

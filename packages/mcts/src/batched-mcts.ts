@@ -214,6 +214,10 @@ export class BatchedMcts<S> implements SearchEngine<S> {
   private readonly rootOf: Int32Array;
   private readonly hasRoot: Uint8Array;
   private readonly rootNoised: Uint8Array;
+  /** Since the root was set or advanced: simulations, the sum and the largest of their leaves' depths (see `searchDepth`). */
+  private readonly depthSims: Float64Array;
+  private readonly depthSum: Float64Array;
+  private readonly depthMax: Int32Array;
 
   // Batch buffers (numTrees * leavesPerTree entries).
   private readonly maxBatch: number;
@@ -281,6 +285,9 @@ export class BatchedMcts<S> implements SearchEngine<S> {
     this.hasRoot = new Uint8Array(numTrees);
     this.solveBelowRoot = c.solve && !game.traits.chance;
     this.rootNoised = new Uint8Array(numTrees);
+    this.depthSims = new Float64Array(numTrees);
+    this.depthSum = new Float64Array(numTrees);
+    this.depthMax = new Int32Array(numTrees);
     this.maxBatch = numTrees * c.leavesPerTree;
     this.leafNode = new Int32Array(this.maxBatch);
     this.batchStates = new Array<S>(this.maxBatch);
@@ -330,6 +337,7 @@ export class BatchedMcts<S> implements SearchEngine<S> {
     this.rootOf[tree] = base;
     this.hasRoot[tree] = 1;
     this.rootNoised[tree] = 0;
+    this.resetDepth(tree);
   }
 
   /** Removes tree `tree` from the search (e.g. its game ended). */
@@ -339,6 +347,7 @@ export class BatchedMcts<S> implements SearchEngine<S> {
     this.nextFree[tree] = 0;
     this.rootOf[tree] = base;
     this.hasRoot[tree] = 0;
+    this.resetDepth(tree);
   }
 
   hasTree(tree: number): boolean {
@@ -361,6 +370,7 @@ export class BatchedMcts<S> implements SearchEngine<S> {
     this.parent[child] = -1;
     this.rootOf[tree] = child;
     this.rootNoised[tree] = 0;
+    this.resetDepth(tree);
     if (this.nextFree[tree] > this.cap / 2) this.compactSubtree(tree, child);
   }
 
@@ -468,7 +478,24 @@ export class BatchedMcts<S> implements SearchEngine<S> {
     return this.nextFree[tree];
   }
 
+  /**
+   * How deep the simulations of tree `tree` went since its root was last set or advanced: their number,
+   * the mean depth of the leaves they ended at and the deepest one, in plies below the root (the root's
+   * own first evaluation is depth 0, a root child 1; a simulation ending at a terminal or proven node
+   * counts that node's depth). UCI engines report these as `depth` and `seldepth`.
+   */
+  searchDepth(tree: number): { readonly simulations: number; readonly mean: number; readonly max: number } {
+    const simulations = this.depthSims[tree];
+    return { simulations, mean: simulations > 0 ? this.depthSum[tree] / simulations : 0, max: this.depthMax[tree] };
+  }
+
   // ---- internals -------------------------------------------------------------------------------
+
+  private resetDepth(tree: number): void {
+    this.depthSims[tree] = 0;
+    this.depthSum[tree] = 0;
+    this.depthMax[tree] = 0;
+  }
 
   private initNode(n: number, parent: number, action: number, prior: number): void {
     this.parent[n] = parent;
@@ -624,12 +651,18 @@ export class BatchedMcts<S> implements SearchEngine<S> {
     const P = this.P;
     const v = this.valueScratch;
     for (let j = 0; j < P; j++) v[j] = scale * values[offset + j];
+    let depth = -1;
     for (let n = leaf; n >= 0; n = this.parent[n]) {
       this.visits[n]++;
       if (pending) this.pendingVisits[n]--;
       const b = n * P;
       for (let j = 0; j < P; j++) this.valueSum[b + j] += v[j];
+      depth++;
     }
+    const t = Math.floor(leaf / this.cap);
+    this.depthSims[t]++;
+    this.depthSum[t] += depth;
+    if (depth > this.depthMax[t]) this.depthMax[t] = depth;
     this.stats.simulations++;
   }
 

@@ -22,8 +22,12 @@ export const uciSpec = {
   examples: ['az uci --model runs/chess', "az eval --game chess --a 'uci:az uci --model runs/chess,movetime=1000' --b 'uci:stockfish,depth=1'"],
 } as const;
 
-/** Simulations per search step between checks of the clock and of `stop`. */
+/** Simulations per search step between checks of the clock, of `stop` and of the depth (the last step of `go nodes N` is shorter). */
 const STEP_SIMULATIONS = 32;
+/** Simulations a move takes at least: the first evaluates the position, the second gives a move a visit. */
+const MIN_SIMULATIONS = 2;
+/** The tree's size in nodes; a search that fills it stops growing it (see `search`). */
+const NODE_CAPACITY = 200_000;
 /** At most this often an `info` line during a search (ms). */
 const INFO_INTERVAL_MS = 1000;
 
@@ -95,7 +99,7 @@ class ModelSearcher implements UciSearcher {
     this.engine ??= new BatchedMcts(this.game, this.model.evaluator as unknown as Evaluator<ChessState>, 1, {
       ...playSearchConfig,
       simulations: STEP_SIMULATIONS,
-      nodeCapacity: 200_000,
+      nodeCapacity: NODE_CAPACITY,
       seed: this.seed,
       networkValueScale: this.valueScale,
     });
@@ -105,7 +109,11 @@ class ModelSearcher implements UciSearcher {
   async search(state: ChessState, budget: UciBudget, stopped: () => boolean, onInfo: (info: UciInfo) => void): Promise<string> {
     const engine = await this.ensureEngine();
     const started = performance.now();
-    const nodes = budget.infinite ? Infinity : (budget.nodes ?? (budget.timeMs === undefined ? this.simulations : Infinity));
+    // With no limit given, the Simulations option; `go depth D` alone searches until the depth is reached.
+    const limited = budget.nodes !== undefined || budget.timeMs !== undefined || budget.depth !== undefined;
+    // At least 2: the first simulation evaluates the position itself, a move needs the second.
+    const nodes = Math.max(MIN_SIMULATIONS, budget.infinite ? Infinity : (budget.nodes ?? (limited ? Infinity : this.simulations)));
+    const depth = budget.infinite ? undefined : budget.depth;
     const deadline = budget.timeMs === undefined || budget.infinite ? Infinity : started + budget.timeMs;
     const seat = this.game.currentPlayer(state);
     engine.setRoot(0, state);
@@ -126,13 +134,21 @@ class ModelSearcher implements UciSearcher {
         this.game.applyAction(line, a, this.rng);
         if (this.game.isTerminal(line)) break;
       }
-      return { depth: Math.max(1, pv.length), nodes: visits, nps: (visits * 1000) / Math.max(1, elapsed), scoreCp: valueToCentipawns(value), pv, timeMs: elapsed };
+      const reached = engine.searchDepth(0);
+      return { depth: Math.max(1, Math.floor(reached.mean)), seldepth: Math.max(1, reached.max), nodes: visits, nps: (visits * 1000) / Math.max(1, elapsed), scoreCp: valueToCentipawns(value), pv, timeMs: elapsed };
     };
-    // At least one step, so there is always a searched move to play.
+    // At least one step, so there is always a searched move to play. `go nodes N` ends with a partial
+    // step, so exactly N simulations are searched.
+    const step = new Int32Array(1);
     for (;;) {
-      await engine.search();
+      step[0] = Math.max(1, Math.min(STEP_SIMULATIONS, nodes - engine.rootVisits(0)));
+      const sizeBefore = engine.treeSize(0);
+      await engine.search(step);
       const now = performance.now();
       if (stopped() || engine.rootVisits(0) >= nodes || now >= deadline) break;
+      // `go depth D`: the mean depth of the simulations has reached D, or it cannot grow: a step that added
+      // no node to the tree (the root's result is proven, or the tree is full) would be followed by more alike.
+      if (depth !== undefined && (engine.searchDepth(0).mean >= depth || engine.treeSize(0) === sizeBefore)) break;
       if (now - lastInfo >= INFO_INTERVAL_MS) {
         onInfo(info());
         lastInfo = now;

@@ -3,7 +3,7 @@ import { BACKEND_CHOICES, type BackendChoice } from '@az/nn';
 import { loadModel, type LoadedModel } from '../agents.js';
 import { helpText, parseFlags, UsageError } from '../args.js';
 import { checkRunDir } from '../serve/run-data.js';
-import { startServer, type RunningServer, type ServeOptions } from '../serve/server.js';
+import { MAX_SESSION_SIMULATIONS, startServer, type RunningServer, type ServeOptions } from '../serve/server.js';
 
 export const serveSpec = {
   name: 'serve',
@@ -14,7 +14,7 @@ export const serveSpec = {
     model: { type: 'string', description: 'trained model (run or checkpoint directory) to play against; needs --game', placeholder: 'DIR' },
     run: { type: 'string', description: 'training run directory for the dashboard (metrics.jsonl)', placeholder: 'DIR' },
     config: { type: 'string', description: 'settings for --game, key=value[,key=value...]', placeholder: 'K=V,...' },
-    sims: { type: 'int', min: 1, description: "search simulations per computer move (default: the game's play setting)" },
+    sims: { type: 'int', min: 1, max: MAX_SESSION_SIMULATIONS, description: "search simulations per computer move (default: the game's play setting)" },
     seed: { type: 'int', min: 0, default: 0, description: 'random seed for deals and agents' },
     port: { type: 'int', min: 0, max: 65535, default: 8080, description: 'port to listen on (0: any free port)' },
     host: { type: 'string', default: '127.0.0.1', description: 'address to listen on; anything but loopback exposes the server to the network', placeholder: 'ADDRESS' },

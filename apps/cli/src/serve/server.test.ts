@@ -2,9 +2,10 @@
 // error and leave the game playable, and a Blob seat never receives another seat's cards.
 import { request as httpRequest } from 'node:http';
 import { Rng, defaultRegistry, resolveGame, resolveGameConfig, type Game } from '@az/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RolloutEvaluator, type LeafBatch } from '@az/mcts';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { discoverGamePlugins } from '../plugins.js';
-import { createServeApp, startServer, type RunningServer } from './server.js';
+import { MAX_SESSION_SIMULATIONS, createServeApp, startServer, type RunningServer } from './server.js';
 import type { PlaySnapshot } from './sessions.js';
 import { cardsNamedIn } from './test-cards.js';
 import { join } from 'node:path';
@@ -120,6 +121,9 @@ describe('bad moves over the wire', () => {
     const config = await post('/api/games/blob/sessions', { config: { players: 99 } });
     expect(config.status).toBe(400);
     expect(String(config.json.error)).toMatch(/players/);
+    const sims = await post('/api/games/tictactoe/sessions', { sims: MAX_SESSION_SIMULATIONS + 1 });
+    expect(sims.status).toBe(400);
+    expect(String(sims.json.error)).toBe(`'sims' must be an integer from 1 to 10000 (the most a computer move searches in az serve), got 10001`);
   });
 
   it('refuses moves after the end of the game', async () => {
@@ -194,3 +198,44 @@ describe('a model of single rounds at the table', () => {
   }, 120_000);
 });
 
+
+describe('a long search', () => {
+  it("lets other games' requests in while a computer move searches (over HTTP, on 127.0.0.1)", async () => {
+    const server = await startServer({ port: 0 });
+    // The mcts opponent's rollouts never leave the event loop: only slicing the search lets a request in.
+    // The first rollout call says the search has begun; once the test is done, the next one ends it.
+    const rollouts = RolloutEvaluator.prototype.evaluate;
+    let calls = 0;
+    let done = false;
+    let begun = (): void => undefined;
+    const searching = new Promise<void>((resolve) => (begun = resolve));
+    const spy = vi.spyOn(RolloutEvaluator.prototype, 'evaluate').mockImplementation(function (this: RolloutEvaluator<unknown>, batch: LeafBatch<unknown>) {
+      if (++calls === 1) begun();
+      if (done) throw new Error('the test is over');
+      // Bounds the test when the search never lets anything in (it would run all its simulations first).
+      if (calls > 1000) throw new Error('1000 rollout calls and the search is still on');
+      rollouts.call(this, batch);
+    });
+    try {
+      const post = (path: string, body: unknown): Promise<Response> => fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      let longAnswered = false;
+      // Chess against mcts from the black seat: the computer's first move is a search of the most simulations allowed.
+      const long = post('/api/games/chess/sessions', { opponent: 'mcts', seat: 1, sims: MAX_SESSION_SIMULATIONS, config: { maxPlies: 60 } }).then(async (res) => {
+        longAnswered = true;
+        return { status: res.status, json: (await res.json()) as { error?: string } };
+      });
+      await searching;
+      const other = await post('/api/games/tictactoe/sessions', { opponent: 'random' });
+      expect(other.status).toBe(200);
+      expect(((await other.json()) as PlaySnapshot).legal).toHaveLength(9);
+      const answeredFirst = !longAnswered;
+      done = true;
+      const ended = await long;
+      expect(answeredFirst, `the other request was answered only after the search (${calls} rollout calls): ${JSON.stringify(ended.json)}`).toBe(true);
+      expect(ended).toEqual({ status: 500, json: { error: 'internal error: the test is over' } });
+    } finally {
+      spy.mockRestore();
+      await server.close();
+    }
+  });
+});

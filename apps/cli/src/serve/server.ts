@@ -21,6 +21,14 @@ import { UsageError } from '../args.js';
 import { MetricsFollower, readRun, RunDirError } from './run-data.js';
 import { PlayError, PlaySession } from './sessions.js';
 
+/**
+ * The most simulations a computer move may search. A search runs in slices that let other requests in
+ * (see sessions.ts), so a long one delays only its own game; this bounds how long that game waits and
+ * how much it holds: a game's tree is sized for its simulations (for chess, 640,000 nodes, some 40 MB, at
+ * this bound).
+ */
+export const MAX_SESSION_SIMULATIONS = 10_000;
+
 export interface ServeOptions {
   /** The game the model (if any) plays and the index page leads to; every installed game is playable. */
   readonly game?: string;
@@ -192,7 +200,9 @@ export function createServeApp(options: ServeOptions = {}): { app: Hono; session
     const seat = body.seat === undefined ? 0 : body.seat;
     if (typeof seat !== 'number') throw new PlayError("'seat' must be a number");
     const sims = body.sims === undefined ? (options.simulations ?? defaultPlaySimulations(plugin)) : body.sims;
-    if (typeof sims !== 'number' || !Number.isInteger(sims) || sims < 1 || sims > 100_000) throw new PlayError("'sims' must be an integer from 1 to 100000");
+    if (typeof sims !== 'number' || !Number.isInteger(sims) || sims < 1 || sims > MAX_SESSION_SIMULATIONS) {
+      throw new PlayError(`'sims' must be an integer from 1 to ${MAX_SESSION_SIMULATIONS} (the most a computer move searches in az serve), got ${JSON.stringify(sims)}`);
+    }
     const seed = body.seed === undefined ? (options.seed ?? 0) : body.seed;
     if (typeof seed !== 'number' || !Number.isInteger(seed) || seed < 0) throw new PlayError("'seed' must be a non-negative integer");
     const settings: AgentSettings = { simulations: sims, seed };

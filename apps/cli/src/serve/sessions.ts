@@ -4,8 +4,8 @@
  * `view` from that seat, its own legal moves, the public move list); hidden-information games never get
  * the full state, its hash, or a search analysis (the other seats' search would reveal their cards).
  */
-import { RandomAgent, Rng, type Agent, type Game, type GamePlugin, type GameView } from '@az/core';
-import { RolloutEvaluator, selectActionFromVisits, type Evaluator, type SearchEngine } from '@az/mcts';
+import { RandomAgent, Rng, type Agent, type Game, type GamePlugin, type GameView, type InferenceModel } from '@az/core';
+import { NetworkEvaluator, RolloutEvaluator, selectActionFromVisits, type Evaluator, type LeafBatch, type SearchEngine } from '@az/mcts';
 import { agentNames, modelPlayFor, searchEngineFor, withGameDefaults, type AgentSettings, type LoadedModel, type ModelPlay } from '../agents.js';
 
 /** What the search behind a computer move thought: shares of its root visits and its value estimate. */
@@ -53,6 +53,68 @@ export class PlayError extends Error {
     super(message);
     this.name = 'PlayError';
   }
+}
+
+/** How long a computer move's search may hold the event loop before it lets other requests in (ms). */
+const SEARCH_SLICE_MS = 10;
+
+/**
+ * Cuts a search into slices: the search runs on the event loop (the evaluator may answer without ever
+ * leaving it, as the rollouts of the `mcts` opponent do), so a long one would hold every other request,
+ * of every game, until it ended. After each evaluator or network call, once `SEARCH_SLICE_MS` have gone
+ * by since the last pause, `pause` waits for `setImmediate`: the requests that arrived meanwhile are
+ * answered, then the search goes on where it was. The search itself is the same, call for call.
+ */
+class SearchSlicer {
+  private since = performance.now();
+
+  async pause(): Promise<void> {
+    if (performance.now() - this.since < SEARCH_SLICE_MS) return;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    this.since = performance.now();
+  }
+}
+
+/** `model`, pausing after each call; disposing it leaves `model` alone (az serve's model outlives any one game). */
+function slicedModel(model: InferenceModel, slicer: SearchSlicer): InferenceModel {
+  const { predictLegal } = model;
+  return {
+    config: model.config,
+    backendName: model.backendName,
+    async predict(input, count, policyOut, valueOut) {
+      await model.predict(input, count, policyOut, valueOut);
+      await slicer.pause();
+    },
+    ...(predictLegal
+      ? {
+          async predictLegal(input: Float32Array, count: number, actions: Int32Array, width: number, policyOut: Float32Array, valueOut: Float32Array) {
+            await predictLegal.call(model, input, count, actions, width, policyOut, valueOut);
+            await slicer.pause();
+          },
+        }
+      : {}),
+    dispose: () => undefined,
+  };
+}
+
+/**
+ * `evaluator` with a pause after each call (see `SearchSlicer`). A network evaluator stays one, over the
+ * sliced model: the hidden-information searches call its model directly (world and own-view
+ * evaluators, policy playouts), and they tell a network from other evaluators by its class.
+ */
+function slicedEvaluator<S>(evaluator: Evaluator<S>, slicer: SearchSlicer): Evaluator<S> {
+  if (evaluator instanceof NetworkEvaluator) return new NetworkEvaluator<S>(slicedModel(evaluator.model, slicer));
+  return {
+    needsInputs: evaluator.needsInputs,
+    needsMasks: evaluator.needsMasks,
+    get legalLogits() {
+      return evaluator.legalLogits;
+    },
+    async evaluate(batch: LeafBatch<S>): Promise<void> {
+      await evaluator.evaluate(batch);
+      await slicer.pause();
+    },
+  };
 }
 
 interface Opponent {
@@ -121,7 +183,7 @@ function makeOpponent(options: SessionOptions): Opponent {
   const settings = withGameDefaults(plugin, { ...options.settings, batchTrees: 1 });
   const seed = settings.seed;
   const searching = (name: string, evaluator: Evaluator<unknown>, modelPlay: ModelPlay = { game, project: (state) => state }): Opponent =>
-    new AnalyzingOpponent(name, game, searchEngineFor(modelPlay.game, evaluator, settings), settings.simulations, seed, modelPlay.project);
+    new AnalyzingOpponent(name, game, searchEngineFor(modelPlay.game, slicedEvaluator(evaluator, new SearchSlicer()), settings), settings.simulations, seed, modelPlay.project);
   if (opponent === 'model') {
     if (!options.model) throw new PlayError('no model was given to az serve (--model DIR)');
     return searching(`model (iteration ${options.model.manifest.iteration})`, options.model.evaluator, modelPlayFor(plugin, game, options.model));

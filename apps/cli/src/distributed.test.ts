@@ -86,6 +86,37 @@ describe('az worker / --transport usage', () => {
   }, 60_000);
 });
 
+describe.skipIf(redis.path === undefined)('az worker and a database the server does not have (real redis-server)', () => {
+  let server: RedisServerProcess | undefined;
+  beforeAll(async () => {
+    server = await RedisServerProcess.start({ executable: redis.path ?? '' });
+  });
+  afterAll(async () => {
+    await server?.dispose();
+  });
+
+  it('exits 1 naming the database and the refusal (a default server has databases 0-15), instead of going on', async () => {
+    const url = `redis://127.0.0.1:${server?.port ?? 0}/99`;
+    const worker = new Az('worker-db99', ['worker', '--connect', url, '--run', 'db99', '--devices', 'cpu:1'], tmpdir());
+    // Going on (retrying, or waiting for the run in another database) is the failure: it would never end.
+    const outcome = await Promise.race([
+      worker.exited.then((code) => ({ code })),
+      // (Rejected when the process exits first: then the exit decides.)
+      worker.waitFor(/waiting for run 'db99' to start/).then((line) => ({ wentOn: line }), () => new Promise<never>(() => undefined)),
+    ]);
+    worker.signal('SIGKILL');
+    expect(outcome, worker.lines.join('\n')).toEqual({ code: 1 });
+    expect(worker.lines).toContain(
+      `az worker: cannot connect: redis ${url}: the server has no database 99 (ERR DB index is out of range); a server has databases 0 to N-1 for its 'databases' setting N (16 by default: 0-15); put one of them after the port in the URL`,
+    );
+    // A database the server has joins as before: it waits for the run until stopped.
+    const fine = new Az('worker-db15', ['worker', '--connect', `redis://127.0.0.1:${server?.port ?? 0}/15`, '--run', 'db15', '--devices', 'cpu:1'], tmpdir());
+    await fine.waitFor(/waiting for run 'db15' to start/);
+    fine.signal('SIGTERM');
+    expect(await fine.exited).toBe(0);
+  }, 120_000);
+});
+
 describe.skipIf(redis.path === undefined)('az train --transport redis:// with az worker (real redis-server)', () => {
   const work = mkdtempSync(join(tmpdir(), 'az-distributed-'));
   const running: Az[] = [];

@@ -88,7 +88,7 @@ export function withTlsCa(endpoint: RedisEndpoint, file: string | undefined, env
   return { ...endpoint, tlsCa: pem };
 }
 
-/** A connection that can never succeed as configured (wrong password, untrusted certificate): stop and say why. */
+/** A connection that can never succeed as configured (wrong password, untrusted certificate, no such database): stop and say why. */
 export class RedisConnectError extends Error {}
 
 const CERT_NOT_TRUSTED = new Set(['SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_UNTRUSTED']);
@@ -103,6 +103,11 @@ export function fatalConnectProblem(endpoint: RedisEndpoint, err: Error & { code
   const user = endpoint.username ?? 'default';
   if (err.message.startsWith('WRONGPASS')) return `${where}: the server refused user '${user}' with the password in the URL (${err.message}); check user:password@ in the URL (percent-encode special characters)`;
   if (err.message.startsWith('NOAUTH')) return `${where}: the server requires a password (${err.message}); give user:password@ in the URL`;
+  // SELECT of the URL's database refused: every reconnect would be refused alike (and ioredis would carry on in database 0).
+  if (/^ERR (DB index is out of range|invalid DB index)/.test(err.message)) {
+    return `${where}: the server has no database ${endpoint.db} (${err.message}); a server has databases 0 to N-1 for its 'databases' setting N (16 by default: 0-15); put one of them after the port in the URL`;
+  }
+  if (err.message.startsWith('ERR SELECT is not allowed in cluster mode')) return `${where}: a Redis Cluster has database 0 only, not ${endpoint.db} (${err.message}); end the URL with /0`;
   if (CERT_NOT_TRUSTED.has(code)) {
     return `${where}: the server's TLS certificate is not trusted (${code}: ${err.message}); give the CA that signed it with --tls-ca FILE or ${TLS_CA_ENV}=FILE`;
   }
@@ -175,8 +180,9 @@ export function connectRedis(endpoint: RedisEndpoint, name: string, onError?: (m
     if (socket && socket.listenerCount('error') === 0) socket.on('error', () => undefined);
     const fatal = everReady ? undefined : fatalConnectProblem(endpoint, err);
     if (fatal !== undefined) {
-      // The connection is closing by itself: no reconnect after it. (Closing it here instead would write on
-      // a failed TLS socket, whose next error ioredis no longer listens for: an uncaught exception.)
+      // No reconnect after this connection. A refused password or certificate closes it by itself (closing
+      // it here instead would write on a failed TLS socket, whose next error ioredis no longer listens for:
+      // an uncaught exception); a refused SELECT leaves it open, and it is closed once ready (below).
       giveUp = true;
       settle?.reject(new RedisConnectError(fatal));
       return;
@@ -188,6 +194,12 @@ export function connectRedis(endpoint: RedisEndpoint, name: string, onError?: (m
     last = kind;
   });
   client.on('ready', () => {
+    // Ready after a refusal that is not fatal to the connection itself (a SELECT refused): end it here, so
+    // no command runs in the wrong database.
+    if (giveUp) {
+      client.disconnect();
+      return;
+    }
     last = '';
     everReady = true;
     settle?.resolve();

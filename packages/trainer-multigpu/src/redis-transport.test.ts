@@ -92,6 +92,12 @@ describe('parseRedisUrl', () => {
     expect(fail('NOAUTH Authentication required.')).toMatch(/requires a password/);
     expect(fail('self-signed certificate in certificate chain', 'SELF_SIGNED_CERT_IN_CHAIN')).toMatch(/certificate is not trusted .*--tls-ca FILE or AZ_REDIS_CA=FILE/);
     expect(fail("Hostname/IP does not match certificate's altnames", 'ERR_TLS_CERT_ALTNAME_INVALID')).toMatch(/not for host 'h'/);
+    // A database the server does not have (SELECT refused): ioredis would otherwise go on in database 0.
+    const db99 = parseRedisUrl('redis://h:6379/99');
+    expect(fatalConnectProblem(db99, new Error('ERR DB index is out of range'))).toBe(
+      "redis redis://h:6379/99: the server has no database 99 (ERR DB index is out of range); a server has databases 0 to N-1 for its 'databases' setting N (16 by default: 0-15); put one of them after the port in the URL",
+    );
+    expect(fatalConnectProblem(db99, new Error('ERR SELECT is not allowed in cluster mode'))).toMatch(/a Redis Cluster has database 0 only, not 99 .*end the URL with \/0/);
     expect(fail('connect ECONNREFUSED 127.0.0.1:6380', 'ECONNREFUSED')).toBeUndefined();
     expect(fail('read ECONNRESET', 'ECONNRESET')).toBeUndefined();
   });

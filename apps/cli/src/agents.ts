@@ -22,6 +22,7 @@ import {
 import {
   initBackend,
   openCheckpointInference,
+  readCheckpointManifest,
   resolveCheckpointPath,
   splitBackendChoice,
   type BackendChoice,
@@ -71,10 +72,15 @@ export interface ModelLoadOptions {
   readonly log?: (message: string) => void;
 }
 
-export interface LoadedModel {
+/** What a model records about itself (its checkpoint's manifest), read without loading its network. */
+export interface ModelManifest {
   readonly manifest: CheckpointManifest;
-  readonly evaluator: NetworkEvaluator<unknown>;
+  /** The checkpoint directory. */
   readonly dir: string;
+}
+
+export interface LoadedModel extends ModelManifest {
+  readonly evaluator: NetworkEvaluator<unknown>;
   /** The engine running the network ('onnx', 'onnx-cuda', or a tfjs backend such as 'wasm'). */
   readonly backendName: string;
   dispose(): void;
@@ -91,6 +97,16 @@ export async function loadModel(plugin: GamePlugin, path: string, options: Model
   return { manifest, evaluator: new NetworkEvaluator(inference), dir, backendName: inference.backendName, dispose: () => inference.dispose() };
 }
 
+/**
+ * The manifest of the model at `path` (a run or checkpoint directory), for `plugin`, without loading its
+ * network: what `gameFor` needs to know the game the model would play (its number of seats among it),
+ * so a request that cannot be played is refused before the model is loaded. Errors as `loadModel`'s.
+ */
+export async function readModelManifest(plugin: GamePlugin, path: string): Promise<ModelManifest> {
+  const dir = resolveCheckpointPath(path).checkpointDir;
+  return { manifest: await readCheckpointManifest(dir, { gameId: plugin.traits.id }), dir };
+}
+
 /** The settings of `config` a network depends on: all but those the schema marks `modelIndependent`. */
 export function modelBoundSettings(plugin: GamePlugin, config: Readonly<Record<string, unknown>>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(config).filter(([key]) => !plugin.configSchema[key]?.modelIndependent));
@@ -103,7 +119,7 @@ export function modelBoundSettings(plugin: GamePlugin, config: Readonly<Record<s
  * short adjudicated variant plays the real game. A model trained on parts of a game (the plugin's
  * `partModels`: Blob's `rounds=sampled`) plays the whole by default. Without a model, the user's settings.
  */
-export function gameFor(plugin: GamePlugin, rawConfig: Readonly<Record<string, unknown>>, model?: LoadedModel): Game<unknown> {
+export function gameFor(plugin: GamePlugin, rawConfig: Readonly<Record<string, unknown>>, model?: ModelManifest): Game<unknown> {
   if (!model) return plugin.create(resolveGameConfig(plugin, rawConfig));
   const trained: ResolvedConfig = model.manifest.gameConfig;
   const modelBound = modelBoundSettings(plugin, trained);
@@ -152,7 +168,7 @@ export interface ModelPlay {
  * How `model` plays `game`: on `game` itself, or, for a model trained on parts of it (the plugin's
  * `partModels`, when the model's config is the part's), on the part's game with each state projected.
  */
-export function modelPlayFor(plugin: GamePlugin, game: Game<unknown>, model: LoadedModel): ModelPlay {
+export function modelPlayFor(plugin: GamePlugin, game: Game<unknown>, model: ModelManifest): ModelPlay {
   const parts = plugin.partModels;
   const settings = parts?.trainedSettings(game.config);
   const trained = model.manifest.gameConfig;

@@ -1,6 +1,6 @@
 // `az play` without --model: finds the run trained for the game and config asked for (a model per
 // player count for Blob), says which, and says what to train when none fits.
-import { readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { azInTempDir } from './test-cli.js';
@@ -27,6 +27,29 @@ describe('az play finds the model trained for the table size', () => {
       expect(r.stdout).toContain(`using the model in ${join('runs', `blob-${players}p`)}`);
       expect(r.stdout).toMatch(/the other seats are model /);
     }
+  });
+
+  it('refuses a seat the table does not have before a model is announced or loaded, counting the seats of the config the model fixes', () => {
+    // --players 5 finds runs/blob-5p: seat 9 is refused before that model is named.
+    const found = az(['play', '--game', 'blob', '--players', '5', '--config', round, '--seat', '9'], 'quit\n');
+    expect(found.code).toBe(2);
+    expect(found.stderr).toContain('az play: --seat must be below 5 for this blob game');
+    expect(found.stdout).not.toContain('using the model');
+    // Without --players the model's recorded config decides: 5 seats, where the game's default has 4.
+    const fits = az(['play', '--game', 'blob', '--model', 'runs/blob-5p', '--seat', '4', '--sims', '2'], 'quit\n');
+    expect(fits.code, fits.stderr).toBe(0);
+    expect(fits.stdout).toContain('you are seat 4');
+    // The seats are read from the model's manifest alone: a copy of it without the network is refused for
+    // the seat, not for the network it would have failed to load.
+    const checkpoints = join(work, 'runs', 'blob-5p', 'checkpoints');
+    const newest = readdirSync(checkpoints).sort().at(-1) ?? '';
+    const manifestOnly = join(work, 'manifest-only');
+    mkdirSync(manifestOnly);
+    copyFileSync(join(checkpoints, newest, 'manifest.json'), join(manifestOnly, 'manifest.json'));
+    const beyond = az(['play', '--game', 'blob', '--model', manifestOnly, '--seat', '5'], 'quit\n');
+    expect(beyond.code).toBe(2);
+    expect(beyond.stderr).toContain('az play: --seat must be below 5 for this blob game');
+    expect(beyond.stdout).toBe('');
   });
 
   it('falls back to the bot and says what to train when no run fits, naming the difference', () => {

@@ -2,7 +2,7 @@ import { createInterface } from 'node:readline';
 import { parseConfigAssignments, resolveGame, Rng, type Agent, type Game, type GamePlugin } from '@az/core';
 import { BACKEND_CHOICES, type BackendChoice } from '@az/nn';
 import { defaultPlaySimulations } from '@az/mcts';
-import { agentNames, gameFor, loadModel, makeAgent, type LoadedModel } from '../agents.js';
+import { agentNames, gameFor, loadModel, makeAgent, readModelManifest, type LoadedModel } from '../agents.js';
 import { findModel } from '../model-finder.js';
 import { helpText, parseFlags, UsageError } from '../args.js';
 import { gameOfRecord, readGameRecords, replayRecord, type GameRecordLine } from '../records.js';
@@ -180,27 +180,33 @@ export async function playCommand(argv: readonly string[]): Promise<number> {
   const rawConfig = gameConfigFromFlags(plugin, flags.config, { players: flags.players, fen: flags.fen }, 'play');
   const models = new Map<string, LoadedModel>();
   const network = { backend: (flags.backend ?? 'auto') as BackendChoice, threads: flags.threads };
-  let model: LoadedModel | undefined;
   let modelPath = flags.model;
+  // What the search for a model found, said once the request is known to be playable.
+  const found: string[] = [];
   if (!modelPath && !flags.opponent) {
     // No model named: the newest run trained for exactly this game and config, else bots as before.
     const modelsDir = flags.models ?? 'runs';
     const search = await findModel(plugin, rawConfig, modelsDir);
     modelPath = search.found;
-    if (modelPath) console.log(`using the model in ${modelPath} (the newest run in ${modelsDir}/ trained for this ${plugin.traits.id} config; --model DIR or --opponent NAME to choose)`);
+    if (modelPath) found.push(`using the model in ${modelPath} (the newest run in ${modelsDir}/ trained for this ${plugin.traits.id} config; --model DIR or --opponent NAME to choose)`);
     else if (search.candidates.length > 0) {
-      console.log(`no model in ${modelsDir}/ was trained for this ${plugin.traits.id} config: ${search.candidates.map((c) => `${c.dir} has ${c.mismatch}`).join('; ')}`);
-      console.log(`train one with: az train --game ${plugin.traits.id}${search.trainConfig ? ` --config ${search.trainConfig}` : ''} --out ${modelsDir}/<name>`);
+      found.push(`no model in ${modelsDir}/ was trained for this ${plugin.traits.id} config: ${search.candidates.map((c) => `${c.dir} has ${c.mismatch}`).join('; ')}`);
+      found.push(`train one with: az train --game ${plugin.traits.id}${search.trainConfig ? ` --config ${search.trainConfig}` : ''} --out ${modelsDir}/<name>`);
     }
   }
+  // The game, and so the seats there are, is known from the model's manifest (a model fixes the settings
+  // its network was trained with, the number of players among them): the seat is checked before the
+  // model is announced or loaded.
+  const game = gameFor(plugin, rawConfig, modelPath ? await readModelManifest(plugin, modelPath) : undefined);
+  let humanSeat = flags.seat ?? 0;
+  if (flags.color) humanSeat = flags.color === 'white' ? 0 : 1;
+  if (humanSeat >= game.numPlayers) throw new UsageError(`az play: --seat must be below ${game.numPlayers} for this ${game.traits.id} game`);
+  for (const line of found) console.log(line);
+  let model: LoadedModel | undefined;
   if (modelPath) {
     model = await loadModel(plugin, modelPath, network);
     models.set(modelPath, model);
   }
-  const game = gameFor(plugin, rawConfig, model);
-  let humanSeat = flags.seat ?? 0;
-  if (flags.color) humanSeat = flags.color === 'white' ? 0 : 1;
-  if (humanSeat >= game.numPlayers) throw new UsageError(`az play: --seat must be below ${game.numPlayers} for this ${game.traits.id} game`);
 
   const opponentSpec = modelPath ?? flags.opponent ?? (game.traits.information === 'imperfect' ? Object.keys(plugin.bots ?? {})[0] ?? 'random' : 'mcts');
   if (flags.model && flags.opponent) throw new UsageError('az play: give --model or --opponent, not both');

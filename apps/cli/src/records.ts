@@ -4,7 +4,7 @@
  * so a match that stops early keeps what was played.
  */
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
-import { Rng, resolveGameConfig, type ArenaGameRecord, type Game, type GamePlugin, type ResolvedConfig } from '@az/core';
+import { ConfigError, PluginError, Rng, resolveGame, resolveGameConfig, type ArenaGameRecord, type Game, type GamePlugin, type ResolvedConfig } from '@az/core';
 import { formatPgn, outcomeOf, type ChessState } from '@az/game-chess';
 import { UsageError } from './args.js';
 
@@ -102,8 +102,15 @@ export function isJsonObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** A record as read from a file, with where it was read. */
+export interface ReadGameRecord {
+  readonly record: GameRecordLine;
+  /** `file:line`, for errors about the record. */
+  readonly where: string;
+}
+
 /** Reads a `--games-out` file for `az <command>`; errors name the command, the file and the line. */
-export function readGameRecords(file: string, command: string): GameRecordLine[] {
+export function readGameRecords(file: string, command: string): ReadGameRecord[] {
   const az = `az ${command}:`;
   let text: string;
   try {
@@ -127,7 +134,7 @@ export function readGameRecords(file: string, command: string): GameRecordLine[]
       if (typeof r.game !== 'string' || typeof r.gameSeed !== 'string' || !Array.isArray(r.actions) || !isJsonObject(r.config)) {
         throw new UsageError(`${az} ${file}:${n}: not an az game record (needs game, config, gameSeed, actions)`);
       }
-      return r as GameRecordLine;
+      return { record: r as GameRecordLine, where: `${file}:${n}` };
     });
 }
 
@@ -141,9 +148,19 @@ function isJsonDocument(text: string): boolean {
   }
 }
 
-/** The game a record was played under. */
-export function gameOfRecord(plugin: GamePlugin, r: GameRecordLine): Game<unknown> {
-  return plugin.create(resolveGameConfig(plugin, r.config));
+/**
+ * The game a record was played under, and its plugin. A game that is not installed or a config the game
+ * refuses is the same error, its message led by where the record was read (`file:line`).
+ */
+export function gameOfRecord({ record, where }: ReadGameRecord): { plugin: GamePlugin; game: Game<unknown> } {
+  try {
+    const plugin = resolveGame(record.game);
+    return { plugin, game: plugin.create(resolveGameConfig(plugin, record.config)) };
+  } catch (err) {
+    if (err instanceof ConfigError) throw new ConfigError(err.field, `${where}: ${err.message}`);
+    if (err instanceof PluginError) throw new PluginError(err.pluginId, `${where}: ${err.message}`);
+    throw err;
+  }
 }
 
 /**

@@ -176,4 +176,36 @@ describe('az compare', () => {
     expect(usage.status).toBe(2);
     expect(usage.stderr).toContain('give two files of game records');
   });
+
+  it('names the file and line of a record whose game or config cannot be set up (compare and play --replay)', () => {
+    const lines = readFileSync(heuristic.file, 'utf8').trim().split('\n');
+    const edited = (name: string, edit: (r: { game: string; config: Record<string, unknown> }) => void): string => {
+      const file = join(work, `${name}.jsonl`);
+      const records = lines.map((l) => {
+        const r = JSON.parse(l) as { game: string; config: Record<string, unknown> };
+        edit(r);
+        return JSON.stringify(r);
+      });
+      // A blank first line: the first record is on line 2.
+      writeFileSync(file, ['', ...records].join('\n') + '\n');
+      return file;
+    };
+    const tooMany = edited('players-99', (r) => {
+      r.config.players = 99;
+    });
+    const compared = az(['compare', tooMany, heuristic.file]);
+    expect(compared.status).toBe(2);
+    expect(compared.stderr).toContain(`${tooMany}:2: game 'blob' config: field 'players' must be <= 8 (got 99)`);
+    // Games are written as they end, not in index order: game 0's line is found in the file.
+    const line0 = 2 + lines.findIndex((l) => (JSON.parse(l) as { index: number }).index === 0);
+    const replayed = az(['play', '--replay', tooMany, '--index', '0']);
+    expect(replayed.status).toBe(2);
+    expect(replayed.stderr).toContain(`${tooMany}:${line0}: game 'blob' config: field 'players' must be <= 8 (got 99)`);
+    const unknown = edited('unknown-game', (r) => {
+      r.game = 'hearts';
+    });
+    const notInstalled = az(['compare', unknown, heuristic.file]);
+    expect(notInstalled.status).toBe(1);
+    expect(notInstalled.stderr).toContain(`az compare: ${unknown}:2: unknown game 'hearts'`);
+  });
 });

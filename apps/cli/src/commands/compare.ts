@@ -1,4 +1,3 @@
-import { resolveGame } from '@az/core';
 import { helpText, parseFlags, UsageError } from '../args.js';
 import { gameOfRecord, readGameRecords, replayRecord, type GameRecordLine } from '../records.js';
 import { summarize, type MetricSummary } from '../summaries.js';
@@ -78,11 +77,11 @@ function seatOfA(r: GameRecordLine, where: string): number {
 
 /** Replays every game of an `az eval --games-out` file and scores agent A in it. */
 export function arenaOutcomes(file: string): ArenaOutcomes {
-  const records = readGameRecords(file, 'compare');
-  if (records.length === 0) throw new UsageError(`${file} holds no games`);
+  const read = readGameRecords(file, 'compare');
+  if (read.length === 0) throw new UsageError(`${file} holds no games`);
+  const records = read.map((r) => r.record);
   const first = records[0];
-  const owner = resolveGame(first.game);
-  const game = gameOfRecord(owner, first);
+  const { plugin: owner, game } = gameOfRecord(read[0]);
   const configText = JSON.stringify(first.config);
   const games = new Map<string, GameOutcome>();
   let aborted = 0;

@@ -5,7 +5,7 @@ import { defaultPlaySimulations } from '@az/mcts';
 import { agentNames, gameFor, loadModel, makeAgent, readModelManifest, type LoadedModel } from '../agents.js';
 import { findModel } from '../model-finder.js';
 import { helpText, parseFlags, UsageError } from '../args.js';
-import { gameOfRecord, readGameRecords, replayRecord, type GameRecordLine } from '../records.js';
+import { gameOfRecord, readGameRecords, replayRecord, type ReadGameRecord } from '../records.js';
 
 export const playSpec = {
   name: 'play',
@@ -235,18 +235,19 @@ export async function playCommand(argv: readonly string[]): Promise<number> {
  * recorded (the same returns); a record that does not replay is an error naming the game.
  */
 function replayGames(file: string, index: number | undefined, gameId: string | undefined): number {
-  const records = readGameRecords(file, 'play').filter((r) => index === undefined || r.index === index);
+  const records = readGameRecords(file, 'play').filter(({ record }) => index === undefined || record.index === index);
   if (records.length === 0) throw new UsageError(`az play: ${file} has no game${index === undefined ? 's' : ` with index ${index}`}`);
-  for (const r of records) {
+  for (const read of records) {
+    const r = read.record;
     if (gameId && r.game !== gameId) throw new UsageError(`az play: game ${r.index} in ${file} is ${r.game}, not ${gameId}`);
-    replayOne(r);
+    replayOne(read);
   }
   return 0;
 }
 
-function replayOne(r: GameRecordLine): void {
-  const plugin = resolveGame(r.game);
-  const game = gameOfRecord(plugin, r);
+function replayOne(read: ReadGameRecord): void {
+  const r = read.record;
+  const { game } = gameOfRecord(read);
   console.log(`game ${r.index}${r.match ? ` of ${r.match}` : ''}: ${r.players.map((p, seat) => `seat ${seat} ${p}`).join(', ')}`);
   const moves: string[] = [];
   const state = replayRecord(game, r, (position, action) => moves.push(`${game.currentPlayer(position)}:${game.formatAction(position, action)}`));

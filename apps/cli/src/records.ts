@@ -7,6 +7,7 @@ import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { ConfigError, PluginError, Rng, resolveGame, resolveGameConfig, type ArenaGameRecord, type Game, type GamePlugin, type ResolvedConfig } from '@az/core';
 import { formatPgn, outcomeOf, type ChessState } from '@az/game-chess';
 import { UsageError } from './args.js';
+import { checkOutputFile } from './output-paths.js';
 
 /** One line of a `--games-out` file. */
 export interface GameRecordLine {
@@ -38,6 +39,12 @@ export interface GameRecordLine {
 export interface RecordSinks {
   readonly gamesOut?: string;
   readonly pgn?: string;
+}
+
+/** Refuses, before any game is played, record files that cannot be written (see output-paths.ts). */
+export function checkRecordSinks(command: string, sinks: RecordSinks): void {
+  if (sinks.gamesOut) checkOutputFile(command, '--games-out', sinks.gamesOut);
+  if (sinks.pgn) checkOutputFile(command, '--pgn', sinks.pgn);
 }
 
 /** Writes records of finished and abandoned games to the files asked for (created empty at the start). */

@@ -3,7 +3,7 @@ import { BACKEND_CHOICES, type BackendChoice } from '@az/nn';
 import { DEFAULT_DETERMINIZATIONS, DEFAULT_OTHER_SEAT_MOVES, DEFAULT_OTHER_SEAT_PRIORS, playoutWeightOf, type OtherSeatMoves, type OtherSeatPriors, type SearchMethod } from '@az/imperfect-info';
 import { defaultPlaySimulations, defaultSearchConfig } from '@az/mcts';
 import { POLICY_PREFIX, ROLLOUT_PREFIX, closeAgent, gameFor, isUciSpec, makeAgent, modelPathOf, withGameDefaults, type LoadedModel, loadModel } from '../agents.js';
-import { GameRecorder } from '../records.js';
+import { GameRecorder, checkRecordSinks } from '../records.js';
 import { helpText, parseFlags, UsageError } from '../args.js';
 import { ProgressBar } from '../progress.js';
 import { formatSummary, summarize, type MetricSummary } from '../summaries.js';
@@ -90,6 +90,8 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
   if (!flags.game) throw new UsageError('az eval: --game is required (see az games)');
   if (!flags.a || !flags.b) throw new UsageError('az eval: both --a and --b are required (random, mcts, a game bot, or a model directory)');
   const plugin = resolveGame(flags.game);
+  const sinks = { gamesOut: flags['games-out'], pgn: flags.pgn };
+  checkRecordSinks('eval', sinks);
   const rawConfig = gameConfigFromFlags(plugin, flags.config, { players: flags.players }, 'eval');
   const models = new Map<string, LoadedModel>();
   const network = { backend: (flags.backend ?? 'auto') as BackendChoice, threads: flags.threads };
@@ -109,7 +111,7 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
   const simulations = flags.sims ?? defaultPlaySimulations(plugin);
   const seed = flags.seed ?? 0;
   const determinizations = flags.determinizations;
-  const recorder = new GameRecorder({ gamesOut: flags['games-out'], pgn: flags.pgn }, plugin);
+  const recorder = new GameRecorder(sinks, plugin);
   const leafValues = flags['leaf-values'] as LeafValues | undefined;
   const searchMethod = flags.search as SearchMethod | undefined;
   const playoutWeight = flags['playout-weight'];

@@ -13,6 +13,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { helpText, parseFlags, UsageError } from '../args.js';
+import { checkOutputDirectory } from '../output-paths.js';
 
 export const newGameSpec = {
   name: 'new-game',
@@ -161,6 +162,7 @@ export async function newGameCommand(argv: readonly string[]): Promise<number> {
   const [name] = positionals;
   if (name === undefined) throw new UsageError('az new-game: give the game a name, e.g. az new-game pebbles');
   const names = scaffoldNames(name, { id: flags.id, package: flags.package });
+  checkOutputDirectory('new-game', flags.dir ? '--dir' : 'the package directory', flags.dir ?? basename(names.package));
   const dir = resolve(flags.dir ?? basename(names.package));
   const files = scaffoldGame(names, dir);
   const shown = relative(process.cwd(), dir) || '.';

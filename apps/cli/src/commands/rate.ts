@@ -1,5 +1,5 @@
-import { accessSync, constants, readFileSync, statSync, writeFileSync, type Stats } from 'node:fs';
-import { dirname, resolve as resolvePath } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { resolve as resolvePath } from 'node:path';
 import { fitElo, resolveGame, resolveGameConfig, type Agent, type EloFit, type GamePlugin, type PairResult } from '@az/core';
 import { BACKEND_CHOICES, type BackendChoice } from '@az/nn';
 import { defaultPlaySimulations } from '@az/mcts';
@@ -7,7 +7,8 @@ import { closeAgent, gameFor, isUciSpec, loadModel, makeAgent, modelPathOf, type
 import { helpText, parseFlags, UsageError } from '../args.js';
 import { expandPlayers, formatRatings, playLadder, schedule, type LadderPlayer } from '../ladder.js';
 import { ProgressBar } from '../progress.js';
-import { GameRecorder, isJsonObject } from '../records.js';
+import { GameRecorder, checkRecordSinks, isJsonObject } from '../records.js';
+import { checkOutputFile } from '../output-paths.js';
 import { gameConfigFromFlags } from './play.js';
 
 export const rateSpec = {
@@ -138,44 +139,6 @@ function checkIncludedSettings(plugin: GamePlugin, included: readonly IncludedRa
   }
 }
 
-/**
- * Refuses, before any game is played, an --out that cannot be written: its directory must exist and be
- * writable, and an existing file must be a writable file. Nothing is created or truncated to find out.
- */
-function checkWritable(file: string): void {
-  const refuse = (why: string): never => {
-    throw new UsageError(`az rate: cannot write --out ${file}: ${why}`);
-  };
-  const stat = (path: string): Stats | undefined => {
-    try {
-      return statSync(path);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-      return refuse(err instanceof Error ? err.message : String(err));
-    }
-  };
-  const writable = (path: string): boolean => {
-    try {
-      accessSync(path, constants.W_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  const existing = stat(file);
-  if (existing) {
-    if (existing.isDirectory()) refuse('it is a directory');
-    if (!writable(file)) refuse('the file is not writable');
-    return;
-  }
-  const dir = dirname(file);
-  const parent = stat(dir);
-  if (!parent) refuse(`the directory ${dir} does not exist`);
-  else if (!parent.isDirectory()) refuse(`${dir} is not a directory`);
-  else if (!writable(dir)) refuse(`the directory ${dir} is not writable`);
-}
-
 function parseSprt(text: string): [number, number] {
   const parts = text.split(',').map((t) => Number(t.trim()));
   if (parts.length !== 2 || parts.some((x) => !Number.isFinite(x)) || parts[0] >= parts[1]) throw new UsageError(`az rate: --sprt must be elo0,elo1 with elo0 < elo1, e.g. 0,50 (got '${text}')`);
@@ -197,7 +160,8 @@ export async function rateCommand(argv: readonly string[]): Promise<number> {
   const sprtBounds = flags.sprt ? parseSprt(flags.sprt) : undefined;
   if (sprtBounds && specs.length !== 2) throw new UsageError(`az rate: --sprt is a head-to-head test; name exactly two players (got ${specs.length})`);
   // The results are written after the last game: a path that cannot take them must not cost the games.
-  if (flags.out) checkWritable(flags.out);
+  if (flags.out) checkOutputFile('rate', '--out', flags.out);
+  checkRecordSinks('rate', { gamesOut: flags['games-out'], pgn: flags.pgn });
   const includedFiles = flags.include ? readIncludedFiles(flags.include, plugin.traits.id) : [];
   const included = includedFiles.flatMap((f) => f.pairs);
   const known = new Set([...specs, ...included.flatMap((p) => [p.a, p.b])]);
@@ -293,7 +257,7 @@ export async function rateCommand(argv: readonly string[]): Promise<number> {
 function fitIncluded(flags: ReturnType<typeof parseFlags<typeof rateSpec.flags>>['flags'], plugin: GamePlugin): number {
   const playOnly = (['sprt', 'gauntlet', 'sims', 'games-out', 'pgn'] as const).filter((f) => flags[f] !== undefined);
   if (playOnly.length) throw new UsageError(`az rate: --${playOnly[0]} is about playing games; with no players named, az rate only fits the --include records`);
-  if (flags.out) checkWritable(flags.out);
+  if (flags.out) checkOutputFile('rate', '--out', flags.out);
   const includedFiles = readIncludedFiles(flags.include ?? '', plugin.traits.id);
   // The records join at one game's settings: those asked for with --config, else the first file's that records them.
   const first = includedFiles.find((f) => f.config);

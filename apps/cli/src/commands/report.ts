@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { helpText, parseFlags, UsageError } from '../args.js';
+import { checkOutputFile } from '../output-paths.js';
 import { buildReport } from '../serve/report.js';
 
 export const reportSpec = {
@@ -22,6 +23,7 @@ export async function reportCommand(argv: readonly string[]): Promise<number> {
   }
   const dir = positionals[0];
   if (!dir) throw new UsageError('az report: give the run directory (e.g. az report runs/tictactoe)');
+  if (flags.out) checkOutputFile('report', '--out', flags.out);
   const { html, run } = buildReport(dir);
   if (run.rows.length === 0) console.error(`az report: warning: ${run.dir} has no metrics yet (no iteration has finished)`);
   const out = flags.out ?? join(run.dir, 'report.html');

@@ -23,6 +23,7 @@ import {
   formatDuration,
 } from '@az/trainer-multigpu';
 import { helpText, parseFlags, UsageError, type ParsedFlags } from '../args.js';
+import { checkOutputDirectory } from '../output-paths.js';
 import { defaultPlaySimulations } from '@az/mcts';
 import { TrainingRater } from '../training-ratings.js';
 import { lastDiscovery } from '../plugins.js';
@@ -245,6 +246,8 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
     seed: flags.seed,
   };
   if (flags.force && flags.resume) throw new UsageError('az train: --force starts a new run and --resume continues one; give one of them');
+  // A new run's directory is created with its parents: one under a file is refused before anything starts.
+  if (!flags.resume) checkOutputDirectory('train', flags.out ? '--out' : 'the run directory', flags.out ?? `runs/${plugin.traits.id}`);
   for (const key of Object.keys(input) as (keyof TrainOptionsInput)[]) if (input[key] === undefined) delete input[key];
   // Checked before anything starts: a bad device list exits 2 naming the flag.
   const multi = multiProcessOptions(flags, plugin, input.backend);

@@ -81,3 +81,22 @@ describe('az eval per-seat intervals', () => {
     expect(seat1.bidAccuracy.high).toBeGreaterThan(0.5);
   });
 });
+
+describe('a flag and a --config field for the same setting (az eval, az play)', () => {
+  const run = (args: string[]): ReturnType<typeof spawnSync> => spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', input: 'quit\n', timeout: 60_000 });
+
+  it('are refused naming both when they differ', () => {
+    const evaluated = run(['eval', '--game', 'blob', '--a', 'random', '--b', 'random', '--games', '2', '--players', '3', '--config', 'players=5']);
+    expect(evaluated.status).toBe(2);
+    expect(evaluated.stderr).toContain('az eval: --players 3 and --config players=5 set players to different values; give one of them');
+    const played = run(['play', '--game', 'blob', '--opponent', 'random', '--players', '3', '--config', 'rounds=one,players=5']);
+    expect(played.status).toBe(2);
+    expect(played.stderr).toContain('az play: --players 3 and --config players=5 set players to different values; give one of them');
+    expect(played.stdout).toBe('');
+  });
+
+  it('are accepted when they agree, as the game reads the value', () => {
+    const report = evalJson(['--game', 'blob', '--a', 'random', '--b', 'random', '--games', '2', '--players', '3', '--config', 'rounds=one,roundCards=2,players=03']) as { config?: { players?: number } };
+    expect(report.config?.players).toBe(3);
+  });
+});

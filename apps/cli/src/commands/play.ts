@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline';
-import { parseConfigAssignments, resolveGame, Rng, type Agent, type Game, type GamePlugin } from '@az/core';
+import { parseConfigAssignments, resolveGame, Rng, validateConfig, type Agent, type Game, type GamePlugin } from '@az/core';
 import { BACKEND_CHOICES, type BackendChoice } from '@az/nn';
 import { defaultPlaySimulations } from '@az/mcts';
 import { agentNames, gameFor, loadModel, makeAgent, readModelManifest, type LoadedModel } from '../agents.js';
@@ -31,15 +31,31 @@ export const playSpec = {
   examples: ['az play --game tictactoe', 'az play --game tictactoe --model runs/tictactoe --seat 1', 'az play --game blob --players 4', 'az play --game chess --color black --model runs/chess', 'az play --replay games.jsonl --index 3'],
 } as const;
 
-/** Settings that are sugar for a game config field; refused for games without that field. */
+/**
+ * The game config of `--config` and the flags that are sugar for one of its fields (`--players N` for
+ * `players=N`): a flag is refused for games without that field, and a flag and a --config field that
+ * set the same setting to different values are refused naming both (the same value twice is fine).
+ */
 export function gameConfigFromFlags(plugin: GamePlugin, configText: string | undefined, sugar: Record<string, string | number | undefined>, command: string): Record<string, unknown> {
   const raw: Record<string, unknown> = configText ? parseConfigAssignments(configText) : {};
   for (const [field, value] of Object.entries(sugar)) {
     if (value === undefined) continue;
     if (!(field in plugin.configSchema)) throw new UsageError(`az ${command}: --${field} does not apply to ${plugin.traits.id} (it has no '${field}' setting)`);
+    if (field in raw && settingValue(plugin, field, raw[field]) !== settingValue(plugin, field, value)) {
+      throw new UsageError(`az ${command}: --${field} ${String(value)} and --config ${field}=${String(raw[field])} set ${field} to different values; give one of them`);
+    }
     raw[field] = value;
   }
   return raw;
+}
+
+/** `value` as the game's schema reads `field` ('05' and 5 are the same number of players), else as given. */
+function settingValue(plugin: GamePlugin, field: string, value: unknown): unknown {
+  try {
+    return validateConfig({ [field]: plugin.configSchema[field] }, { [field]: value })[field];
+  } catch {
+    return value;
+  }
 }
 
 

@@ -37,7 +37,7 @@ export const blobConfigSchema: ConfigSchema = {
     description:
       'one: a single round of roundCards cards; game: the whole sequence of rounds; sampled: a single round drawn uniformly from the whole sequence (its cards, trump and dealer), what a network that plays whole games round by round trains on',
   },
-  roundCards: { type: 'int', default: 5, min: 1, max: 17, description: 'rounds=one only: cards dealt in that single round' },
+  roundCards: { type: 'int', default: 5, min: 1, max: 17, description: 'rounds=one only (another value with rounds=game or sampled is refused): cards dealt in that single round' },
   firstDealer: { type: 'int', default: 0, min: 0, max: 7, description: 'seat that deals the first round (the deal then moves left)' },
 };
 
@@ -70,6 +70,16 @@ export function finalizeBlobConfig(config: ResolvedConfig): ResolvedConfig {
   const rounds = config.rounds as RoundsRule;
   const roundCards = config.roundCards as number;
   let maxHand = config.maxHand as number;
+  // A single round's size: the whole game's rounds (and a round drawn from them) follow maxHand, so another
+  // value would be ignored. Only its default is let through there, as every resolved config carries it
+  // (the schema fills it in, and the training unit, rounds=one with it, may be merged under rounds=game);
+  // a config without the field (a partial one handed to `create`) has nothing to refuse.
+  if (rounds !== 'one' && config.roundCards !== undefined && roundCards !== blobConfigSchema.roundCards.default) {
+    throw new ConfigError(
+      'roundCards',
+      `game 'blob' config: roundCards ${roundCards} only applies with rounds=one (rounds is ${String(rounds)}, whose hands follow maxHand); set rounds=one or leave roundCards out`,
+    );
+  }
   if (maxHand === 0) maxHand = rounds === 'one' ? roundCards : defaultMaxHand(players);
   // In a single round, roundCards is the root cause when it overflows the deck (maxHand may derive from it).
   if (rounds === 'one' && roundCards * players > DECK_SIZE) {

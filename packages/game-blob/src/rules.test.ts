@@ -1,7 +1,8 @@
-import { ConfigError, Rng, randomLegalAction, validateConfig } from '@az/core';
+import { ConfigError, Rng, randomLegalAction, resolveGameConfig, validateConfig, type GamePlugin } from '@az/core';
 import { describe, expect, it } from 'vitest';
 import { DIAMONDS, HEARTS, NO_TRUMP, SPADES, cardSuit } from './cards.js';
 import { blobConfigSchema, finalizeBlobConfig, roundSchedule } from './config.js';
+import { BLOB_TRAINING, blobPlugin } from './plugin.js';
 import { bidAction, hookedBid, roundScore, trickWinner } from './rules.js';
 import { NONE, PHASE_BID, PHASE_OVER, PHASE_PLAY } from './state.js';
 import { card, makeGame, play, randomPlayout, threeSeatTwoCardDeal } from './test-helpers.js';
@@ -243,6 +244,21 @@ describe('config', () => {
     expect(fieldOf({ firstDealer: 4 })).toBe('firstDealer');
     expect(fieldOf({ decks: 2 })).toBe('decks');
     expect(() => finalize({ players: 8, maxHand: 7 })).toThrow(/maxHand 7 with 8 players needs 56 cards/);
+  });
+
+  it('refuses roundCards without rounds=one, where it would be ignored; its default and rounds=one keep working', () => {
+    expect(fieldOf({ roundCards: 3 })).toBe('roundCards'); // rounds=game by default
+    expect(fieldOf({ rounds: 'sampled', roundCards: '3' })).toBe('roundCards');
+    expect(() => finalize({ rounds: 'game', roundCards: 3 })).toThrow(
+      "game 'blob' config: roundCards 3 only applies with rounds=one (rounds is game, whose hands follow maxHand); set rounds=one or leave roundCards out",
+    );
+    expect(() => resolveGameConfig(blobPlugin as GamePlugin, { roundCards: 4 })).toThrow(ConfigError);
+    expect(fieldOf({ rounds: 'one', roundCards: 3 })).toBe('(accepted)');
+    for (const rounds of ['game', 'sampled', undefined]) expect(fieldOf(rounds ? { rounds } : {})).toBe('(accepted)');
+    // A resolved config (roundCards at its default) resolves again, as a model's or a record's does.
+    expect(finalize(finalize({ rounds: 'sampled', players: 5 })).rounds).toBe('sampled');
+    // The training unit (rounds=one, roundCards=5) under a user's rounds=game, as az train merges them.
+    expect(fieldOf({ ...BLOB_TRAINING.gameConfig, rounds: 'game' })).toBe('(accepted)');
   });
 
   it('sizes the action space and game length from the config', () => {

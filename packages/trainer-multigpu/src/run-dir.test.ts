@@ -153,6 +153,9 @@ describe('the run directory', () => {
     await blobRun({ out, iterations: 1 });
     const refused = await error(blobRun({ resume: out, iterations: 2, gameConfig: { rounds: 'one', roundCards: 4 } }));
     expect(refused.message).toContain('--resume cannot change the game settings the network was trained for: the run has roundCards=3, --config asks for roundCards=4');
+    // rounds=game leaves the run's roundCards=3 without a use (a ConfigError on roundCards): named as the change asked for.
+    const whole = await error(blobRun({ resume: out, iterations: 2, gameConfig: { rounds: 'game' } }));
+    expect(whole.message).toContain('--resume cannot change the game settings the network was trained for: the run has rounds=one, --config asks for rounds=game');
   }, 60_000);
 
   it('a lost replay segment, shared by every checkpoint, is not answered with a way back that repeats the error', async () => {

@@ -129,10 +129,12 @@ function refuseFixedChanges(input: TrainOptionsInput, manifest: CheckpointManife
     try {
       asked = resolveGameConfig(plugin, { ...manifest.gameConfig, ...given });
     } catch (err) {
-      // The setting asked for clashes with one the run fixes (Blob: roundCards above its maxHand): it is a change all the same.
-      // (An unknown or malformed setting is the game's own error, said as it is.)
-      if (!(err instanceof ConfigError) || !(err.field in plugin.configSchema) || !(err.field in given)) throw err;
+      // The setting asked for clashes with one the run fixes (Blob: roundCards above its maxHand, or rounds=game
+      // with the run's roundCards): it is a change all the same. (An unknown setting, or a clash no setting
+      // asked for changes, is the game's own error, said as it is.)
+      if (!(err instanceof ConfigError) || !(err.field in plugin.configSchema)) throw err;
       asked = given;
+      if (!Object.keys(given).some((k) => String(given[k]) !== String(manifest.gameConfig[k]))) throw err;
     }
     const changed = Object.keys(given).filter((k) => String(asked[k]) !== String(manifest.gameConfig[k]));
     if (changed.length) {

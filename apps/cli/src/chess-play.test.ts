@@ -71,4 +71,18 @@ describe('az play --game chess', () => {
     expect(standard.code, standard.stderr).toBe(0);
     expect(standard.stdout).toContain('ply 0 of 512');
   });
+
+  it('finds a run trained with the training hints (history 0) when no history is asked, and says what to train when one is', () => {
+    // The run of the test above (--out toy): az train's chess hints set history=0 where the game's default is 2.
+    const found = az(['play', '--game', 'chess', '--models', '.', '--sims', '2'], 'resign\n');
+    expect(found.code, found.stderr).toBe(0);
+    expect(found.stdout).toContain('using the model in toy');
+    // Asked for explicitly, history must be the model's; the advice leaves out the position (a model plays any).
+    const fen = '6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1';
+    const other = az(['play', '--game', 'chess', '--models', '.', '--config', 'history=2', '--fen', fen], 'resign\n');
+    expect(other.code, other.stderr).toBe(0);
+    expect(other.stdout).not.toContain('using the model');
+    expect(other.stdout).toContain('toy has history=0 where 2 is asked');
+    expect(other.stdout).toContain('train one with: az train --game chess --config history=2 --out ./<name>');
+  });
 });

@@ -4,8 +4,9 @@
  * train` writes), each judged by its newest checkpoint's manifest. A run fits when it is of the same
  * game and was trained with exactly the config asked for (or, for a game whose models play parts of it,
  * the part's config: Blob's whole game is played by a model of `rounds=sampled`), on every setting the
- * network depends on (those not marked `modelIndependent`); among fitting runs the most recently written
- * wins.
+ * network depends on (those not marked `modelIndependent`), except a setting of the network's input alone
+ * (`inputOnly`: chess's `history`) that the user did not ask for, whose every value plays the same game;
+ * among fitting runs the most recently written wins.
  */
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -42,9 +43,13 @@ export async function findModel(plugin: GamePlugin, rawConfig: Readonly<Record<s
   const wanted = modelBound(plugin, resolved);
   // The user's settings, and the hint's where the model needs another value than the hint would set
   // (settings the network does not depend on are left to the hint).
+  // A model plays every value of a model-independent setting (chess's starting position), so those are
+  // not part of what to train; nor is an input-only setting the user left to the model.
+  const schema = plugin.configSchema;
+  const leftToModel = (k: string): boolean => schema[k]?.inputOnly === true && !(k in rawConfig);
   const hint = plugin.training?.gameConfig ?? {};
-  const hintKeys = Object.keys(hint).filter((k) => !plugin.configSchema[k]?.modelIndependent && String(hint[k]) !== String(resolved[k]));
-  const trainKeys = [...new Set([...Object.keys(rawConfig), ...hintKeys])].filter((k) => k in resolved);
+  const hintKeys = Object.keys(hint).filter((k) => !schema[k]?.modelIndependent && !leftToModel(k) && String(hint[k]) !== String(resolved[k]));
+  const trainKeys = [...new Set([...Object.keys(rawConfig), ...hintKeys])].filter((k) => k in resolved && !schema[k]?.modelIndependent);
   const trainConfig = trainKeys.map((k) => `${k}=${String(resolved[k])}`).join(',');
   let names: string[];
   try {
@@ -66,7 +71,7 @@ export async function findModel(plugin: GamePlugin, rawConfig: Readonly<Record<s
       continue; // another game's run, or a damaged one: az play --model DIR names the problem
     }
     const keys = [...new Set([...Object.keys(wanted), ...Object.keys(trained)])].sort();
-    const differing = keys.filter((k) => wanted[k] !== trained[k]);
+    const differing = keys.filter((k) => wanted[k] !== trained[k] && !leftToModel(k));
     if (differing.length === 0) {
       fitting.push({ dir, time: statSync(newest.dir).mtimeMs });
       candidates.push({ dir });

@@ -13,6 +13,13 @@ interface FieldBase {
    * trained with one value may play with another. Other settings must match the model's training config.
    */
   readonly modelIndependent?: boolean;
+  /**
+   * True for a setting of the network's input alone, which the rules never read (e.g. chess's `history`,
+   * the past positions in the input planes): a model must be played with its own value, and any value
+   * plays the same game, so a model found for a game (`az play` without `--model`) may have any value the
+   * user did not ask for.
+   */
+  readonly inputOnly?: boolean;
 }
 export interface IntField extends FieldBase {
   readonly type: 'int';

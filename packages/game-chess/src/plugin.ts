@@ -52,6 +52,8 @@ export const chessConfigSchema: ConfigSchema = {
     min: 0,
     max: 8,
     description: 'past positions in the network input, besides the current one (14 planes each)',
+    // The rules never read it: a model found for a chess game may have been trained with any history.
+    inputOnly: true,
   },
 };
 

@@ -116,7 +116,11 @@ function coerceField(key: string, field: ConfigField, value: unknown, context: s
   }
 }
 
-/** Parses `key=value,key=value` (the CLI's `--config`) into a raw object for `validateConfig`. */
+/**
+ * Parses `key=value,key=value` (the CLI's `--config`) into a raw object for `validateConfig`. A key given
+ * twice with different values is refused (which one was meant cannot be known); the same value twice is
+ * harmless.
+ */
 export function parseConfigAssignments(text: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const part of text.split(',')) {
@@ -124,7 +128,13 @@ export function parseConfigAssignments(text: string): Record<string, string> {
     if (!trimmed) continue;
     const eq = trimmed.indexOf('=');
     if (eq <= 0) throw new ConfigError(trimmed, `config: expected key=value, got '${trimmed}'`);
-    out[trimmed.slice(0, eq).trim()] = trimmed.slice(eq + 1).trim();
+    const key = trimmed.slice(0, eq).trim();
+    const value = trimmed.slice(eq + 1).trim();
+    const earlier = Object.hasOwn(out, key) ? out[key] : undefined;
+    if (earlier !== undefined && earlier !== value) {
+      throw new ConfigError(key, `config: ${key} is given twice, ${key}=${earlier} and ${key}=${value}; give it once`);
+    }
+    out[key] = value;
   }
   return out;
 }

@@ -64,12 +64,13 @@ export function parseFlags<T extends FlagSpecs>(spec: CommandSpec<T>, argv: read
   for (const [name, f] of Object.entries(spec.flags)) {
     options[name] = { type: f.type === 'boolean' ? 'boolean' : 'string', ...(f.short ? { short: f.short } : {}) };
   }
-  let parsed: ReturnType<typeof parseArgs>;
+  let parsed: ReturnType<typeof parseArgs> & { tokens: readonly ParseToken[] };
   try {
-    parsed = parseArgs({ args: joinNegativeNumbers(spec.flags, argv), options, strict: true, allowPositionals: true });
+    parsed = parseArgs({ args: joinNegativeNumbers(spec.flags, argv), options, strict: true, allowPositionals: true, tokens: true });
   } catch (err) {
     throw new UsageError(`az ${spec.name}: ${cleanParseError(err)}`);
   }
+  refuseRepeatedValues(spec.name, parsed.tokens);
   const maxPositionals = spec.positionals ?? 0;
   if (parsed.positionals.length > maxPositionals) {
     throw new UsageError(`az ${spec.name}: unexpected argument '${parsed.positionals[maxPositionals]}'`);
@@ -80,6 +81,30 @@ export function parseFlags<T extends FlagSpecs>(spec: CommandSpec<T>, argv: read
     out[name] = raw === undefined ? ('default' in f ? f.default : undefined) : convert(spec.name, name, f, raw);
   }
   return { flags: out as ParsedFlags<T>, positionals: parsed.positionals };
+}
+
+/** What `refuseRepeatedValues` reads of parseArgs' tokens (options carry a name, and a value unless a switch). */
+interface ParseToken {
+  readonly kind: string;
+  readonly name?: string;
+  readonly value?: string | undefined;
+}
+
+/**
+ * A flag given twice with different values (`--config a=1 --config b=2`): parseArgs keeps the last, so the
+ * first would be dropped without a word. The same value twice, and a repeated switch, are harmless.
+ */
+function refuseRepeatedValues(command: string, tokens: readonly ParseToken[]): void {
+  const seen = new Map<string, string>();
+  for (const token of tokens) {
+    if (token.kind !== 'option' || token.name === undefined || token.value === undefined) continue;
+    const earlier = seen.get(token.name);
+    if (earlier !== undefined && earlier !== token.value) {
+      const hint = token.name === 'config' ? `; put every setting in one, --config ${earlier},${token.value}` : '; give it once';
+      throw new UsageError(`az ${command}: --${token.name} was given more than once ('${earlier}' and '${token.value}')${hint}`);
+    }
+    seen.set(token.name, token.value);
+  }
 }
 
 /**

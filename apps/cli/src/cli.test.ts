@@ -36,6 +36,20 @@ describe('az (usage and errors)', () => {
     const negative = az(['train', '--game', 'tictactoe', '--sims', '-5']);
     expect(negative.code).toBe(2);
     expect(negative.stderr).toContain("--sims must be at least 1 (got '-5')");
+    // A flag given twice with different values: the first would be dropped without a word.
+    const twice = az(['eval', '--game', 'tictactoe', '--a', 'random', '--b', 'random', '--config', 'a=1', '--config', 'b=2']);
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toContain("az eval: --config was given more than once ('a=1' and 'b=2'); put every setting in one, --config a=1,b=2");
+    const seeds = az(['eval', '--game', 'tictactoe', '--a', 'random', '--b', 'random', '--seed', '1', '--seed=2']);
+    expect(seeds.code).toBe(2);
+    expect(seeds.stderr).toContain("az eval: --seed was given more than once ('1' and '2'); give it once");
+    // The same value twice is harmless.
+    const same = az(['eval', '--game', 'tictactoe', '--a', 'random', '--b', 'random', '--games', '2', '--seed', '1', '--seed', '1', '--json', '--json']);
+    expect(same.code, same.stderr).toBe(0);
+    // Nor is one setting given twice with different values inside --config.
+    const setting = az(['eval', '--game', 'blob', '--a', 'random', '--b', 'random', '--config', 'players=3,players=5']);
+    expect(setting.code).toBe(2);
+    expect(setting.stderr).toContain('config: players is given twice, players=3 and players=5; give it once');
     // The same for a flag that takes a list of numbers (parsed by its command).
     const list = az(['assess', '--game', 'tictactoe', '--model', 'minimax', '--sims', '-5']);
     expect(list.code).toBe(2);

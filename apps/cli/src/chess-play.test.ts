@@ -40,6 +40,16 @@ describe('az play --game chess', () => {
     expect(r.stdout).toContain('you resigned.');
   });
 
+  it('refuses --seat and --color naming different seats (one would be ignored); agreeing ones are fine', () => {
+    const clash = az(['play', '--game', 'chess', '--opponent', 'random', '--seat', '0', '--color', 'black'], 'resign\n');
+    expect(clash.code).toBe(2);
+    expect(clash.stderr).toContain('az play: --seat 0 and --color black (seat 1) name different seats; give one of them');
+    expect(clash.stdout).toBe('');
+    const agree = az(['play', '--game', 'chess', '--opponent', 'random', '--seat', '1', '--color', 'black'], 'resign\n');
+    expect(agree.code, agree.stderr).toBe(0);
+    expect(agree.stdout).toContain('you are seat 1');
+  });
+
   it('plays a trained model from a FEN with --color black, and the model mates in one', () => {
     // A toy model (one iteration, 4 filters): enough for the checkpoint path; the search finds the mate.
     const train = az([

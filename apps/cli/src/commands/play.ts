@@ -16,7 +16,7 @@ export const playSpec = {
     model: { type: 'string', description: 'trained model (run or checkpoint directory) for the other seats (default: the newest run in --models trained for this game and config)', placeholder: 'DIR' },
     models: { type: 'string', default: 'runs', description: 'where to look for a trained model when --model is not given: run directories one level down, e.g. runs/blob-5p', placeholder: 'DIR' },
     opponent: { type: 'string', description: "agent for the other seats when there is no model: random, mcts, or a game bot (default: the game's first bot for hidden-information games, else mcts)", placeholder: 'NAME' },
-    seat: { type: 'int', min: 0, default: 0, description: 'your seat (0 moves first)' },
+    seat: { type: 'int', min: 0, description: 'your seat (0 moves first; default 0)' },
     color: { type: 'enum', values: ['white', 'black'], description: 'chess: your colour (white = seat 0)' },
     players: { type: 'int', min: 1, description: "number of players, for games that have a 'players' setting" },
     fen: { type: 'string', description: "start position, for games that have a 'fen' setting (chess)", placeholder: 'FEN' },
@@ -215,7 +215,12 @@ export async function playCommand(argv: readonly string[]): Promise<number> {
   // model is announced or loaded.
   const game = gameFor(plugin, rawConfig, modelPath ? await readModelManifest(plugin, modelPath) : undefined);
   let humanSeat = flags.seat ?? 0;
-  if (flags.color) humanSeat = flags.color === 'white' ? 0 : 1;
+  if (flags.color) {
+    const colorSeat = flags.color === 'white' ? 0 : 1;
+    // Both given: one of them would be ignored.
+    if (flags.seat !== undefined && flags.seat !== colorSeat) throw new UsageError(`az play: --seat ${flags.seat} and --color ${flags.color} (seat ${colorSeat}) name different seats; give one of them`);
+    humanSeat = colorSeat;
+  }
   if (humanSeat >= game.numPlayers) throw new UsageError(`az play: --seat must be below ${game.numPlayers} for this ${game.traits.id} game`);
   for (const line of found) console.log(line);
   let model: LoadedModel | undefined;

@@ -27,9 +27,15 @@ describe('az serve', () => {
     const games = (await (await fetch(`${url}/api/games`)).json()) as { id: string; hasView: boolean }[];
     expect(games.find((g) => g.id === 'tictactoe')?.hasView).toBe(true);
     expect(stderr).not.toMatch(/warning: listening/);
+    // Without --seed, each game is dealt afresh (a default seed dealt every Blob game the same hands).
+    const hands = await Promise.all([0, 1].map(async () => {
+      const res = await fetch(`${url}/api/games/blob/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ opponent: 'random', config: { rounds: 'one', roundCards: 8 } }) });
+      return ((await res.json()) as { view: { hand: string[] } }).view.hand.join(',');
+    }));
     const exit = new Promise<number | null>((resolve) => child.on('exit', resolve));
     child.kill('SIGTERM');
     expect(await exit).toBe(0);
+    expect(hands[0]).not.toBe(hands[1]);
   });
 
   it('warns when --host exposes it beyond this machine', () => {

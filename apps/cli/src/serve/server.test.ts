@@ -137,6 +137,26 @@ describe('bad moves over the wire', () => {
   });
 });
 
+describe('deals', () => {
+  it('deals each new game afresh unless a seed is given (in the request or to the server)', async () => {
+    const deal = async (served: { app: typeof app }, body: Record<string, unknown>): Promise<string> => {
+      const res = await served.app.request('/api/games/blob/sessions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ seat: 0, opponent: 'random', config: { players: 4, rounds: 'one', roundCards: 8 }, ...body }) });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { view: { hand: string[] } }).view.hand.join(',');
+    };
+    // Two 8-card hands from a fresh deck are the same once in 7.5e8 deals.
+    expect(await deal({ app }, {})).not.toBe(await deal({ app }, {}));
+    expect(await deal({ app }, { seed: 5 })).toBe(await deal({ app }, { seed: 5 }));
+    const seeded = createServeApp({ seed: 5 });
+    try {
+      expect(await deal(seeded, {})).toBe(await deal(seeded, {}));
+      expect(await deal(seeded, {})).toBe(await deal({ app }, { seed: 5 }));
+    } finally {
+      seeded.close();
+    }
+  });
+});
+
 describe('hidden information', () => {
   it("a Blob seat's snapshots never name a card another seat still holds", async () => {
     const config = { players: 4, rounds: 'one', roundCards: 5 };

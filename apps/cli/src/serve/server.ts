@@ -4,7 +4,7 @@
  * (the pages in web/ and the browser builds of chessground and uPlot from node_modules), so no URL can
  * reach any other file. Every error in a request is answered with a JSON message, never a crash.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
@@ -38,6 +38,7 @@ export interface ServeOptions {
   /** A run directory for the dashboard. */
   readonly run?: string;
   readonly simulations?: number;
+  /** Every game's seed (its deals and the computer's choices); without one, each game draws a fresh seed. */
   readonly seed?: number;
   /** How often the dashboard's event stream looks for new metrics lines (ms). */
   readonly pollMs?: number;
@@ -203,7 +204,9 @@ export function createServeApp(options: ServeOptions = {}): { app: Hono; session
     if (typeof sims !== 'number' || !Number.isInteger(sims) || sims < 1 || sims > MAX_SESSION_SIMULATIONS) {
       throw new PlayError(`'sims' must be an integer from 1 to ${MAX_SESSION_SIMULATIONS} (the most a computer move searches in az serve), got ${JSON.stringify(sims)}`);
     }
-    const seed = body.seed === undefined ? (options.seed ?? 0) : body.seed;
+    // Without a seed (in the request or from --seed), each game gets its own: a fixed default would deal
+    // every Blob game the same hands and have the computer answer every game the same way.
+    const seed = body.seed === undefined ? (options.seed ?? randomInt(2 ** 31)) : body.seed;
     if (typeof seed !== 'number' || !Number.isInteger(seed) || seed < 0) throw new PlayError("'seed' must be a non-negative integer");
     const settings: AgentSettings = { simulations: sims, seed };
     const sessionId = randomBytes(9).toString('base64url');

@@ -12,14 +12,35 @@ function card(el, text, attrs = {}, tag = 'span') {
   return el(tag, { class: `card${red ? ' red' : ''} ${extra}`, 'data-card': text, ...rest }, el('span', {}, rank), el('span', { class: 'suit' }, SUITS[suit] ?? suit));
 }
 
+function loadRounds(id) {
+  try {
+    const saved = JSON.parse(sessionStorage.getItem(`az-rounds-${id}`) ?? '[]');
+    return Array.isArray(saved) ? saved : [];
+  } catch {
+    return [];
+  }
+}
+
+function saveRounds(id, rounds) {
+  try {
+    sessionStorage.setItem(`az-rounds-${id}`, JSON.stringify(rounds));
+  } catch {
+    // No storage (a private window may refuse it): the rows last until a reload.
+  }
+}
+
 export function renderCards(s, { board, side, sendMove, seatName, el, moveList }) {
   const v = s.view;
   if (logId !== s.id) {
     logId = s.id;
-    roundLog = [];
+    roundLog = loadRounds(s.id);
   }
-  // Per-round points: the view carries the last finished round's; keep one row per round seen.
-  if (v.round > 0 && !roundLog.some((r) => r.round === v.round - 1)) roundLog.push({ round: v.round - 1, points: v.lastRoundScores });
+  // Per-round points: the view carries the last finished round's; keep one row per round seen (in the
+  // tab's session storage too, so a reload keeps the rows of the rounds before it).
+  if (v.round > 0 && !roundLog.some((r) => r.round === v.round - 1)) {
+    roundLog.push({ round: v.round - 1, points: v.lastRoundScores });
+    saveRounds(s.id, roundLog);
+  }
   const legalByLabel = new Map(v.legal.map((m) => [m.label, m.action]));
   const seats = [];
   for (let p = 0; p < v.numPlayers; p++) {

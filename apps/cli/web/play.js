@@ -69,7 +69,30 @@ async function setup() {
   const keys = Object.entries(game.settings);
   if (keys.length > 0) extra.append(el('details', {}, el('summary', {}, 'settings'), el('div', { class: 'controls' }, ...keys.map(([k, f]) => settingInput(k, f)))));
   $('new-game').addEventListener('click', () => newGame(game));
+  // The game in progress is named in the URL (#<game id>): a reload, or the link, shows it again.
+  const saved = location.hash.slice(1);
+  if (saved && (await resume(saved))) return;
   await newGame(game);
+  if (saved && !errorEl.textContent) errorEl.textContent = 'The game in this link is no longer on the server (az serve was restarted, or the game was dropped for newer ones): this is a new game.';
+}
+
+/** Shows the game `id` again (after a reload); false when the server no longer has it. */
+async function resume(id) {
+  let s;
+  try {
+    s = await api(`/api/sessions/${encodeURIComponent(id)}`);
+  } catch {
+    return false;
+  }
+  if (s.game.id !== gameId) return false;
+  snapshot = s;
+  window.azSnapshot = s;
+  $('seat').value = String(s.humanSeat);
+  const opponent = [...$('opponent').options].find((o) => o.value === s.opponent || (o.value === 'model' && s.opponent.startsWith('model')));
+  if (opponent) $('opponent').value = opponent.value;
+  draw(s);
+  document.body.dataset.busy = 'false';
+  return true;
 }
 
 async function newGame(game) {
@@ -93,6 +116,7 @@ async function act(request, waitText) {
   try {
     snapshot = await request();
     window.azSnapshot = snapshot;
+    history.replaceState(null, '', `#${snapshot.id}`);
   } catch (err) {
     errorEl.textContent = err.message;
   } finally {

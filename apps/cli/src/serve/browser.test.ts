@@ -69,6 +69,51 @@ describe.skipIf(chromium.path === undefined)('az serve in Chromium', () => {
     await page.close();
   });
 
+  it('a reload shows the game in progress (Blob scores by round too); a game the server no longer has is replaced, saying so', async () => {
+    const page = await openPage('/play/tictactoe');
+    await page.waitForSelector('#grid .cell.target');
+    await clickAndWait(page, '#grid .cell.target');
+    const snapshotOf = async (p: Page): Promise<PlaySnapshot> => (await p.evaluate('window.azSnapshot')) as PlaySnapshot;
+    const before = await snapshotOf(page);
+    expect(before.moves).toHaveLength(2);
+    expect(new URL(page.url()).hash).toBe(`#${before.id}`);
+    await page.reload();
+    await page.waitForFunction("document.body.dataset.busy === 'false'");
+    const after = await snapshotOf(page);
+    expect(after.id).toBe(before.id);
+    expect(after.moves).toEqual(before.moves);
+    expect(await page.$$eval('#grid .cell span', (spans) => spans.length)).toBe(2);
+    expect(await page.textContent('#status')).toBe('Your move (X).');
+    expect(await page.textContent('#error')).toBe('');
+
+    // The server forgot the game (restarted, or dropped it for newer ones): a new game, and a word why.
+    server.sessions.delete(before.id);
+    await page.reload();
+    await page.waitForFunction("document.body.dataset.busy === 'false'");
+    const fresh = await snapshotOf(page);
+    expect(fresh.id).not.toBe(before.id);
+    expect(fresh.moves).toHaveLength(0);
+    expect(new URL(page.url()).hash).toBe(`#${fresh.id}`);
+    expect(await page.textContent('#error')).toMatch(/no longer on the server.*this is a new game/);
+
+    // Blob: the scores of the rounds before a reload are still in the table.
+    await page.goto(`${server.url}/play/blob`);
+    await page.waitForSelector('#card-table');
+    await page.click('#extra-config summary');
+    await page.fill('#cfg-players', '3');
+    await page.fill('#cfg-maxHand', '1');
+    await Promise.all([page.waitForResponse((r) => r.url().includes('/sessions')), page.click('#new-game')]);
+    await page.waitForFunction("document.body.dataset.busy === 'false'");
+    await clickAndWait(page, '#bids button');
+    await clickAndWait(page, '#hand button.card.playable');
+    expect(await page.$$eval('#scores tr', (rows) => rows.map((r) => r.firstChild?.textContent))).toEqual(['round', '1', 'total']);
+    await page.reload();
+    await page.waitForSelector('#card-table');
+    await page.waitForFunction("document.body.dataset.busy === 'false'");
+    expect(await page.$$eval('#scores tr', (rows) => rows.map((r) => r.firstChild?.textContent))).toEqual(['round', '1', 'total']);
+    await page.close();
+  });
+
   it('makes a chess move by dragging a piece and shows the search reply with its top moves', async () => {
     const page = await openPage('/play/chess');
     await page.waitForSelector('#chessboard cg-board piece');

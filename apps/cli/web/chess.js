@@ -31,12 +31,13 @@ export function renderChess(s, { board, side, sendMove, el }) {
   const color = s.humanSeat === 0 ? 'white' : 'black';
   const turn = view.fen.split(' ')[1] === 'w' ? 'white' : 'black';
   const mine = s.toAct === s.humanSeat;
+  // The position the game started from (a FEN setting, or the standard one), as the server tells it:
+  // when the computer moves first, the page never sees it on the board.
+  const startFen = s.start ?? START_FEN;
   if (lastId !== s.id) {
     lastId = s.id;
     orientation = color;
-    window.azStartFen = s.moves.length === 0 ? view.fen : window.azStartFen;
   }
-  if (s.moves.length === 0) window.azStartFen = view.fen;
   const dests = new Map();
   if (mine) for (const m of view.moves) dests.set(m.from, [...(dests.get(m.from) ?? []), m.to]);
   const promo = el('div', { class: 'promotion', id: 'promotion' });
@@ -67,11 +68,11 @@ export function renderChess(s, { board, side, sendMove, el }) {
   const controls = el('div', { class: 'panel controls' },
     el('button', { id: 'flip', onclick: () => { orientation = orientation === 'white' ? 'black' : 'white'; cg.set({ orientation }); } }, 'Flip board'),
     el('button', { id: 'copy-fen', onclick: () => copy(view.fen) }, 'Copy FEN'),
-    el('button', { id: 'copy-pgn', onclick: () => copy(pgnOf(s, window.azStartFen ?? START_FEN)) }, 'Copy PGN'),
+    el('button', { id: 'copy-pgn', onclick: () => copy(pgnOf(s, startFen)) }, 'Copy PGN'),
     el('label', {}, el('input', { type: 'checkbox', id: 'show-thinking', checked: showThinking, onchange: (e) => { showThinking = e.target.checked; thinking.hidden = !showThinking; } }), 'show thinking'));
   const thinking = thinkingPanel(s, el);
   thinking.hidden = !showThinking;
-  side.append(controls, thinking, sanList(s, el), el('div', { class: 'panel' }, el('strong', {}, 'FEN '), el('code', { id: 'fen' }, view.fen)));
+  side.append(controls, thinking, sanList(s, startFen, el), el('div', { class: 'panel' }, el('strong', {}, 'FEN '), el('code', { id: 'fen' }, view.fen)));
 }
 
 function copy(text) {
@@ -79,9 +80,9 @@ function copy(text) {
   window.azCopied = text;
 }
 
-function sanList(s, el) {
+function sanList(s, startFen, el) {
   const rows = [];
-  const blackFirst = (window.azStartFen ?? START_FEN).split(' ')[1] === 'b';
+  const blackFirst = startFen.split(' ')[1] === 'b';
   const moves = blackFirst ? [null, ...s.moves] : s.moves;
   for (let i = 0; i < moves.length; i += 2) {
     rows.push(el('tr', {}, el('td', {}, `${i / 2 + 1}.`), el('td', {}, moves[i]?.text ?? '…'), el('td', {}, moves[i + 1]?.text ?? '')));

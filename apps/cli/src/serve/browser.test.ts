@@ -173,6 +173,33 @@ describe.skipIf(chromium.path === undefined)('az serve in Chromium', () => {
     await page.close();
   });
 
+  it("copies a PGN that starts from the game's own position when the computer moves first", async () => {
+    const page = await openPage('/play/chess');
+    await page.waitForSelector('#chessboard cg-board piece');
+    await page.waitForFunction("document.body.dataset.busy === 'false'");
+    const newGame = async (fen: string, seat: string): Promise<void> => {
+      await page.fill('#cfg-fen', fen);
+      await page.selectOption('#seat', seat);
+      await Promise.all([page.waitForResponse((r) => r.url().includes('/sessions')), page.click('#new-game')]);
+      await page.waitForFunction("document.body.dataset.busy === 'false'");
+    };
+    const pgn = async (): Promise<string> => {
+      await page.click('#copy-pgn');
+      return (await page.evaluate('window.azCopied')) as string;
+    };
+    await page.click('#extra-config summary');
+    // From a set-up position, as Black: White (the computer) moves first, from that position.
+    const fen = '4k3/8/8/8/8/8/4P3/4K3 w - - 0 1';
+    await newGame(fen, '1');
+    const first = await pgn();
+    expect(first).toMatch(/^\[SetUp "1"\]\n\[FEN "4k3\/8\/8\/8\/8\/8\/4P3\/4K3 w - - 0 1"\]\n1\. \S+ \*$/);
+    // Then the standard start, as Black again: no set-up header left over from the last game.
+    await newGame('', '1');
+    expect(await pgn()).toMatch(/^1\. \S+ \*$/);
+    expect(await page.$$eval('#moves td', (cells) => cells.map((c) => c.textContent)[0])).toBe('1.');
+    await page.close();
+  });
+
   it('bids and plays a Blob round at the card table, and no other seat\'s card reaches the page', async () => {
     const config = { players: 4, rounds: 'one', roundCards: 5 };
     // The deal the server makes for this config and its seed (3): the cards the other seats hold.

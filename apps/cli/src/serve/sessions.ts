@@ -40,6 +40,8 @@ export interface PlaySnapshot {
   readonly moves: readonly PlayedMove[];
   /** Perfect-information games only: the position in the game's notation (FEN), else its hash. */
   readonly position?: string;
+  /** Perfect-information games only: the position the game started from, as `position` (a PGN's FEN header). */
+  readonly start?: string;
   /** Perfect-information games: the search behind the last computer move. */
   readonly analysis?: MoveAnalysis;
 }
@@ -204,6 +206,8 @@ export class PlaySession {
   private readonly opponent: Opponent;
   private readonly moves: PlayedMove[] = [];
   private analysis: MoveAnalysis | undefined;
+  /** Perfect-information games: the starting position (hidden-information games never compute it). */
+  private readonly startPosition: string | undefined;
   /** Requests on one game run one after another (a move waits for the computer's reply). */
   private queue: Promise<unknown> = Promise.resolve();
   lastUsed = Date.now();
@@ -218,6 +222,7 @@ export class PlaySession {
     }
     this.rng = new Rng(options.settings.seed);
     this.state = game.initialState(this.rng);
+    this.startPosition = game.traits.information === 'perfect' ? this.positionOf(this.state) : undefined;
     this.opponent = makeOpponent(options);
   }
 
@@ -293,6 +298,11 @@ export class PlaySession {
     return run;
   }
 
+  private positionOf(state: unknown): string {
+    const { game } = this.options;
+    return game.positionText ? game.positionText(state) : game.hash(state);
+  }
+
   snapshot(): PlaySnapshot {
     const { game, humanSeat, plugin } = this.options;
     const state = this.state;
@@ -325,7 +335,7 @@ export class PlaySession {
       text: game.render(state, humanSeat),
       legal,
       moves: this.moves.map((m) => ({ ...m })),
-      ...(perfect ? { position: game.positionText ? game.positionText(state) : game.hash(state) } : {}),
+      ...(perfect ? { position: this.positionOf(state), ...(this.startPosition !== undefined ? { start: this.startPosition } : {}) } : {}),
       ...(perfect && this.analysis ? { analysis: this.analysis } : {}),
     };
   }

@@ -1,11 +1,14 @@
 // Chess on chessground (lichess's board): drag or click a piece, legal targets shown as dots, a choice
-// of piece on promotion, flip, the move list in SAN, FEN and PGN to copy, and what the engine thought.
+// of piece on promotion, or type the move; flip, the move list in SAN, FEN and PGN to copy, and what
+// the engine thought.
 import { Chessground } from '/static/chessground.js';
 
 let cg = null;
 let orientation = null;
 let lastId = null;
 let showThinking = true;
+// A move typed in the box: refocus the box after the answer, and keep the text if it was refused.
+let typed = null;
 const START_FEN = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
 
 function pgnOf(s, startFen) {
@@ -70,9 +73,26 @@ export function renderChess(s, { board, side, sendMove, el }) {
     el('button', { id: 'copy-fen', onclick: () => copy(view.fen) }, 'Copy FEN'),
     el('button', { id: 'copy-pgn', onclick: () => copy(pgnOf(s, startFen)) }, 'Copy PGN'),
     el('label', {}, el('input', { type: 'checkbox', id: 'show-thinking', checked: showThinking, onchange: (e) => { showThinking = e.target.checked; thinking.hidden = !showThinking; } }), 'show thinking'));
+  const moveForm = mine ? typedMove(s, sendMove, el) : null;
   const thinking = thinkingPanel(s, el);
   thinking.hidden = !showThinking;
-  side.append(controls, thinking, sanList(s, startFen, el), el('div', { class: 'panel' }, el('strong', {}, 'FEN '), el('code', { id: 'fen' }, view.fen)));
+  side.append(...(moveForm ? [moveForm] : []), controls, thinking, sanList(s, startFen, el), el('div', { class: 'panel' }, el('strong', {}, 'FEN '), el('code', { id: 'fen' }, view.fen)));
+}
+
+/** The keyboard's way to move (the board takes only the mouse or touch): a move in SAN or UCI. */
+function typedMove(s, sendMove, el) {
+  const input = el('input', { id: 'move-text', autocomplete: 'off', spellcheck: 'false', placeholder: 'e4, Nf3, e7e8q', style: 'width:8rem' });
+  const form = el('form', { class: 'panel controls', id: 'move-form', onsubmit: (e) => {
+    e.preventDefault();
+    typed = { text: input.value, moves: s.moves.length, id: s.id };
+    void sendMove({ move: input.value });
+  } }, el('label', {}, 'Your move', input), el('button', { type: 'submit' }, 'Play'));
+  if (typed && typed.id === s.id) {
+    if (typed.moves === s.moves.length) input.value = typed.text;
+    typed = null;
+    queueMicrotask(() => input.focus());
+  }
+  return form;
 }
 
 function copy(text) {

@@ -173,6 +173,42 @@ describe.skipIf(chromium.path === undefined)('az serve in Chromium', () => {
     await page.close();
   });
 
+  it('plays chess from the keyboard: a labelled box takes a move in SAN or UCI and keeps a refused one', async () => {
+    const page = await openPage('/play/chess');
+    await page.waitForSelector('#chessboard cg-board piece');
+    await page.waitForFunction("document.body.dataset.busy === 'false'");
+    // Reached by Tab from the setup bar, and named by its label.
+    await page.focus('#new-game');
+    let focused = '';
+    for (let i = 0; i < 10 && focused !== 'move-text'; i++) {
+      await page.keyboard.press('Tab');
+      focused = (await page.evaluate('document.activeElement.id')) as string;
+    }
+    expect(focused).toBe('move-text');
+    const box = page.getByLabel('Your move');
+    expect(await box.getAttribute('id')).toBe('move-text');
+    const answered = (): Promise<unknown> => page.waitForResponse((r) => r.url().includes('/move'));
+    await page.keyboard.type('e4');
+    await Promise.all([answered(), page.keyboard.press('Enter')]);
+    await page.waitForFunction("document.body.dataset.busy === 'false'");
+    expect(await page.$$eval('#moves td', (cells) => cells.map((c) => c.textContent)[1])).toBe('e4');
+    // The box has the focus again for the next move, which UCI notation names as well.
+    await page.waitForFunction("document.activeElement && document.activeElement.id === 'move-text'");
+    await page.keyboard.type('g1f3');
+    await Promise.all([answered(), page.keyboard.press('Enter')]);
+    await page.waitForFunction("document.body.dataset.busy === 'false'");
+    expect(await page.$$eval('#moves td', (cells) => cells.map((c) => c.textContent)[4])).toBe('Nf3');
+    // An illegal move is refused with the reason, and stays in the box to be corrected.
+    await page.waitForFunction("document.activeElement && document.activeElement.id === 'move-text'");
+    await page.keyboard.type('Qh8');
+    await Promise.all([page.waitForResponse((r) => r.url().includes('/move')), page.keyboard.press('Enter')]);
+    await page.waitForFunction("document.body.dataset.busy === 'false'");
+    expect(await page.textContent('#error')).toMatch(/illegal move 'Qh8'/);
+    expect(await page.inputValue('#move-text')).toBe('Qh8');
+    expect(await page.$$eval('#moves td', (cells) => cells.length)).toBe(6);
+    await page.close();
+  });
+
   it("copies a PGN that starts from the game's own position when the computer moves first", async () => {
     const page = await openPage('/play/chess');
     await page.waitForSelector('#chessboard cg-board piece');

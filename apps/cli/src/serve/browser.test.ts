@@ -69,6 +69,24 @@ describe.skipIf(chromium.path === undefined)('az serve in Chromium', () => {
     await page.close();
   });
 
+  it('names each grid cell for the keyboard and screen readers, and announces the status', async () => {
+    const page = await openPage('/play/tictactoe');
+    await page.waitForSelector('#grid .cell.target');
+    await page.waitForFunction("document.body.dataset.busy === 'false'");
+    const names = (): Promise<(string | null)[]> => page.$$eval('#grid .cell', (cells) => cells.map((c) => c.getAttribute('aria-label')));
+    expect(await names()).toEqual(['1', '2', '3'].flatMap((r) => ['1', '2', '3'].map((c) => `empty, row ${r}, column ${c}`)));
+    await page.getByRole('button', { name: 'empty, row 2, column 2' }).focus();
+    await Promise.all([page.waitForResponse((r) => r.url().includes('/move')), page.keyboard.press('Enter')]);
+    await page.waitForFunction("document.body.dataset.busy === 'false'");
+    expect(await page.getByRole('button', { name: 'X, row 2, column 2' }).isDisabled()).toBe(true);
+    expect((await names()).filter((n) => n?.startsWith('O,'))).toHaveLength(1);
+    // The focus stays on the board, on an open cell, for the next move.
+    expect(await page.evaluate("document.activeElement.matches('#grid .cell.target')")).toBe(true);
+    expect(await page.getByRole('status').textContent()).toBe('Your move (X).');
+    expect(await page.locator('#error').getAttribute('role')).toBe('alert');
+    await page.close();
+  });
+
   it('a reload shows the game in progress (Blob scores by round too); a game the server no longer has is replaced, saying so', async () => {
     const page = await openPage('/play/tictactoe');
     await page.waitForSelector('#grid .cell.target');

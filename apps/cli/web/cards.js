@@ -1,6 +1,8 @@
 // Blob (and other trick-taking games with a CardTableView): the seat's own hand, the others' card
 // backs, bids, trump, the trick in progress and the last one, tricks won, and scores per round.
 const SUITS = { S: '♠', H: '♥', C: '♣', D: '♦' };
+const SUIT_NAMES = { S: 'spades', H: 'hearts', C: 'clubs', D: 'diamonds' };
+const RANK_NAMES = { J: 'jack', Q: 'queen', K: 'king', A: 'ace' };
 let roundLog = [];
 let logId = null;
 
@@ -9,7 +11,9 @@ function card(el, text, attrs = {}, tag = 'span') {
   const rank = text.slice(0, -1);
   const { class: extra = '', ...rest } = attrs;
   const red = suit === 'H' || suit === 'D';
-  return el(tag, { class: `card${red ? ' red' : ''} ${extra}`, 'data-card': text, ...rest }, el('span', {}, rank), el('span', { class: 'suit' }, SUITS[suit] ?? suit));
+  // Named in words for screen readers ('10 of spades'); a span needs a role for its name to count.
+  const name = `${RANK_NAMES[rank] ?? rank} of ${SUIT_NAMES[suit] ?? suit}`;
+  return el(tag, { class: `card${red ? ' red' : ''} ${extra}`, 'data-card': text, 'aria-label': name, ...(tag === 'span' ? { role: 'img' } : {}), ...rest }, el('span', {}, rank), el('span', { class: 'suit' }, SUITS[suit] ?? suit));
 }
 
 function loadRounds(id) {
@@ -48,7 +52,7 @@ export function renderCards(s, { board, side, sendMove, seatName, el, moveList }
     seats.push(el('div', { class: `seat${me ? ' me' : ''}${!s.over && v.toAct === p ? ' acting' : ''}`, 'data-seat': p },
       el('div', { class: 'name' }, `${me ? 'You' : seatName(p)}${v.dealer === p ? ' (dealer)' : ''}`),
       el('div', {}, `bid ${v.bids[p] ?? '–'} · won ${v.tricksWon[p]} · score ${v.scores[p]}`),
-      me ? null : el('div', { class: 'backs', 'aria-label': `${v.handSizes[p]} cards` }, '🂠'.repeat(v.handSizes[p]))));
+      me ? null : el('div', { class: 'backs', role: 'img', 'aria-label': `${v.handSizes[p]} cards` }, '🂠'.repeat(v.handSizes[p]))));
   }
   const trick = el('div', { class: 'trick', id: 'trick' }, ...(v.trick.length ? v.trick.map((t) => el('div', { class: 'played' }, card(el, t.card), el('div', {}, t.seat === v.seat ? 'you' : seatName(t.seat)))) : [el('span', {}, v.phase === 'bid' ? 'Bidding' : 'Trick empty')]));
   const info = el('div', { class: 'info' },
@@ -62,9 +66,12 @@ export function renderCards(s, { board, side, sendMove, seatName, el, moveList }
     return card(el, c, { class: action !== undefined ? 'playable' : '', disabled: action === undefined, onclick: () => sendMove({ action }) }, 'button');
   }));
   const bids = v.phase === 'bid' && v.toAct === v.seat && !s.over
-    ? el('div', { class: 'bids', id: 'bids' }, 'Your bid: ', ...v.legal.map((m) => el('button', { 'data-bid': m.label.replace('bid ', ''), onclick: () => sendMove({ action: m.action }) }, m.label.replace('bid ', ''))))
+    ? el('div', { class: 'bids', id: 'bids' }, 'Your bid: ', ...v.legal.map((m) => el('button', { 'data-bid': m.label.replace('bid ', ''), 'aria-label': m.label, onclick: () => sendMove({ action: m.action }) }, m.label.replace('bid ', ''))))
     : null;
-  board.replaceChildren(el('div', { class: 'table', id: 'card-table' }, el('div', { class: 'seats' }, ...seats), info, trick, bids, hand));
+  // A bid or card played from the keyboard keeps the focus at the table: on the next bid or playable card.
+  const hadFocus = board.contains(document.activeElement) && document.activeElement.tagName === 'BUTTON';
+  board.replaceChildren(el('div', { class: 'table', id: 'card-table', tabindex: -1 }, el('div', { class: 'seats' }, ...seats), info, trick, bids, hand));
+  if (hadFocus) (board.querySelector('#bids button, #hand button.playable') ?? board.querySelector('#card-table')).focus();
   const head = el('tr', {}, el('th', {}, 'round'), ...Array.from({ length: v.numPlayers }, (_, p) => el('th', {}, p === v.seat ? 'you' : seatName(p))));
   const rows = roundLog.map((r) => el('tr', {}, el('td', {}, String(r.round + 1)), ...r.points.map((x) => el('td', {}, String(x)))));
   const total = el('tr', {}, el('th', {}, 'total'), ...v.scores.map((x) => el('th', {}, String(x))));

@@ -87,6 +87,37 @@ describe.skipIf(chromium.path === undefined)('az serve in Chromium', () => {
     await page.close();
   });
 
+  it('plays a Blob round from the keyboard alone, every card named in words', async () => {
+    const page = await openPage('/play/blob');
+    await page.waitForSelector('#card-table');
+    await page.click('#extra-config summary');
+    await page.fill('#cfg-players', '3');
+    await page.selectOption('#cfg-rounds', 'one');
+    await page.fill('#cfg-roundCards', '3');
+    await Promise.all([page.waitForResponse((r) => r.url().includes('/sessions')), page.click('#new-game')]);
+    await page.waitForFunction("document.body.dataset.busy === 'false'");
+    const hand = await page.$$eval('#hand .card', (cards) => cards.map((c) => [c.getAttribute('data-card'), c.getAttribute('aria-label')]));
+    expect(hand).toHaveLength(3);
+    const words: Record<string, string> = { J: 'jack', Q: 'queen', K: 'king', A: 'ace', S: 'spades', H: 'hearts', C: 'clubs', D: 'diamonds' };
+    for (const [text, name] of hand) expect(name).toBe(`${words[text!.slice(0, -1)] ?? text!.slice(0, -1)} of ${words[text!.slice(-1)]}`);
+    expect(await page.getByRole('button', { name: 'bid 0' }).count()).toBe(1);
+    // Tab to the first bid, then Enter after Enter: the focus moves on to the next card to play.
+    await page.focus('#new-game');
+    let focused = '';
+    for (let i = 0; i < 20 && focused !== 'bid'; i++) {
+      await page.keyboard.press('Tab');
+      focused = (await page.evaluate("document.activeElement.closest('#bids') ? 'bid' : ''")) as string;
+    }
+    expect(focused).toBe('bid');
+    for (let turn = 0; turn < 4; turn++) {
+      await Promise.all([page.waitForResponse((r) => r.url().includes('/move')), page.keyboard.press('Enter')]);
+      await page.waitForFunction("document.body.dataset.busy === 'false'");
+      if (turn < 3) expect(await page.evaluate("document.activeElement.matches('#hand button.card.playable')"), `turn ${turn}`).toBe(true);
+    }
+    expect(await page.textContent('#status')).toMatch(/^Game over/);
+    await page.close();
+  });
+
   it('a reload shows the game in progress (Blob scores by round too); a game the server no longer has is replaced, saying so', async () => {
     const page = await openPage('/play/tictactoe');
     await page.waitForSelector('#grid .cell.target');

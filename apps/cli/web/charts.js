@@ -84,7 +84,7 @@
           continue;
         }
         entry.plot?.destroy();
-        const width = Math.max(360, (entry.box.clientWidth || 560) - 34);
+        const width = Math.max(240, (entry.box.clientWidth || 560) - 34);
         entry.key = key;
         entry.plot = new window.uPlot(options(chart, series, width), data, entry.box);
       }

@@ -4,7 +4,7 @@ export function renderGrid(s, { board, side, sendMove, el, moveList, analysisPan
   const mine = s.toAct === s.humanSeat;
   const targetOf = new Map(view.targets.map((t) => [t.cell, t.action]));
   const highlight = new Set(view.highlight ?? []);
-  const grid = el('div', { class: 'grid', id: 'grid', role: 'group', 'aria-label': 'board', tabindex: -1, style: `grid-template-columns: repeat(${view.cols}, 64px)` });
+  const grid = el('div', { class: 'grid', id: 'grid', role: 'group', 'aria-label': 'board', tabindex: -1, style: `--cols: ${view.cols}` });
   view.cells.forEach((piece, i) => {
     const action = mine ? targetOf.get(i) : undefined;
     const cls = ['cell', action !== undefined ? 'target' : '', highlight.has(i) ? 'hl' : ''].join(' ');

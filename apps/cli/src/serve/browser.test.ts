@@ -118,6 +118,27 @@ describe.skipIf(chromium.path === undefined)('az serve in Chromium', () => {
     await page.close();
   });
 
+  it('fits a phone screen: each play page lays out at 375 px wide, with nothing to scroll sideways', async () => {
+    const context = await browser.newContext({ viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true });
+    try {
+      const installed = ((await (await fetch(`${server.url}/api/games`)).json()) as { id: string }[]).map((g) => g.id);
+      const boards: Record<string, string> = { tictactoe: '#grid .cell', connect4: '#grid .cell', chess: '#chessboard cg-board piece', blob: '#hand .card' };
+      for (const [game, selector] of Object.entries(boards).filter(([id]) => installed.includes(id))) {
+        const page = await context.newPage();
+        await page.goto(`${server.url}/play/${game}`);
+        await page.waitForSelector(selector);
+        await page.waitForFunction("document.body.dataset.busy === 'false'");
+        // Without a viewport meta tag a phone lays the page out 980 px wide and shrinks it to fit.
+        expect(await page.evaluate('[window.innerWidth, document.documentElement.scrollWidth]'), game).toEqual([375, 375]);
+        const board = await page.locator('#board > *').first().boundingBox();
+        expect(board && board.x + board.width, game).toBeLessThanOrEqual(375);
+        await page.close();
+      }
+    } finally {
+      await context.close();
+    }
+  });
+
   it('a reload shows the game in progress (Blob scores by round too); a game the server no longer has is replaced, saying so', async () => {
     const page = await openPage('/play/tictactoe');
     await page.waitForSelector('#grid .cell.target');
@@ -399,6 +420,21 @@ describe.skipIf(chromium.path === undefined)('the training dashboard and report 
     await page.waitForSelector('#chart-workers canvas');
     expect(Math.max(...(await drawnPixels(page, '#chart-workers')))).toBeGreaterThan(500);
     await page.close();
+  });
+
+  it('fits a phone screen: the dashboard lays out at 375 px wide, its charts within it', async () => {
+    const context = await browser.newContext({ viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true });
+    try {
+      const page = await context.newPage();
+      await page.goto(`${server.url}/dashboard`);
+      await page.waitForSelector('#chart-time canvas');
+      expect(await page.evaluate('[window.innerWidth, document.documentElement.scrollWidth]')).toEqual([375, 375]);
+      const rights = await page.$$eval('.chart canvas', (canvases) => canvases.map((c) => c.getBoundingClientRect().right));
+      expect(rights.length).toBeGreaterThan(0);
+      expect(Math.max(...rights)).toBeLessThanOrEqual(375);
+    } finally {
+      await context.close();
+    }
   });
 
   it('az report writes one self-contained HTML file whose charts draw with nothing else at hand', async () => {

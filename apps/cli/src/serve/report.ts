@@ -28,6 +28,7 @@ export function reportHtml(run: RunData): string {
 <html lang="en">
 <head>
 <meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
 <title>az report: ${escapeHtml(game)}</title>
 <style>${read('style.css')}</style>
 <style>${read('uPlot.css')}</style>

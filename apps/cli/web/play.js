@@ -11,6 +11,8 @@ const statusEl = $('status');
 const errorEl = $('error');
 let snapshot = null;
 let busy = false;
+/** The server no longer has the game shown (it answered 404 for it): moves wait for a new game. */
+let gone = false;
 
 export function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -23,10 +25,24 @@ export function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+/** An answer the server gave with an error (`status` 400, 404...), or none at all (`status` 0). */
+class ApiError extends Error {
+  constructor(message, status) {
+    super(message);
+    this.status = status;
+  }
+}
+
 async function api(path, body) {
-  const res = await fetch(path, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  const data = await res.json();
-  if (!res.ok) throw new Error(data.error ?? `HTTP ${res.status}`);
+  let res;
+  try {
+    res = await fetch(path, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  } catch {
+    // fetch says only 'Failed to fetch': the server is gone (stopped, or the network between).
+    throw new ApiError(`Could not reach az serve at ${location.host}: is it still running? Start it again, then retry.`, 0);
+  }
+  const data = await res.json().catch(() => ({}));
+  if (!res.ok) throw new ApiError(data.error ?? `the server answered ${res.status} ${res.statusText}`, res.status);
   return data;
 }
 
@@ -104,8 +120,12 @@ async function newGame(game) {
 
 /** Sends a move; the snapshot that comes back already holds the computer's replies. */
 export function sendMove(move) {
-  if (!snapshot || busy) return Promise.resolve();
-  return act(() => api(`/api/sessions/${snapshot.id}/move`, move), 'thinking...');
+  if (!snapshot || busy || gone) return Promise.resolve();
+  const request = () => api(`/api/sessions/${snapshot.id}/move`, move).catch((err) => {
+    if (err.status === 404) gone = true;
+    throw err;
+  });
+  return act(request, 'thinking...');
 }
 
 async function act(request, waitText) {
@@ -115,6 +135,7 @@ async function act(request, waitText) {
   document.body.dataset.busy = 'true';
   try {
     snapshot = await request();
+    gone = false;
     window.azSnapshot = snapshot;
     history.replaceState(null, '', `#${snapshot.id}`);
   } catch (err) {
@@ -127,6 +148,7 @@ async function act(request, waitText) {
 }
 
 function describeStatus(s) {
+  if (gone) return 'This game is no longer on the server: start a new game.';
   if (s.over) return `Game over: ${s.result.verdict}.`;
   if (s.toAct === s.humanSeat) return `Your move (${seatName(s.humanSeat)}).`;
   return `${seatName(s.toAct)} to move.`;
@@ -160,7 +182,8 @@ export function analysisPanel(s) {
 
 function draw(s) {
   statusEl.textContent = describeStatus(s);
-  statusEl.className = s.over ? 'over' : '';
+  statusEl.className = s.over || gone ? 'over' : '';
+  document.body.dataset.gone = String(gone);
   const board = $('board');
   const side = $('side');
   side.replaceChildren();

@@ -139,6 +139,43 @@ describe.skipIf(chromium.path === undefined)('az serve in Chromium', () => {
     }
   });
 
+  it('says so when the server has stopped mid-game, or no longer has the game', async () => {
+    // A server of its own, to stop.
+    const own = await startServer({ port: 0, simulations: 8 });
+    const page = await browser.newPage({ viewport: { width: 1200, height: 820 } });
+    try {
+      await page.goto(`${own.url}/play/tictactoe`);
+      await page.waitForSelector('#grid .cell.target');
+      await clickAndWait(page, '#grid .cell.target');
+      await own.close();
+      await Promise.all([page.waitForEvent('requestfailed'), page.click('#grid .cell.target')]);
+      await page.waitForFunction("document.body.dataset.busy === 'false'");
+      expect(await page.textContent('#error')).toMatch(/^Could not reach az serve at 127\.0\.0\.1:\d+: is it still running\? Start it again, then retry\.$/);
+      expect(await page.textContent('#status')).toBe('Your move (X).');
+    } finally {
+      await page.close();
+      await own.close().catch(() => undefined);
+    }
+
+    // The shared server forgets this page's game: the page says the game is gone and sends no more moves.
+    const other = await openPage('/play/tictactoe');
+    await other.waitForSelector('#grid .cell.target');
+    await other.waitForFunction("document.body.dataset.busy === 'false'");
+    server.sessions.delete(((await other.evaluate('window.azSnapshot')) as PlaySnapshot).id);
+    await clickAndWait(other, '#grid .cell.target');
+    expect(await other.textContent('#error')).toMatch(/^no such game: the server no longer has it \(az serve was restarted, or it dropped the game for newer ones: it keeps the 32 most recently used\); start a new one$/);
+    expect(await other.textContent('#status')).toBe('This game is no longer on the server: start a new game.');
+    let sent = 0;
+    other.on('request', (r) => void (r.url().includes('/move') && sent++));
+    await other.click('#grid .cell.target');
+    await Promise.all([other.waitForResponse((r) => r.url().includes('/sessions')), other.click('#new-game')]);
+    await other.waitForFunction("document.body.dataset.busy === 'false'");
+    expect(sent).toBe(0);
+    expect(await other.textContent('#status')).toBe('Your move (X).');
+    expect(await other.textContent('#error')).toBe('');
+    await other.close();
+  });
+
   it('a reload shows the game in progress (Blob scores by round too); a game the server no longer has is replaced, saying so', async () => {
     const page = await openPage('/play/tictactoe');
     await page.waitForSelector('#grid .cell.target');

@@ -221,7 +221,7 @@ export function createServeApp(options: ServeOptions = {}): { app: Hono; session
 
   const sessionOf = (c: Context): PlaySession => {
     const session = sessions.get(c.req.param('id') ?? '');
-    if (!session) throw new PlayError('no such game (it may have ended when the server restarted): start a new one', 404);
+    if (!session) throw new PlayError(`no such game: the server no longer has it (az serve was restarted, or it dropped the game for newer ones: it keeps the ${maxSessions} most recently used); start a new one`, 404);
     return session;
   };
   app.get('/api/sessions/:id', async (c) => c.json(await sessionOf(c).current()));

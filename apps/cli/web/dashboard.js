@@ -40,6 +40,13 @@ async function main() {
     $('live').classList.remove('on');
     $('live-text').textContent = 'reconnecting…';
   });
+  // The run's settings and summary as they change: a resumed run's new iteration count, its new assessment.
+  events.addEventListener('run', (e) => {
+    const { options, summary } = JSON.parse(e.data);
+    run.options = options ?? undefined;
+    run.summary = summary ?? undefined;
+    info(run);
+  });
   events.addEventListener('metrics', (e) => {
     const row = JSON.parse(e.data);
     const known = rows.has(row.iteration);

@@ -3,7 +3,7 @@
 // reaching the page, and the dashboard of a finished run drawing its charts and following new lines.
 // Set AZ_SCREENSHOT_DIR (e.g. docs/images) to save the screenshots the README shows.
 import { spawn } from 'node:child_process';
-import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -431,7 +431,7 @@ describe.skipIf(chromium.path === undefined)('the training dashboard and report 
     if (runDir) rmSync(runDir, { recursive: true, force: true });
   });
 
-  it('draws the charts of a finished run and adds an iteration appended while it is open', async () => {
+  it("draws the charts of a finished run, adds an iteration appended while it is open, and follows a resume's new settings and assessment", async () => {
     const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
     await page.goto(`${server.url}/dashboard`);
     await page.waitForSelector('#chart-losses canvas');
@@ -456,6 +456,17 @@ describe.skipIf(chromium.path === undefined)('the training dashboard and report 
     expect(await page.textContent('#info-iterations')).toMatch(/^3/);
     await page.waitForSelector('#chart-workers canvas');
     expect(Math.max(...(await drawnPixels(page, '#chart-workers')))).toBeGreaterThan(500);
+
+    // az train --resume asks for more iterations (options.json) and ends with a new assessment
+    // (summary.json): the head of the page follows both without a reload.
+    expect(await page.textContent('#info-iterations')).toBe('3 of 2');
+    const optionsPath = join(runDir, 'options.json');
+    writeFileSync(optionsPath, JSON.stringify({ ...JSON.parse(readFileSync(optionsPath, 'utf8')), iterations: 4 }));
+    await page.waitForFunction("document.getElementById('info-iterations').textContent === '3 of 4'");
+    const summaryPath = join(runDir, 'summary.json');
+    const summary = JSON.parse(readFileSync(summaryPath, 'utf8')) as { assessment: { summary: string } };
+    writeFileSync(summaryPath, JSON.stringify({ ...summary, assessment: { ...summary.assessment, summary: 'optimal moves 9/9 (100%) after resuming' } }));
+    await page.waitForFunction("document.getElementById('info-assessment').textContent.startsWith('optimal moves 9/9 (100%) after resuming')");
     await page.close();
   });
 

@@ -83,6 +83,26 @@ export function readRun(dir: string): RunData {
   return { dir: abs, rows, ...(options ? { options } : {}), ...(summary ? { summary } : {}) };
 }
 
+/** The run's settings and final summary, which `az train --resume` rewrites (more iterations, a new assessment). */
+export function readRunInfo(dir: string): { options?: Readonly<Record<string, unknown>>; summary?: Readonly<Record<string, unknown>> } {
+  const abs = resolve(dir);
+  const options = readJson(join(abs, 'options.json'));
+  const summary = readJson(join(abs, 'summary.json'));
+  return { ...(options ? { options } : {}), ...(summary ? { summary } : {}) };
+}
+
+/** Changes whenever options.json or summary.json is written, created or removed. */
+export function runInfoStamp(dir: string): string {
+  return ['options.json', 'summary.json']
+    .map((name) => {
+      const path = join(resolve(dir), name);
+      if (!existsSync(path)) return '-';
+      const stat = statSync(path);
+      return `${stat.mtimeMs}:${stat.size}`;
+    })
+    .join('|');
+}
+
 /**
  * Follows metrics.jsonl as the trainer appends to it: `poll` reads the bytes added since the last call
  * and returns the complete new rows. The file may not exist yet (a run just starting).

@@ -18,7 +18,7 @@ import { ConfigError, listGames, resolveGame, resolveGameConfig, type ConfigSche
 import { defaultPlaySimulations } from '@az/mcts';
 import { agentNames, gameFor, type AgentSettings, type LoadedModel } from '../agents.js';
 import { UsageError } from '../args.js';
-import { MetricsFollower, readRun, RunDirError } from './run-data.js';
+import { MetricsFollower, readRun, readRunInfo, RunDirError, runInfoStamp } from './run-data.js';
 import { PlayError, PlaySession } from './sessions.js';
 
 /**
@@ -235,16 +235,25 @@ export function createServeApp(options: ServeOptions = {}): { app: Hono; session
     if (!options.run) throw new PlayError('no run directory was given to az serve (--run DIR)', 404);
     return c.json(readRun(options.run));
   });
-  // New metrics lines as server-sent events ('metrics', one row each), starting with every row so far.
+  // New metrics lines as server-sent events ('metrics', one row each), starting with every row so far;
+  // and 'run' ({options, summary}) first and whenever options.json or summary.json changes (a resumed
+  // run asks for more iterations, and ends with a new assessment).
   app.get('/api/run/events', (c) => {
     const dir = options.run;
     if (!dir) throw new PlayError('no run directory was given to az serve (--run DIR)', 404);
     return streamSSE(c, async (stream) => {
       const follower = new MetricsFollower(dir);
+      let infoStamp: string | undefined;
       let timer: ReturnType<typeof setInterval> | undefined;
       const done = new Promise<void>((resolveDone) => {
         const send = async (): Promise<void> => {
           for (const row of follower.poll()) await stream.writeSSE({ event: 'metrics', data: JSON.stringify(row) });
+          const stamp = runInfoStamp(dir);
+          if (stamp !== infoStamp) {
+            infoStamp = stamp;
+            const { options: runOptions, summary } = readRunInfo(dir);
+            await stream.writeSSE({ event: 'run', data: JSON.stringify({ options: runOptions ?? null, summary: summary ?? null }) });
+          }
         };
         const stop = (): void => {
           if (timer) {

@@ -43,6 +43,19 @@
     ] },
   ];
 
+  // A y axis as wide as its longest tick label: uPlot's fixed 50 px cut '250,000' evaluations/s to '0,000'.
+  function axisSize(self, values, axisIdx, cycleNum) {
+    const axis = self.axes[axisIdx];
+    if (cycleNum > 1) return axis._size;
+    const longest = (values ?? []).reduce((a, v) => (String(v).length > a.length ? String(v) : a), '');
+    let size = axis.ticks.size + axis.gap;
+    if (longest !== '') {
+      self.ctx.font = axis.font[0];
+      size += self.ctx.measureText(longest).width / devicePixelRatio;
+    }
+    return Math.ceil(size);
+  }
+
   function options(chart, series, width) {
     const twoAxes = series.some((s) => s.scale === 'y2');
     return {
@@ -50,7 +63,7 @@
       width,
       height: 260,
       scales: { x: { time: false } },
-      axes: [{ label: 'iteration', incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000] }, {}, ...(twoAxes ? [{ scale: 'y2', side: 1, grid: { show: false } }] : [])],
+      axes: [{ label: 'iteration', incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000] }, { size: axisSize }, ...(twoAxes ? [{ scale: 'y2', side: 1, grid: { show: false }, size: axisSize }] : [])],
       series: [{ label: 'iteration' }, ...series.map((s, i) => ({ label: s.label, stroke: COLORS[i % COLORS.length], width: 2, scale: s.scale ?? 'y', points: { show: true, size: 5 } }))],
     };
   }
@@ -90,7 +103,7 @@
       }
     }
     update(rows);
-    return { update };
+    return { update, plots: () => [...built.values()].map((e) => e.plot) };
   }
 
   /** One line on how the run ended, from its last metrics row and the game's own assessment. */

@@ -30,7 +30,7 @@ async function main() {
   for (const r of run.rows) rows.set(r.iteration, r);
   charts = window.azCharts.create($('charts'), [...rows.values()]);
   info(run);
-  window.azDashboard = { rows, updates: 0 };
+  window.azDashboard = { rows, updates: 0, charts };
   const events = new EventSource('/api/run/events');
   events.addEventListener('open', () => {
     $('live').classList.add('on');

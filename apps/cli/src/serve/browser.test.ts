@@ -450,12 +450,23 @@ describe.skipIf(chromium.path === undefined)('the training dashboard and report 
     expect(await page.$('#chart-workers')).toBeNull();
     const lines = readFileSync(join(runDir, 'metrics.jsonl'), 'utf8').trim().split('\n');
     const workers = { devices: { 'cpu:0': { games: 12, positions: 80, restarts: 1, staleGamesDropped: 0 } }, live: 2, restarts: 1, staleGamesDropped: 0, gamesReceived: 12, minAcceptedVersion: 1, meanGameAge: 0.5, totalRestarts: 1, totalStaleGamesDropped: 0 };
-    const next = { ...JSON.parse(lines[lines.length - 1]), iteration: 3, workers };
+    const last = JSON.parse(lines[lines.length - 1]) as { selfPlay: Record<string, unknown> };
+    // A real run's speed (hundreds of thousands of evaluations a second), whose tick labels are wide.
+    const next = { ...last, iteration: 3, workers, selfPlay: { ...last.selfPlay, evalsPerSecond: 250_000 } };
     appendFileSync(join(runDir, 'metrics.jsonl'), JSON.stringify(next) + '\n');
     await page.waitForFunction('window.azDashboard && window.azDashboard.updates === 1');
     expect(await page.textContent('#info-iterations')).toMatch(/^3/);
     await page.waitForSelector('#chart-workers canvas');
     expect(Math.max(...(await drawnPixels(page, '#chart-workers')))).toBeGreaterThan(500);
+    // Every y axis is as wide as its widest tick label ('250,000'), so none is cut.
+    const cut = await page.evaluate(`window.azDashboard.charts.plots().flatMap((u) => u.axes.slice(1).map((axis) => {
+      if (!axis._values || axis._values.length === 0) return null;
+      u.ctx.font = axis.font[0];
+      const widest = Math.max(...axis._values.map((v) => u.ctx.measureText(String(v)).width / devicePixelRatio));
+      return widest + axis.ticks.size + axis.gap > axis._size + 0.5 ? u.root.parentElement.id + ': ' + axis._values.join(' ') : null;
+    })).filter((x) => x !== null)`);
+    expect(cut).toEqual([]);
+    expect(await page.evaluate("window.azDashboard.charts.plots().find((u) => u.root.parentElement.id === 'chart-speed').axes[1]._values.some((v) => v.length >= 7)")).toBe(true);
 
     // az train --resume asks for more iterations (options.json) and ends with a new assessment
     // (summary.json): the head of the page follows both without a reload.

@@ -58,7 +58,8 @@ export function renderCards(s, { board, side, sendMove, seatName, el, moveList }
   const info = el('div', { class: 'info' },
     el('span', { id: 'trump' }, `Trump: ${v.trump ? SUITS[v.trump] : 'none'}`),
     v.turnedUp ? el('span', {}, 'turned up ', card(el, v.turnedUp)) : null,
-    el('span', {}, `Round ${v.round + 1}, ${v.cardsDealt} cards`),
+    // At the end the view's round counts the rounds played (there is no next one to show).
+    el('span', { id: 'round' }, v.phase === 'over' ? `${v.round} round${v.round === 1 ? '' : 's'} played` : `Round ${v.round + 1}, ${v.cardsDealt} cards`),
     v.lastTrick.length ? el('span', { id: 'last-trick' }, `last trick (${v.lastTrickWinner === v.seat ? 'you' : seatName(v.lastTrickWinner)}): `, ...v.lastTrick.map((t) => card(el, t.card))) : null);
   const playing = v.phase === 'play' && v.toAct === v.seat && !s.over;
   const hand = el('div', { class: 'hand', id: 'hand' }, el('div', {}, 'Your hand'), ...v.hand.map((c) => {

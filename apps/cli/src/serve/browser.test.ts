@@ -380,6 +380,7 @@ describe.skipIf(chromium.path === undefined)('az serve in Chromium', () => {
     }
     // One bid and five cards; every seat has bid, and the scores table has the round and the total.
     expect(actions).toBe(6);
+    expect(await page.textContent('#round')).toBe('1 round played');
     expect(await page.locator('#scores tr').count()).toBe(3);
     const totals = await page.$$eval('#scores tr:last-child th', (cells) => cells.slice(1).map((c) => Number(c.textContent)));
     expect(totals).toHaveLength(4);

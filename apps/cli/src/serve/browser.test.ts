@@ -69,6 +69,21 @@ describe.skipIf(chromium.path === undefined)('az serve in Chromium', () => {
     await page.close();
   });
 
+  it('loads each page without a failed request or a console error', async () => {
+    for (const path of ['/', '/play/tictactoe', '/play/chess', '/play/blob']) {
+      const page = await browser.newPage();
+      const problems: string[] = [];
+      page.on('console', (m) => void (m.type() === 'error' && problems.push(`console: ${m.text()}`)));
+      page.on('response', (r) => void (r.status() >= 400 && problems.push(`${r.status()} ${r.url()}`)));
+      page.on('requestfailed', (r) => problems.push(`failed ${r.url()}`));
+      // 'load' waits for the icon too: Chromium asks for /favicon.ico unless the page names an icon.
+      await page.goto(server.url + path, { waitUntil: 'load' });
+      await page.waitForFunction(path === '/' ? "document.querySelectorAll('#games li').length > 0" : "document.body.dataset.busy === 'false'");
+      expect(problems, path).toEqual([]);
+      await page.close();
+    }
+  });
+
   it('names each grid cell for the keyboard and screen readers, and announces the status', async () => {
     const page = await openPage('/play/tictactoe');
     await page.waitForSelector('#grid .cell.target');

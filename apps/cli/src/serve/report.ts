@@ -5,15 +5,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { readRun, type RunData } from './run-data.js';
-import { staticFiles } from './server.js';
+import { escapeHtml, staticFiles } from './server.js';
 
 /** JSON that is safe inside a <script> element. */
 function scriptJson(value: unknown): string {
   return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
 }
 
 export function reportHtml(run: RunData): string {

@@ -32,14 +32,14 @@ describe('static files', () => {
   afterAll(() => server.close());
 
   /** A raw request, so the path reaches the server exactly as written (fetch would normalise '..'). */
-  function rawGet(path: string): Promise<{ status: number; body: string }> {
+  function rawGet(path: string): Promise<{ status: number; body: string; type: string }> {
     const url = new URL(server.url);
     return new Promise((resolve, reject) => {
       const req = httpRequest({ host: url.hostname, port: url.port, path, method: 'GET' }, (res) => {
         let body = '';
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => (body += chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body, type: String(res.headers['content-type']) }));
       });
       req.on('error', reject);
       req.end();
@@ -50,6 +50,26 @@ describe('static files', () => {
     for (const path of ['/', '/play/tictactoe', '/dashboard', '/static/play.js', '/static/chessground.js', '/static/uPlot.js']) {
       const r = await rawGet(path);
       expect(r.status, `${path}: ${r.body.slice(0, 200)}`).toBe(200);
+    }
+  });
+
+  it('answers a browser address that is no page with a page leading back, and the API with JSON', async () => {
+    const nowhere = await rawGet('/play/tictactoe/extra');
+    expect(nowhere.status).toBe(404);
+    expect(nowhere.type).toMatch(/^text\/html/);
+    expect(nowhere.body).toContain('There is no page at /play/tictactoe/extra.');
+    expect(nowhere.body).toContain('<a href="/">All games</a>');
+    const game = await rawGet('/play/nosuchgame');
+    expect(game.status).toBe(404);
+    expect(game.body).toMatch(/No game &#39;nosuchgame&#39; is installed here \(installed: [a-z0-9, ]*tictactoe/);
+    const script = await rawGet('/play/%3Cscript%3Ealert(1)%3C%2Fscript%3E');
+    expect(script.status).toBe(404);
+    expect(script.body).not.toContain('<script>');
+    expect(script.body).toContain('&lt;script&gt;');
+    for (const path of ['/api/nothing', '/static/nothing.js']) {
+      const api = await rawGet(path);
+      expect(api.status, path).toBe(404);
+      expect(JSON.parse(api.body), path).toEqual({ error: `not found: ${path}` });
     }
   });
 

@@ -87,6 +87,24 @@ function contentType(name: string): string {
   return CONTENT_TYPES[dot >= 0 ? name.slice(dot) : ''] ?? 'application/octet-stream';
 }
 
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+}
+
+/** What a browser gets for an address that is no page: a short page with the way back, not raw JSON. */
+function notFoundPage(c: Context, message: string): Response {
+  return c.html(
+    `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,"><title>az: not found</title><link rel="stylesheet" href="/static/style.css"></head>
+<body><header><a href="/">az</a><h1>Not found</h1></header>
+<main><div class="panel"><p id="not-found">${escapeHtml(message)}</p><p><a href="/">All games</a></p></div></main></body>
+</html>
+`,
+    404,
+  );
+}
+
 function errorResponse(c: Context, err: unknown): Response {
   if (err instanceof PlayError) return c.json({ error: err.message }, err.status);
   if (err instanceof UsageError || err instanceof ConfigError || err instanceof RunDirError) return c.json({ error: err.message }, 400);
@@ -161,11 +179,16 @@ export function createServeApp(options: ServeOptions = {}): { app: Hono; session
   app.onError((err, c) => errorResponse(c, err));
   // Requests are a few hundred bytes; anything far larger is refused before it is read.
   app.use('/api/*', bodyLimit({ maxSize: 64 * 1024, onError: (c) => c.json({ error: 'the request body is too large (64 KB at most)' }, 413) }));
-  app.notFound((c) => c.json({ error: `not found: ${c.req.path}` }, 404));
+  app.notFound((c) => (c.req.path.startsWith('/api/') || c.req.path.startsWith('/static/') ? c.json({ error: `not found: ${c.req.path}` }, 404) : notFoundPage(c, `There is no page at ${c.req.path}.`)));
 
   const page = (name: string) => (c: Context) => c.body(readFileSync(files.get(name) as string), 200, { 'content-type': contentType(name), 'cache-control': 'no-store' });
   app.get('/', page('index.html'));
-  app.get('/play/:game', page('play.html'));
+  app.get('/play/:game', (c) => {
+    const id = c.req.param('game');
+    const installed = listGames().map((g) => g.traits.id);
+    if (!installed.includes(id)) return notFoundPage(c, `No game '${id}' is installed here (installed: ${installed.join(', ')}).`);
+    return page('play.html')(c);
+  });
   app.get('/dashboard', page('dashboard.html'));
   app.get('/static/:name', (c) => {
     const name = c.req.param('name');

@@ -47,7 +47,7 @@ describe('static files', () => {
   }
 
   it('serves the pages and the board and chart libraries from node_modules', async () => {
-    for (const path of ['/', '/play/tictactoe', '/dashboard', '/static/play.js', '/static/chessground.js', '/static/uPlot.js']) {
+    for (const path of ['/', '/play/tictactoe', '/static/play.js', '/static/chessground.js', '/static/uPlot.js']) {
       const r = await rawGet(path);
       expect(r.status, `${path}: ${r.body.slice(0, 200)}`).toBe(200);
     }
@@ -66,6 +66,10 @@ describe('static files', () => {
     expect(script.status).toBe(404);
     expect(script.body).not.toContain('<script>');
     expect(script.body).toContain('&lt;script&gt;');
+    // No --run: the dashboard says how to get one, instead of a page stuck 'connecting…'.
+    const dashboard = await rawGet('/dashboard');
+    expect(dashboard.status).toBe(404);
+    expect(dashboard.body).toContain('No training run is shown here: start az serve with --run DIR');
     for (const path of ['/api/nothing', '/static/nothing.js']) {
       const api = await rawGet(path);
       expect(api.status, path).toBe(404);

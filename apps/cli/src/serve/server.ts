@@ -189,7 +189,7 @@ export function createServeApp(options: ServeOptions = {}): { app: Hono; session
     if (!installed.includes(id)) return notFoundPage(c, `No game '${id}' is installed here (installed: ${installed.join(', ')}).`);
     return page('play.html')(c);
   });
-  app.get('/dashboard', page('dashboard.html'));
+  app.get('/dashboard', (c) => (options.run ? page('dashboard.html')(c) : notFoundPage(c, 'No training run is shown here: start az serve with --run DIR (the --out directory of az train) for its dashboard.')));
   app.get('/static/:name', (c) => {
     const name = c.req.param('name');
     const path = files.get(name);

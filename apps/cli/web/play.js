@@ -121,8 +121,18 @@ async function newGame(game) {
 /** Sends a move; the snapshot that comes back already holds the computer's replies. */
 export function sendMove(move) {
   if (!snapshot || busy || gone) return Promise.resolve();
-  const request = () => api(`/api/sessions/${snapshot.id}/move`, move).catch((err) => {
+  const id = snapshot.id;
+  const request = () => api(`/api/sessions/${id}/move`, move).catch(async (err) => {
     if (err.status === 404) gone = true;
+    else if (err.status === 400 || err.status === 409) {
+      // Refused: the game may have moved on in another tab (the link names the game). Show it as the
+      // server has it, with the reason.
+      const current = await api(`/api/sessions/${id}`).catch(() => null);
+      if (current) {
+        snapshot = current;
+        window.azSnapshot = current;
+      }
+    }
     throw err;
   });
   return act(request, 'thinking...');

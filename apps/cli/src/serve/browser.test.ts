@@ -154,6 +154,27 @@ describe.skipIf(chromium.path === undefined)('az serve in Chromium', () => {
     }
   });
 
+  it('two tabs of one game: a move refused in the tab left behind shows the game as it now is', async () => {
+    const first = await openPage('/play/tictactoe');
+    await first.waitForSelector('#grid .cell.target');
+    await first.waitForFunction("document.body.dataset.busy === 'false'");
+    const second = await openPage(`/play/tictactoe${new URL(first.url()).hash}`);
+    await second.waitForSelector('#grid .cell.target');
+    await second.waitForFunction("document.body.dataset.busy === 'false'");
+    await clickAndWait(first, '#grid .cell[data-cell="4"]');
+    const now = (await first.evaluate('window.azSnapshot')) as PlaySnapshot;
+    expect(now.moves).toHaveLength(2);
+    // The second tab still shows the empty board: its click on the centre is refused, and it catches up.
+    await Promise.all([second.waitForResponse((r) => r.request().method() === 'GET' && r.url().includes('/api/sessions/')), second.click('#grid .cell[data-cell="4"]')]);
+    await second.waitForFunction("document.body.dataset.busy === 'false'");
+    expect(await second.textContent('#error')).toMatch(/illegal move/);
+    expect(((await second.evaluate('window.azSnapshot')) as PlaySnapshot).moves).toEqual(now.moves);
+    expect(await second.$$eval('#grid .cell span', (spans) => spans.length)).toBe(2);
+    expect(await second.textContent('#status')).toBe('Your move (X).');
+    await first.close();
+    await second.close();
+  });
+
   it('says so when the server has stopped mid-game, or no longer has the game', async () => {
     // A server of its own, to stop.
     const own = await startServer({ port: 0, simulations: 8 });

@@ -87,20 +87,21 @@ async function setup() {
   $('new-game').addEventListener('click', () => newGame(game));
   // The game in progress is named in the URL (#<game id>): a reload, or the link, shows it again.
   const saved = location.hash.slice(1);
-  if (saved && (await resume(saved))) return;
+  const missed = saved ? await resume(saved) : null;
+  if (missed === '') return;
   await newGame(game);
-  if (saved && !errorEl.textContent) errorEl.textContent = 'The game in this link is no longer on the server (az serve was restarted, or the game was dropped for newer ones): this is a new game.';
+  if (missed && !errorEl.textContent) errorEl.textContent = missed;
 }
 
-/** Shows the game `id` again (after a reload); false when the server no longer has it. */
+/** Shows the game `id` again (after a reload): '' when it does, else why not. */
 async function resume(id) {
   let s;
   try {
     s = await api(`/api/sessions/${encodeURIComponent(id)}`);
   } catch {
-    return false;
+    return 'The game in this link is no longer on the server (az serve was restarted, or the game was dropped for newer ones): this is a new game.';
   }
-  if (s.game.id !== gameId) return false;
+  if (s.game.id !== gameId) return `The game in this link is a ${s.game.name} game: this is a new game here.`;
   snapshot = s;
   window.azSnapshot = s;
   $('seat').value = String(s.humanSeat);
@@ -108,7 +109,7 @@ async function resume(id) {
   if (opponent) $('opponent').value = opponent.value;
   draw(s);
   document.body.dataset.busy = 'false';
-  return true;
+  return '';
 }
 
 async function newGame(game) {

@@ -238,6 +238,12 @@ describe.skipIf(chromium.path === undefined)('az serve in Chromium', () => {
     expect(fresh.moves).toHaveLength(0);
     expect(new URL(page.url()).hash).toBe(`#${fresh.id}`);
     expect(await page.textContent('#error')).toMatch(/no longer on the server.*this is a new game/);
+    // A link to a game of another kind (tic-tac-toe's on the Connect Four page) says so.
+    await page.goto(`${server.url}/play/connect4#${fresh.id}`);
+    await page.waitForSelector('#grid .cell');
+    await page.waitForFunction("document.body.dataset.busy === 'false'");
+    expect(await page.textContent('#error')).toBe('The game in this link is a Tic-tac-toe game: this is a new game here.');
+    expect(((await snapshotOf(page)) as PlaySnapshot).game.id).toBe('connect4');
 
     // Blob: the scores of the rounds before a reload are still in the table.
     await page.goto(`${server.url}/play/blob`);

@@ -48,6 +48,12 @@ export class RunDirectoryError extends Error {
   }
 }
 
+/**
+ * The file a training session holds the run directory by (see run-lock.ts). It is not a run file: a
+ * directory holding only the lock is a run about to start, and an archived run never takes one along.
+ */
+export const RUN_LOCK_FILE = 'train.lock';
+
 const RUN_FILES = ['options.json', 'metrics.jsonl', 'changes.jsonl', 'summary.json', CHECKPOINTS_DIR, LEGACY_CHECKPOINT_DIR, REPLAY_DIR, 'replay.bin'];
 
 /** Whether `dir` holds a training run's files (false when it is missing or not a directory). */

@@ -1,6 +1,6 @@
 // End to end: two CPU self-play processes on tic-tac-toe, a SIGKILLed worker, a hung (SIGSTOPped) worker,
 // Ctrl-C (abort) and --resume. Uses the built worker (dist/worker.js): turbo builds before testing.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -156,7 +156,15 @@ describe('runMultiProcessTraining (2 CPU workers, tic-tac-toe)', () => {
       // meanwhile, all of them surplus; with its share sent before training, it stops after it.
       const one: MultiProcessOptions = { ...multi, devices: parseDeviceSpec('cpu:1') };
       const iterations = 3;
-      const summary = await runMultiProcessTraining({ ...tiny, out: join(work, 'held'), iterations, trainingSteps: 300, batchSize: 64 }, one, { registry });
+      // The run is locked while it trains (as in the single-process loop), and unlocked once it ends.
+      const locked: boolean[] = [];
+      const lockFile = join(work, 'held', 'train.lock');
+      const summary = await runMultiProcessTraining({ ...tiny, out: join(work, 'held'), iterations, trainingSteps: 300, batchSize: 64 }, one, {
+        registry,
+        events: { iteration: () => locked.push(existsSync(lockFile)) },
+      });
+      expect(locked).toEqual([true, true, true]);
+      expect(existsSync(lockFile)).toBe(false);
       // Nothing is taken in after the last window closes, so no second checkpoint of the last iteration.
       expect(listCheckpoints(join(work, 'held')).map((c) => c.name)).toEqual(['iter-000001', 'iter-000002', 'iter-000003']);
       const w = summary.workers;
@@ -176,6 +184,7 @@ describe('runMultiProcessTraining (2 CPU workers, tic-tac-toe)', () => {
       await expect(runMultiProcessTraining({ ...tiny, out: join(work, 'bad'), iterations: 1 }, bad, { registry })).rejects.toThrow(
         /worker 0 \(cpu:0\).*export 'noSuchExport' is not a usable game plugin/,
       );
+      expect(existsSync(join(work, 'bad', 'train.lock'))).toBe(false);
     },
     60_000,
   );

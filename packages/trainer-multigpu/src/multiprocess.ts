@@ -13,16 +13,15 @@
  * So one weights version = one iteration's training phase, as in the single-process loop: `weightsVersion`
  * equals the iteration count, and a checkpoint from either loop resumes in the other.
  */
-import { type GameRegistry } from '@az/core';
 import { BackendUnavailableError, initBackend, serializeWeights, type BackendName } from '@az/nn';
 import { checkDevices, DeviceSpecError, type Device } from './devices.js';
 import { GameIntake, intakeDelta, type IntakeSnapshot, type MultiProcessSummary } from './game-intake.js';
 import { LocalIpcTransport } from './ipc-transport.js';
 import { RedisTransport, readRedisCheckpointState, type RedisRunOptions } from './redis-transport.js';
 import { finishIteration } from './iteration.js';
-import { cacheHitRateField, type IterationMetrics, type TrainerEvents, type TrainSummary, type WorkerIterationMetrics } from './metrics.js';
+import { cacheHitRateField, type IterationMetrics, type TrainSummary, type WorkerIterationMetrics } from './metrics.js';
 import type { TrainOptionsInput } from './options.js';
-import { anotherIteration, closeRun, disposeRun, openRun, type RunSession } from './run-session.js';
+import { anotherIteration, closeRun, disposeRun, endRun, openRun, type RunDeps, type RunSession } from './run-session.js';
 import type { PluginModuleRef, PublishedWeights, SelfPlayTransport, WorkerSetup, WorkerSlot } from './transport.js';
 
 export type { DeviceTotals, MultiProcessSummary } from './game-intake.js';
@@ -78,11 +77,13 @@ export function checkMultiProcessOptions(multi: MultiProcessOptions, backend: Ba
  * Trains with self-play in worker processes. Throws before starting anything when the devices are
  * unusable (bad list; GPUs without @tensorflow/tfjs-node-gpu). Ctrl-C (`signal`) stops the workers,
  * keeps every game they finished, writes a checkpoint with the replay buffer and returns `interrupted`.
+ * The run directory is locked as in `runTraining`, until the workers' games are acknowledged and
+ * summary.json is written.
  */
 export async function runMultiProcessTraining(
   input: TrainOptionsInput,
   multi: MultiProcessOptions,
-  deps: { registry?: GameRegistry; events?: TrainerEvents; signal?: AbortSignal } = {},
+  deps: RunDeps = {},
 ): Promise<MultiProcessTrainSummary> {
   checkMultiProcessOptions(multi, input.backend);
   const devices = multi.devices;
@@ -235,7 +236,7 @@ class MultiProcessLoop {
       const summary = await closeRun(run, interrupted, lastMetrics, () => this.checkpointExtra());
       if (interrupted) await transport.checkpointed?.();
       await transport.close?.();
-      return { ...summary, workers: intake.summarize(state.weightsVersion) };
+      return endRun(run, { ...summary, workers: intake.summarize(state.weightsVersion) });
     } catch (err) {
       signal?.removeEventListener('abort', onAbort);
       if (transport instanceof LocalIpcTransport) transport.kill();

@@ -1,7 +1,8 @@
-// A run directory is never silently reused, a resume finds its run from any of its paths and says what it
-// cannot do, and training that goes non-finite stops without touching the last good checkpoint.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// A run directory is never silently reused nor trained by two sessions at once, a resume finds its run
+// from any of its paths and says what it cannot do, and training that goes non-finite stops without
+// touching the last good checkpoint.
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { GameRegistry } from '@az/core';
@@ -10,7 +11,7 @@ import { ticTacToePlugin } from '@az/game-tictactoe';
 import { blobPlugin } from '@az/game-blob';
 import { TrainingDivergedError } from './iteration.js';
 import type { TrainOptionsInput } from './options.js';
-import { RunDirectoryError, checkRunFitsMemory, claimRunDirectory } from './run-dir.js';
+import { RunDirectoryError, checkRunFitsMemory, claimRunDirectory, holdsRun } from './run-dir.js';
 import { runTraining } from './train-loop.js';
 
 const work = mkdtempSync(join(tmpdir(), 'az-run-dir-'));
@@ -60,6 +61,64 @@ describe('the run directory', () => {
     expect(metricIterations(join(work, archived[0]))).toEqual([1, 2]);
     expect(logs.join('\n')).toContain(join(work, archived[0]));
   }, 60_000);
+
+  it('is locked while a session trains it: another is refused before changing anything (a resume, a new run, --force), and the lock goes when the session ends', async () => {
+    const out = join(work, 'locked');
+    const lockFile = join(out, 'train.lock');
+    // Held while the session runs (seen from its iteration event), gone once it returns; summary.json written by then.
+    const seen: unknown[] = [];
+    await runTraining({ ...tiny, out, iterations: 1 }, { registry, command: ['az', 'train', '--out', out], events: { iteration: () => seen.push(JSON.parse(readFileSync(lockFile, 'utf8'))) } });
+    expect(seen).toEqual([{ pid: process.pid, hostname: hostname(), started: expect.any(String), command: `az train --out ${out}` }]);
+    expect(existsSync(lockFile)).toBe(false);
+    expect(existsSync(join(out, 'summary.json'))).toBe(true);
+
+    // Another session holds it (this process stands in for it: a live pid on this host).
+    const other = JSON.stringify({ pid: process.pid, hostname: hostname(), started: '2024-05-01T10:00:00.000Z', command: 'az train --game tictactoe --out runs/x' });
+    writeFileSync(lockFile, other);
+    const snapshot = (): string[] =>
+      readdirSync(work, { recursive: true, withFileTypes: true })
+        .filter((e) => e.isFile() && (e.parentPath.startsWith(out) || e.name.startsWith('locked')))
+        .map((e) => `${join(e.parentPath, e.name)} ${readFileSync(join(e.parentPath, e.name)).toString('base64')}`)
+        .sort();
+    const before = snapshot();
+    for (const input of [{ resume: out, iterations: 3 }, { out, iterations: 2 }, { out, iterations: 2, force: true }]) {
+      const refused = await error(train(input));
+      expect(refused).toBeInstanceOf(RunDirectoryError);
+      expect(refused.message).toContain(`${out} is being trained by another process: pid ${process.pid} on host ${hostname()}, since 2024-05-01T10:00:00.000Z`);
+      expect(refused.message).toContain('running: az train --game tictactoe --out runs/x');
+      if (input.force) expect(refused.message).toContain('--force moves no run aside while it is being trained');
+    }
+    expect(snapshot()).toEqual(before); // no archive, no options.json, no checkpoint, no metrics line
+    expect(readdirSync(work).filter((n) => n.startsWith('locked.archived-'))).toEqual([]);
+
+    // Unlocked: the resume goes on; a session that fails after taking the lock gives it back too.
+    rmSync(lockFile);
+    await train({ resume: out, iterations: 2 });
+    expect(metricIterations(out)).toEqual([1, 2]);
+    expect(existsSync(lockFile)).toBe(false);
+    const weights = join(listCheckpoints(out).at(-1)?.dir ?? '', 'weights.bin');
+    const bytes = readFileSync(weights);
+    writeFileSync(weights, bytes.subarray(0, bytes.length - 1));
+    expect(await error(train({ resume: out, iterations: 3 }))).toBeInstanceOf(CheckpointError);
+    expect(existsSync(lockFile)).toBe(false);
+    writeFileSync(weights, bytes);
+
+    // --force on an unlocked run: the archive takes no lock along, and is a run of its own.
+    await train({ out, iterations: 1, force: true });
+    const [archive] = readdirSync(work).filter((n) => n.startsWith('locked.archived-'));
+    expect(readdirSync(join(work, archive))).not.toContain('train.lock');
+    expect(metricIterations(join(work, archive))).toEqual([1, 2]);
+    expect(existsSync(lockFile)).toBe(false);
+  }, 90_000);
+
+  it('counts a lone train.lock as no run: not one of its own, and no contents a new run must move aside', () => {
+    const dir = join(work, 'lone-lock');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'train.lock'), '{}');
+    expect(holdsRun(dir)).toBe(false);
+    expect(claimRunDirectory(dir, 'tictactoe', true)).toBeNull();
+    expect(readdirSync(dir)).toEqual(['train.lock']);
+  });
 
   it('names the game of the run it refuses, so the resume it advises works when --game asks for another', async () => {
     const out = join(work, 'other-game');

@@ -5,6 +5,7 @@
  *   metrics.jsonl    one line per iteration
  *   checkpoints/     iter-NNNNNN/ per save, those of the last --keep iterations (see @az/nn checkpoint-store.ts)
  *   replay/          the replay buffer as segments (see replay-store.ts)
+ *   train.lock       while a session trains the run: who (see run-lock.ts); not a run file of its own
  * A new run never writes into a directory that holds another run: it refuses, or with --force moves the
  * old run aside first. `--resume` takes the run directory or any of its checkpoint folders.
  */
@@ -20,8 +21,12 @@ export interface RunPaths {
   readonly options: string;
   readonly changes: string;
   readonly metrics: string;
+  /** How the latest session ended (written at its end). */
+  readonly summary: string;
   readonly checkpoints: string;
   readonly replay: string;
+  /** The lock of the session training the run (see run-lock.ts). */
+  readonly lock: string;
   /** Where runs written before versioned checkpoints kept their replay buffer. */
   readonly legacyReplay: string;
 }
@@ -34,8 +39,10 @@ export function runPaths(out: string): RunPaths {
     options: join(dir, 'options.json'),
     changes: join(dir, 'changes.jsonl'),
     metrics: join(dir, 'metrics.jsonl'),
+    summary: join(dir, 'summary.json'),
     checkpoints: join(dir, CHECKPOINTS_DIR),
     replay: join(dir, REPLAY_DIR),
+    lock: join(dir, RUN_LOCK_FILE),
     legacyReplay: join(dir, 'replay.bin'),
   };
 }
@@ -68,7 +75,9 @@ export function holdsRun(dir: string): boolean {
 /**
  * Makes sure a new run may use `out`: a missing or empty directory is fine; one holding a run (or
  * anything else) is refused, unless `force`, which renames it to `<out>.archived-<time>` (nothing is
- * deleted). Returns where the old contents went, if anywhere. Creates nothing.
+ * deleted). Returns where the old contents went, if anywhere. Creates nothing. The run's lock does not
+ * count as contents: the caller holds it (openRun takes it first), and with `force` it goes along with
+ * the rename, for the caller to take the new directory's and drop the archive's.
  */
 export function claimRunDirectory(out: string, gameId: string, force: boolean): string | null {
   const dir = resolve(out);
@@ -79,7 +88,7 @@ export function claimRunDirectory(out: string, gameId: string, force: boolean): 
   } catch {
     throw new RunDirectoryError(dir, `--out ${dir} exists and is not a directory; choose another --out`);
   }
-  if (entries.length === 0) return null;
+  if (entries.every((e) => e === RUN_LOCK_FILE)) return null;
   if (force) {
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
     let archive = `${dir}.archived-${stamp}`;

@@ -47,6 +47,7 @@ import { UNBOUNDED_ITERATIONS, resolveTrainOptions, type TrainOptions, type Trai
 import { ReplayBuffer } from './replay-buffer.js';
 import { REPLAY_INDEX_FILE, loadReplay, parseReplayIndex, pruneReplay, saveReplay, type ReplayIndex } from './replay-store.js';
 import { RunDirectoryError, checkRunFitsMemory, claimRunDirectory, resolveResume, runPaths, type RunPaths } from './run-dir.js';
+import { acquireRunLock, checkRunUnlocked, type RunLock, type RunLockOptions } from './run-lock.js';
 import { makeSearchAgent } from './search-settings.js';
 import { TimeBudget, formatDuration } from './time-budget.js';
 
@@ -81,6 +82,8 @@ export interface RunSession {
   readonly gameConfig: ResolvedConfig;
   readonly networkConfig: NetworkConfig;
   readonly paths: RunPaths;
+  /** The run directory's lock, held until disposeRun (see run-lock.ts). */
+  readonly lock: RunLock;
   /** The network being trained (self-play plays it). */
   readonly model: LayersModel;
   /**
@@ -119,6 +122,8 @@ export interface RunDeps {
   registry?: GameRegistry;
   events?: TrainerEvents;
   signal?: AbortSignal;
+  /** The command the run's lock records, for whoever finds the run taken, as words (default: this process's arguments). */
+  command?: readonly string[];
 }
 
 /** Options a resume cannot change (the network depends on them); the rest it applies and records. */
@@ -260,6 +265,8 @@ export async function openRun(input: TrainOptionsInput, deps: RunDeps): Promise<
   let resumedManifest: CheckpointManifest | null = null;
   if (input.resume) {
     resumeFrom = resolveResume(input.resume);
+    // A run another session trains is refused first, whatever else this resume would be refused for.
+    checkRunUnlocked(resumeFrom.runDir);
     if (input.out !== undefined && runPaths(input.out).dir !== resumeFrom.runDir) {
       throw new RunDirectoryError(resumeFrom.runDir, `--resume continues the run in its own directory ${resumeFrom.runDir}; --out ${input.out} names another (leave --out out)`);
     }
@@ -272,6 +279,8 @@ export async function openRun(input: TrainOptionsInput, deps: RunDeps): Promise<
       : input,
     plugin,
   );
+  const refusing = forceRefusal(options);
+  if (!resumeFrom) checkRunUnlocked(options.out, { refusing });
   if (resumedManifest && options.iterations <= resumedManifest.iteration) {
     throw new RunDirectoryError(
       resumeFrom?.runDir ?? '',
@@ -288,11 +297,64 @@ export async function openRun(input: TrainOptionsInput, deps: RunDeps): Promise<
   const replayShape = { inputSize: game.encoder.size, actionSize: game.masker.actionSize, numSeats: game.numPlayers, policyWidth: 256 };
   checkRunFitsMemory(options.replayCapacity, options.batchSize, replayShape);
   const paths = runPaths(options.out);
-  if (!resumeFrom) {
-    const archived = claimRunDirectory(options.out, plugin.traits.id, options.force === true);
-    if (archived) log(`--force: the previous contents of ${paths.dir} were moved to ${archived}`);
+  const lock = claimRun(paths, options, plugin.traits.id, resumeFrom !== null, { command: deps.command, log, refusing });
+  try {
+    return await openClaimedRun({ plugin, options, game, gameConfig, replayShape, paths, resumeFrom, resumedManifest, lock }, deps);
+  } catch (err) {
+    lock.release();
+    throw err;
   }
+}
 
+/** What openRun has settled before the run directory is taken. */
+interface ClaimedRun {
+  readonly plugin: GamePlugin;
+  readonly options: TrainOptions;
+  readonly game: Game<unknown>;
+  readonly gameConfig: ResolvedConfig;
+  readonly replayShape: ReplayBuffer['shape'];
+  readonly paths: RunPaths;
+  readonly resumeFrom: ReturnType<typeof resolveResume> | null;
+  readonly resumedManifest: CheckpointManifest | null;
+  readonly lock: RunLock;
+}
+
+/** What a refusal of --force adds: that it archived nothing. */
+function forceRefusal(options: TrainOptions): string | undefined {
+  return options.force ? '--force moves no run aside while it is being trained' : undefined;
+}
+
+/**
+ * Takes the run directory for the session: its lock, refused while another session holds it, before
+ * anything is changed; then, for a new run, the directory itself (refused when it holds a run; with
+ * --force the old run is moved aside, its lock with it: the archive's is dropped once the new
+ * directory's is taken).
+ */
+function claimRun(paths: RunPaths, options: TrainOptions, gameId: string, resuming: boolean, lockOptions: RunLockOptions): RunLock {
+  const lock = acquireRunLock(paths.dir, lockOptions);
+  if (resuming) return lock;
+  let archived: string | null;
+  try {
+    archived = claimRunDirectory(options.out, gameId, options.force === true);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+  if (archived === null) return lock;
+  lock.movedWith(archived);
+  lockOptions.log?.(`--force: the previous contents of ${paths.dir} were moved to ${archived}`);
+  try {
+    return acquireRunLock(paths.dir, lockOptions);
+  } finally {
+    lock.release();
+  }
+}
+
+/** The rest of openRun, with the run directory held: backend, model, optimizer, replay, options.json, inference. */
+async function openClaimedRun(claimed: ClaimedRun, deps: RunDeps): Promise<RunSession> {
+  const { plugin, options, game, gameConfig, replayShape, paths, resumeFrom, resumedManifest, lock } = claimed;
+  const events = deps.events ?? {};
+  const log = (m: string): void => events.log?.(m);
   const backend = await initBackend(options.backend);
   log(`backend: ${backend.name}${backend.skipped.length ? ` (skipped ${backend.skipped.map((s) => s.name).join(', ')})` : ''}`);
 
@@ -447,6 +509,7 @@ export async function openRun(input: TrainOptionsInput, deps: RunDeps): Promise<
     gameConfig,
     networkConfig,
     paths,
+    lock,
     model,
     playingModel,
     trainer,
@@ -526,8 +589,8 @@ export function anotherIteration(run: RunSession): boolean {
 }
 
 /**
- * Ends a run: a final checkpoint when it was interrupted, the game's own assessment of the final network
- * when it was not, and the tensors freed.
+ * Closes a run: a final checkpoint when it was interrupted, the game's own assessment of the final network
+ * when it was not, and the tensors freed. The run stays locked until endRun.
  */
 export async function closeRun(run: RunSession, interrupted: boolean, lastMetrics: IterationMetrics | undefined, saveExtra?: () => Readonly<Record<string, unknown>>): Promise<TrainSummary> {
   const { plugin, options, game, playingEvaluator, state, paths, events } = run;
@@ -542,7 +605,7 @@ export async function closeRun(run: RunSession, interrupted: boolean, lastMetric
     const playSettings: TrainOptions = { ...options, evalSimulations: defaultPlaySimulations(plugin) };
     assessment = await plugin.assessAgent(game, makeSearchAgent(game, playingEvaluator, playSettings, options.seed));
   }
-  disposeRun(run);
+  freeTensors(run);
   const timeLimitReached = !interrupted && state.iteration < options.iterations && run.timeBudget.limitSeconds > 0 ? run.timeBudget.limitSeconds : undefined;
   return {
     game: game.traits.id,
@@ -560,10 +623,32 @@ export async function closeRun(run: RunSession, interrupted: boolean, lastMetric
   };
 }
 
+/**
+ * The last of a session that closed (after closeRun, and whatever the loop still had to do with the run:
+ * the Redis acknowledgements): summary.json, then the run directory unlocked.
+ */
+export function endRun<S extends TrainSummary>(run: RunSession, summary: S): S {
+  try {
+    const { lastMetrics: _last, ...rest } = summary;
+    writeFileSync(run.paths.summary, JSON.stringify({ ...rest, finished: new Date().toISOString() }, null, 2) + '\n');
+  } finally {
+    disposeRun(run);
+  }
+  return summary;
+}
+
+/**
+ * Ends the session: its tensors freed and the run directory unlocked. Safe to call again (error paths may
+ * reach it after closeRun or endRun).
+ */
+export function disposeRun(run: RunSession): void {
+  freeTensors(run);
+  run.lock.release();
+}
+
 const disposedRuns = new WeakSet<RunSession>();
 
-/** Frees the run's tensors; safe to call again (error paths may reach it after closeRun). */
-export function disposeRun(run: RunSession): void {
+function freeTensors(run: RunSession): void {
   if (disposedRuns.has(run)) return;
   disposedRuns.add(run);
   run.trainer.dispose();

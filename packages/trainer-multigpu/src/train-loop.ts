@@ -2,23 +2,24 @@
  * The single-device AlphaZero loop: self-play (all games of an iteration in lock-step) -> replay
  * buffer -> training -> arena evaluation -> checkpoint, repeated; metrics appended to metrics.jsonl.
  */
-import type { GameRegistry } from '@az/core';
 import { CachingEvaluator } from '@az/mcts';
 import { finishIteration } from './iteration.js';
-import { cacheHitRateField, type IterationMetrics, type TrainerEvents, type TrainSummary } from './metrics.js';
+import { cacheHitRateField, type IterationMetrics, type TrainSummary } from './metrics.js';
 import { selfPlaySettings, type TrainOptionsInput } from './options.js';
 import { OutcomeTally } from './outcome-tally.js';
-import { anotherIteration, closeRun, disposeRun, openRun } from './run-session.js';
+import { anotherIteration, closeRun, disposeRun, endRun, openRun, type RunDeps } from './run-session.js';
 import { createSelfPlayEngine } from './search-settings.js';
 import { SelfPlay } from './self-play.js';
 
 /**
  * Trains in this process. `signal` stops the run between moves or steps and still writes a checkpoint
- * (Ctrl-C); the summary then says `interrupted`.
+ * (Ctrl-C); the summary then says `interrupted`. The run directory is locked (train.lock) from before
+ * anything in it changes until summary.json is written: a run another session trains is refused with a
+ * RunLockedError.
  */
 export async function runTraining(
   input: TrainOptionsInput,
-  deps: { registry?: GameRegistry; events?: TrainerEvents; signal?: AbortSignal } = {},
+  deps: RunDeps = {},
 ): Promise<TrainSummary> {
   const run = await openRun(input, deps);
   const { options, game, replay, state, rng, evaluator, events, stopped } = run;
@@ -68,10 +69,10 @@ export async function runTraining(
         },
       });
     }
+    if (stopped()) interrupted = true;
+    return endRun(run, await closeRun(run, interrupted, lastMetrics));
   } catch (err) {
     disposeRun(run);
     throw err;
   }
-  if (stopped()) interrupted = true;
-  return closeRun(run, interrupted, lastMetrics);
 }

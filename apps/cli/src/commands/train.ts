@@ -29,7 +29,7 @@ import { TrainingRater } from '../training-ratings.js';
 import { lastDiscovery } from '../plugins.js';
 import { ProgressBar, formatSeconds } from '../progress.js';
 import { startServer, type RunningServer } from '../serve/server.js';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename, dirname, resolve } from 'node:path';
 import { defaultSelfPlayProcesses, workerCountWarning } from '../worker-count.js';
@@ -123,7 +123,7 @@ export const trainSpec = {
     threads: { type: 'int', min: 1, description: 'onnxruntime threads per network call in self-play and evaluation (default: the cores available)' },
     out: { type: 'string', description: 'run directory: checkpoint, replay buffer, metrics.jsonl (default runs/<game>)', placeholder: 'DIR' },
     resume: { type: 'string', description: 'continue a run from its directory or one of its checkpoint folders (weights, optimizer, replay buffer, iteration)', placeholder: 'DIR' },
-    force: { type: 'boolean', description: 'start a new run even if --out holds one: the old run is moved to <out>.archived-<time>, not deleted' },
+    force: { type: 'boolean', description: 'start a new run even if --out holds one: the old run is moved to <out>.archived-<time>, not deleted (never while another az train is training it)' },
     keep: { type: 'int', min: 1, description: 'iterations whose checkpoints are kept in the run directory, newest included (default 5)' },
     seed: { type: 'int', min: 0, description: 'random seed (runs are reproducible from it)' },
     gpus: { type: 'string', description: 'self-play in one process per listed GPU (e.g. 0,1,2,3), training on the first; needs @tensorflow/tfjs-node-gpu', placeholder: 'LIST' },
@@ -296,6 +296,8 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
   const quiet = flags.quiet === true;
   const deps: Parameters<typeof runTraining>[1] = {
     signal: controller.signal,
+    // Recorded in the run's lock: who holds the run, for a second az train on it.
+    command: ['az', 'train', ...argv],
     events: {
       log: (m) => console.error(m),
       phase: (phase, total, iteration) => {
@@ -329,7 +331,6 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
       await dashboard?.close();
       await rater?.close();
     });
-  writeRunSummary(summary.runDir, summary);
   (bar as ProgressBar | null)?.finish();
   const parts = [
     `az train: ${summary.game}, ${summary.iterations} iterations${summary.timeLimitReached !== undefined ? ` (time limit ${formatDuration(summary.timeLimitReached)} reached)` : ''}, ${summary.gamesPlayed} self-play games in ${formatSeconds(summary.seconds)} on ${summary.backend}`,
@@ -347,15 +348,6 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
   console.log(parts.join('; '));
   // Interrupted (Ctrl-C, SIGTERM): the checkpoint is written; exit as an interrupted program does.
   return summary.interrupted ? 130 : 0;
-}
-
-/**
- * summary.json beside metrics.jsonl: how the run ended and the game's own assessment of the final model,
- * which the dashboard and `az report` show (metrics.jsonl has only the per-iteration figures).
- */
-function writeRunSummary(dir: string, summary: TrainSummary): void {
-  const { lastMetrics: _last, ...rest } = summary;
-  writeFileSync(resolve(dir, 'summary.json'), JSON.stringify({ ...rest, finished: new Date().toISOString() }, null, 2) + '\n');
 }
 
 function iterationLine(m: IterationMetrics): string {

@@ -59,5 +59,10 @@ describe('metrics.jsonl reading', () => {
     const fresh = join(runs, 'fresh');
     mkdirSync(fresh);
     expect(readRun(fresh).rows).toEqual([]);
+    // So is one holding only the trainer's lock (a run starting); a run being trained reads as any run.
+    writeFileSync(join(fresh, 'train.lock'), '{"pid":1,"hostname":"h","started":"2024-05-01T10:00:00.000Z","command":"az train"}\n');
+    expect(readRun(fresh).rows).toEqual([]);
+    writeFileSync(join(run, 'train.lock'), '{"pid":1,"hostname":"h","started":"2024-05-01T10:00:00.000Z","command":"az train"}\n');
+    expect(readRun(run).options).toEqual({ game: 'tictactoe' });
   });
 });

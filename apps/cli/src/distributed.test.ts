@@ -2,7 +2,7 @@
 // file on): Redis restarted under load, the learner SIGKILLed and resumed, and every game a worker sent
 // counted: in the final checkpoint exactly once, or still waiting in the stream.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -142,6 +142,10 @@ describe.skipIf(redis.path === undefined)('az train --transport redis:// with az
       const worker = az('worker', ['worker', '--connect', url, '--run', 'r1', '--devices', 'cpu:1', '--name', 'w1']);
       const learner = az('learner', ['train', ...tiny, '--transport', url, '--run-id', 'r1', '--iterations', '1000', '--games-per-iter', '12', '--out', out]);
       await learner.waitFor(/^iter 2:/);
+      // A second learner on the run is refused before it touches the run or the stream.
+      const second = spawnSync(process.execPath, [bin, 'train', ...tiny, '--resume', out, '--transport', url, '--run-id', 'r1', '--iterations', '2000'], { cwd: work, encoding: 'utf8', timeout: 120_000 });
+      expect(second.status, second.stderr).toBe(2);
+      expect(second.stderr).toContain(`az train: ${out} is being trained by another process: pid ${learner.child.pid} on host`);
       // Redis goes away under load and comes back on the same port with its append-only file.
       await server.stop();
       await server.launch();
@@ -153,11 +157,15 @@ describe.skipIf(redis.path === undefined)('az train --transport redis:// with az
       expect(learner.lines.length).toBeGreaterThan(before);
       learner.signal('SIGKILL');
       await learner.exited;
+      expect(existsSync(join(out, 'train.lock'))).toBe(true); // left behind: nothing runs when a process is SIGKILLed
       const killedAt = JSON.parse(readFileSync(join(resolveResume(out).checkpointDir, 'manifest.json'), 'utf8')) as { iteration: number };
 
       // Resume: one more iteration (the backlog or the worker's new games fill it), then a clean stop.
       const resumed = az('learner-2', ['train', ...tiny, '--resume', out, '--transport', url, '--run-id', 'r1', '--iterations', String(killedAt.iteration + 1), '--games-per-iter', '1']);
       expect(await resumed.exited).toBe(0);
+      // The killed learner's lock was stale: taken over with a warning naming it, and given back at the end.
+      expect(resumed.lines.filter((l) => l.includes('was locked by a trainer that is no longer running'))).toEqual([expect.stringContaining(`(pid ${learner.child.pid} on host `)]);
+      expect(existsSync(join(out, 'train.lock'))).toBe(false);
       worker.signal('SIGTERM');
       expect(await worker.exited).toBe(0);
       const sent = Number(/stopped after sending (\d+) games/.exec(await worker.waitFor(/stopped after sending/))?.[1]);

@@ -1,6 +1,6 @@
 // The built `az` run as a user runs it, for the end-to-end tests: in a temporary working directory
 // that is removed after the test file, with the exit code and both streams returned.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -25,4 +25,57 @@ export function azInTempDir(prefix: string, timeoutMs = 240_000): { work: string
     return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
   };
   return { work, az };
+}
+
+/** An `az` started in the background (a trainer to interrupt, a server): waited on by what it prints, never by a timer. */
+export interface RunningAz {
+  readonly child: ChildProcess;
+  /** Its exit code (null when a signal ended it). */
+  readonly exit: Promise<number | null>;
+  /** stdout and stderr so far, interleaved as they came. */
+  output(): string;
+  /** Resolves with the output so far once it matches `pattern`; rejects, with the output, if az exits first. */
+  until(pattern: RegExp): Promise<string>;
+}
+
+/** Starts `az args` in `cwd` without waiting for it. */
+export function startAz(cwd: string, args: readonly string[]): RunningAz {
+  const child = spawn(process.execPath, [AZ_BIN, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  let text = '';
+  let exited = false;
+  const waiters: { pattern: RegExp; resolve: (s: string) => void; reject: (e: Error) => void }[] = [];
+  const check = (): void => {
+    for (const w of waiters.slice()) {
+      if (w.pattern.test(text)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(text);
+      } else if (exited) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.reject(new Error(`az ${args.join(' ')} exited before printing ${w.pattern}:\n${text}`));
+      }
+    }
+  };
+  const take = (d: Buffer): void => {
+    text += d.toString();
+    check();
+  };
+  child.stdout.on('data', take);
+  child.stderr.on('data', take);
+  const exit = new Promise<number | null>((resolve) =>
+    child.on('close', (code) => {
+      exited = true;
+      check();
+      resolve(code);
+    }),
+  );
+  return {
+    child,
+    exit,
+    output: () => text,
+    until: (pattern) =>
+      new Promise<string>((resolve, reject) => {
+        waiters.push({ pattern, resolve, reject });
+        check();
+      }),
+  };
 }

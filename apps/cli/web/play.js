@@ -70,6 +70,20 @@ function readSettings(settings) {
   return config;
 }
 
+/** Seats at the table the settings ask for: the `players` setting when the game has one, else its most. */
+function seatsAsked(game) {
+  const players = Number($('cfg-players')?.value);
+  return Number.isInteger(players) && players >= 1 && players <= game.maxPlayers ? players : game.maxPlayers;
+}
+
+/** The seat menu for a table of `count` seats, keeping the seat chosen when the table still has it. */
+function fillSeats(count) {
+  const menu = $('seat');
+  const chosen = Number(menu.value) || 0;
+  menu.replaceChildren(...Array.from({ length: count }, (_, s) => el('option', { value: s }, seatName(s))));
+  menu.value = String(Math.min(chosen, count - 1));
+}
+
 async function setup() {
   const [games, info] = await Promise.all([api('/api/games'), api('/api/info')]);
   const game = games.find((g) => g.id === gameId);
@@ -79,11 +93,13 @@ async function setup() {
   }
   document.title = `az: ${game.name}`;
   $('title').textContent = game.name;
-  for (let s = 0; s < game.maxPlayers; s++) $('seat').append(el('option', { value: s }, seatName(s)));
   for (const o of game.opponents) $('opponent').append(el('option', { value: o, selected: o === game.defaultOpponent }, o === 'model' && info.model ? `model (iteration ${info.model.iteration})` : o));
   const extra = $('extra-config');
   const keys = Object.entries(game.settings);
   if (keys.length > 0) extra.append(el('details', {}, el('summary', {}, 'settings'), el('div', { class: 'controls' }, ...keys.map(([k, f]) => settingInput(k, f)))));
+  // The seats follow the table size being set (Blob's players), so no seat the table lacks is offered.
+  fillSeats(seatsAsked(game));
+  $('cfg-players')?.addEventListener('input', () => fillSeats(seatsAsked(game)));
   $('new-game').addEventListener('click', () => newGame(game));
   // The game in progress is named in the URL (#<game id>): a reload, or the link, shows it again.
   const saved = location.hash.slice(1);
@@ -104,6 +120,7 @@ async function resume(id) {
   if (s.game.id !== gameId) return `The game in this link is a ${s.game.name} game: this is a new game here.`;
   snapshot = s;
   window.azSnapshot = s;
+  fillSeats(s.game.numPlayers);
   $('seat').value = String(s.humanSeat);
   const opponent = [...$('opponent').options].find((o) => o.value === s.opponent || (o.value === 'model' && s.opponent.startsWith('model')));
   if (opponent) $('opponent').value = opponent.value;

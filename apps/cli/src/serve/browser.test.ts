@@ -105,8 +105,18 @@ describe.skipIf(chromium.path === undefined)('az serve in Chromium', () => {
   it('plays a Blob round from the keyboard alone, every card named in words', async () => {
     const page = await openPage('/play/blob');
     await page.waitForSelector('#card-table');
+    const seats = async (): Promise<string[]> => page.$$eval('#seat option', (options) => options.map((o) => o.textContent ?? ''));
+    // The seat menu offers the seats of the table being set: Blob's default 4, then 5, then 3 (a seat the
+    // smaller table lacks falls back to its last).
+    expect(await seats()).toEqual(['Seat 0', 'Seat 1', 'Seat 2', 'Seat 3']);
     await page.click('#extra-config summary');
+    await page.fill('#cfg-players', '5');
+    expect(await seats()).toHaveLength(5);
+    await page.selectOption('#seat', '4');
     await page.fill('#cfg-players', '3');
+    expect(await seats()).toEqual(['Seat 0', 'Seat 1', 'Seat 2']);
+    expect(await page.inputValue('#seat')).toBe('2');
+    await page.selectOption('#seat', '0');
     await page.selectOption('#cfg-rounds', 'one');
     await page.fill('#cfg-roundCards', '3');
     await Promise.all([page.waitForResponse((r) => r.url().includes('/sessions')), page.click('#new-game')]);

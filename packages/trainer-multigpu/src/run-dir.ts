@@ -25,8 +25,6 @@ export interface RunPaths {
   readonly summary: string;
   readonly checkpoints: string;
   readonly replay: string;
-  /** The lock of the session training the run (see run-lock.ts). */
-  readonly lock: string;
   /** Where runs written before versioned checkpoints kept their replay buffer. */
   readonly legacyReplay: string;
 }
@@ -42,7 +40,6 @@ export function runPaths(out: string): RunPaths {
     summary: join(dir, 'summary.json'),
     checkpoints: join(dir, CHECKPOINTS_DIR),
     replay: join(dir, REPLAY_DIR),
-    lock: join(dir, RUN_LOCK_FILE),
     legacyReplay: join(dir, 'replay.bin'),
   };
 }

@@ -79,9 +79,7 @@ export function readRun(dir: string): RunData {
   const abs = checkRunDir(dir);
   const metricsPath = join(abs, 'metrics.jsonl');
   const rows = existsSync(metricsPath) ? parseMetricsLines(readFileSync(metricsPath, 'utf8')).rows : [];
-  const options = readJson(join(abs, 'options.json'));
-  const summary = readJson(join(abs, 'summary.json'));
-  return { dir: abs, rows, ...(options ? { options } : {}), ...(summary ? { summary } : {}) };
+  return { dir: abs, rows, ...readRunInfo(abs) };
 }
 
 /** The run's settings and final summary, which `az train --resume` rewrites (more iterations, a new assessment). */

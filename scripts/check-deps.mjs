@@ -39,8 +39,13 @@ export const LAYERS = {
     runtime: ['@az/core', '@az/nn', '@az/mcts', '@az/imperfect-info', '@az/game-tictactoe', '@az/game-chess', '@az/game-blob', '@az/chess-uci', '@az/trainer-multigpu'],
     test: ['az-game-connect4'],
   },
-  'az-game-connect4': { runtime: ['@az/core'], test: [] },
 };
+
+/**
+ * A workspace package the table does not name is a game plugin (examples/connect4, or one scaffolded with
+ * `az new-game --dir examples/NAME`): it may import what a built-in game may, and nothing above it.
+ */
+export const PLUGIN_LAYER = { runtime: ['@az/core', '@az/mcts', '@az/imperfect-info'], test: ['@az/core', '@az/mcts', '@az/imperfect-info'] };
 
 const SOURCE = /\.(ts|mts|js|mjs)$/;
 const TEST = /(\.test\.|\/test-[^/]*$|\/bench\/)/;
@@ -69,52 +74,73 @@ function stripComments(text) {
   return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
 }
 
-export function checkDependencies(root) {
-  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-  // The repository's own tooling (vitest, typescript) is a root devDependency, shared by every test.
-  const rootDevDeps = new Set(Object.keys(manifest.devDependencies ?? {}));
-  const violations = [];
+/**
+ * Every workspace package with its folder and manifest, and whether a folder pattern (`examples/*`) found it
+ * rather than its own name in the root's workspaces; a folder without package.json is passed over.
+ */
+function workspacePackages(root, manifest) {
+  const found = [];
   for (const workspace of manifest.workspaces ?? []) {
     const dirs = workspace.endsWith('/*')
       ? readdirSync(join(root, workspace.slice(0, -2))).map((d) => join(workspace.slice(0, -2), d))
       : [workspace];
     for (const dir of dirs) {
       const pkgPath = join(root, dir, 'package.json');
-      if (!existsSync(pkgPath)) continue;
-      const pkg = JSON.parse(readFileSync(pkgPath, 'utf8'));
-      const layer = LAYERS[pkg.name];
-      if (layer === undefined) {
-        if (pkg.name !== '@az/bench') violations.push(`${dir}: workspace package ${pkg.name} has no entry in the layer table (scripts/check-deps.mjs LAYERS)`);
-        continue;
-      }
-      const runtimeDeps = new Set([...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {}), ...Object.keys(pkg.optionalDependencies ?? {})]);
-      const devDeps = new Set(Object.keys(pkg.devDependencies ?? {}));
-      const pkgDir = resolve(root, dir);
-      for (const file of [...walk(join(pkgDir, 'src')), ...walk(join(pkgDir, 'bench'))]) {
-        const rel = relative(root, file);
-        const isTest = TEST.test(file.split(sep).join('/'));
-        const text = stripComments(readFileSync(file, 'utf8'));
-        for (const m of text.matchAll(IMPORT)) {
-          const spec = m[1] ?? m[2] ?? m[3];
-          if (spec.startsWith('.')) {
-            const target = resolve(dirname(file), spec);
-            if (target !== pkgDir && !target.startsWith(pkgDir + sep)) violations.push(`${rel}: relative import '${spec}' leaves the package ${pkg.name}`);
-            continue;
-          }
-          if (spec.startsWith('node:') || BUILTIN.has(spec) || BUILTIN.has(packageOf(spec))) continue;
-          const name = packageOf(spec);
-          if (name === pkg.name) continue;
-          const declared = runtimeDeps.has(name) || (isTest && (devDeps.has(name) || rootDevDeps.has(name)));
-          if (!declared) violations.push(`${rel}: imports '${name}', which ${pkg.name}'s package.json does not declare${isTest ? ' (not even as a devDependency)' : runtimeDeps.has(name) || !devDeps.has(name) ? '' : ' as a runtime dependency'}`);
-          if (name in LAYERS || name === '@az/bench') {
-            const allowed = layer.runtime.includes(name) || (isTest && layer.test.includes(name));
-            if (!allowed) violations.push(`${rel}: ${pkg.name} may not import ${name} (dependencies point one way: core <- mcts <- imperfect-info <- games <- trainer <- cli, nn beside the games)`);
-          }
+      if (existsSync(pkgPath)) found.push({ dir, pkg: JSON.parse(readFileSync(pkgPath, 'utf8')), byPattern: workspace.endsWith('/*') });
+    }
+  }
+  return found;
+}
+
+/** The layer table, with every package a folder pattern found that the table does not name as a plugin. */
+function layersOf(packages) {
+  const layers = { ...LAYERS };
+  for (const { pkg, byPattern } of packages) {
+    if (byPattern && !(pkg.name in layers)) layers[pkg.name] = PLUGIN_LAYER;
+  }
+  return layers;
+}
+
+export function checkDependencies(root) {
+  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  // The repository's own tooling (vitest, typescript) is a root devDependency, shared by every test.
+  const rootDevDeps = new Set(Object.keys(manifest.devDependencies ?? {}));
+  const violations = [];
+  const packages = workspacePackages(root, manifest);
+  const layers = layersOf(packages);
+  for (const { dir, pkg } of packages) {
+    const layer = layers[pkg.name];
+    if (layer === undefined) {
+      if (pkg.name !== '@az/bench') violations.push(`${dir}: workspace package ${pkg.name} has no entry in the layer table (scripts/check-deps.mjs LAYERS)`);
+      continue;
+    }
+    const runtimeDeps = new Set([...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {}), ...Object.keys(pkg.optionalDependencies ?? {})]);
+    const devDeps = new Set(Object.keys(pkg.devDependencies ?? {}));
+    const pkgDir = resolve(root, dir);
+    for (const file of [...walk(join(pkgDir, 'src')), ...walk(join(pkgDir, 'bench'))]) {
+      const rel = relative(root, file);
+      const isTest = TEST.test(file.split(sep).join('/'));
+      const text = stripComments(readFileSync(file, 'utf8'));
+      for (const m of text.matchAll(IMPORT)) {
+        const spec = m[1] ?? m[2] ?? m[3];
+        if (spec.startsWith('.')) {
+          const target = resolve(dirname(file), spec);
+          if (target !== pkgDir && !target.startsWith(pkgDir + sep)) violations.push(`${rel}: relative import '${spec}' leaves the package ${pkg.name}`);
+          continue;
+        }
+        if (spec.startsWith('node:') || BUILTIN.has(spec) || BUILTIN.has(packageOf(spec))) continue;
+        const name = packageOf(spec);
+        if (name === pkg.name) continue;
+        const declared = runtimeDeps.has(name) || (isTest && (devDeps.has(name) || rootDevDeps.has(name)));
+        if (!declared) violations.push(`${rel}: imports '${name}', which ${pkg.name}'s package.json does not declare${isTest ? ' (not even as a devDependency)' : runtimeDeps.has(name) || !devDeps.has(name) ? '' : ' as a runtime dependency'}`);
+        if (name in layers || name === '@az/bench') {
+          const allowed = layer.runtime.includes(name) || (isTest && layer.test.includes(name));
+          if (!allowed) violations.push(`${rel}: ${pkg.name} may not import ${name} (dependencies point one way: core <- mcts <- imperfect-info <- games <- trainer <- cli, nn beside the games)`);
         }
       }
-      for (const dep of runtimeDeps) {
-        if (dep in LAYERS && !layer.runtime.includes(dep)) violations.push(`${dir}/package.json: ${pkg.name} depends on ${dep}, against the layer table`);
-      }
+    }
+    for (const dep of runtimeDeps) {
+      if (dep in layers && !layer.runtime.includes(dep)) violations.push(`${dir}/package.json: ${pkg.name} depends on ${dep}, against the layer table`);
     }
   }
   return violations;

@@ -55,4 +55,25 @@ describe('checkDependencies', () => {
     });
     expect(violations).toEqual([expect.stringMatching(/lazy\.ts: imports 'onnxruntime-node'/)]);
   });
+
+  it('takes a game scaffolded into examples/ as a plugin: it may import what a built-in game may, nothing above', () => {
+    const plugin = (imports) => ({
+      'package.json': JSON.stringify({ workspaces: ['packages/core', 'packages/mcts', 'packages/nn', 'examples/*'], devDependencies: { vitest: '*' } }),
+      'examples/pebbles/package.json': JSON.stringify({ name: 'az-game-pebbles', dependencies: { '@az/core': '*', '@az/mcts': '*', '@az/nn': '*' } }),
+      'examples/pebbles/src/index.ts': imports,
+    });
+    expect(fixture(plugin("import type { Game } from '@az/core';\nimport { BatchedMcts } from '@az/mcts';\n"))).toEqual([
+      'examples/pebbles/package.json: az-game-pebbles depends on @az/nn, against the layer table',
+    ]);
+    const violations = fixture(plugin("import { NetworkTrainer } from '@az/nn';\n"));
+    expect(violations).toContain('examples/pebbles/src/index.ts: az-game-pebbles may not import @az/nn (dependencies point one way: core <- mcts <- imperfect-info <- games <- trainer <- cli, nn beside the games)');
+  });
+
+  it('still names a package of az itself (listed by name in the workspaces) that the table forgot', () => {
+    const violations = fixture({
+      'package.json': JSON.stringify({ workspaces: ['packages/core', 'packages/mcts', 'packages/nn', 'packages/extra'], devDependencies: { vitest: '*' } }),
+      'packages/extra/package.json': JSON.stringify({ name: '@az/extra', dependencies: {} }),
+    });
+    expect(violations).toEqual(['packages/extra: workspace package @az/extra has no entry in the layer table (scripts/check-deps.mjs LAYERS)']);
+  });
 });

@@ -26,9 +26,9 @@
  *
  * The first install (@az/cli alone) runs with npm's defaults, as on a user's machine: it must not bring
  * onnxruntime-node (an optional peer, whose install script downloads CUDA libraries from outside the
- * registry). The second adds onnxruntime-node the documented way (`onnxruntime-node-install=skip` in
- * the project's .npmrc); the test fails if its CUDA libraries appear, and checks that the search ran
- * on onnxruntime.
+ * registry). The second adds onnxruntime-node the documented way (npm 11 runs no dependency's install
+ * script unless package.json's allowScripts approves it; the project records the denial); the test
+ * fails if its CUDA libraries appear, and checks that the search ran on onnxruntime.
  *
  * Prints each step's time and the installed sizes. Needs `npm run build` first.
  *
@@ -78,7 +78,7 @@ async function loadRealComponent() {
 
 /**
  * The environment every npm and az command here runs in: the caller's, minus whatever `npm run` put
- * there (npm_* variables carry this monorepo's config, e.g. onnxruntime-node-install=skip) and minus
+ * there (npm_* variables carry this monorepo's config) and minus
  * onnxruntime's own switches, so installs behave as on a user's machine; npm's user config is ours.
  */
 function cleanEnv(userconfig) {
@@ -208,9 +208,9 @@ function checkResolvedFrom(projectDir, registryUrl) {
   return ours.length;
 }
 
-function newProject(dir, name) {
+function newProject(dir, name, fields = {}) {
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name, version: '0.0.0', private: true, type: 'module' }, null, 2)}\n`);
+  writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name, version: '0.0.0', private: true, type: 'module', ...fields }, null, 2)}\n`);
 }
 
 const NPM_INSTALL = ['install', '--prefer-offline', '--no-audit', '--no-fund'];
@@ -347,14 +347,13 @@ try {
     console.log(`  ${packed.filename}: ${packedFiles.length} files, ${(packed.size / 1024).toFixed(1)} kB`);
 
     step('installing @az/cli, onnxruntime-node and the plugin into a second fresh project');
-    // The documented fast path: onnxruntime-node added next to the CLI, its CUDA download skipped in
-    // the project's .npmrc (the CPU library ships in the npm package).
+    // The documented fast path: onnxruntime-node added next to the CLI, its install script (the CUDA
+    // download) denied in package.json's allowScripts (the CPU library ships in the npm package).
     const userProject = join(work, 'user-project');
-    newProject(userProject, 'user-project');
-    writeFileSync(join(userProject, '.npmrc'), 'onnxruntime-node-install=skip\n');
+    newProject(userProject, 'user-project', { allowScripts: { 'onnxruntime-node': false } });
     run('npm', [...NPM_INSTALL, '@az/cli', PLUGIN, 'onnxruntime-node'], userProject);
     checkResolvedFrom(userProject, url);
-    if (cudaDownloaded(join(userProject, 'node_modules'))) fail("onnxruntime-node's install script downloaded its CUDA libraries despite onnxruntime-node-install=skip");
+    if (cudaDownloaded(join(userProject, 'node_modules'))) fail("onnxruntime-node's install script downloaded its CUDA libraries despite its denial in allowScripts");
     console.log(`  installed size with onnxruntime-node: ${mb(scan(join(userProject, 'node_modules')).bytes)}`);
 
     step('az games');

@@ -219,7 +219,14 @@ describe('testGameContract', () => {
     };
     const identity = Array.from({ length: 9 }, (_, i) => i);
     // "take 1" and "take 2" are not interchangeable, so replays with them swapped reach other positions.
-    expect((await violation(withSymmetry([1, 0, 2], identity))).check).toBe('symmetry');
+    const swapped = await violation(withSymmetry([1, 0, 2], identity));
+    expect(swapped.check).toBe('symmetry');
+    expect(swapped.message).toMatch(/symmetry 0: after the moves \[.+\], replayed with every action mapped by actionMap, encoding element \d+ \(.+\) should appear at element \d+/);
+    // A map that moves the start position's encoding: the cause is named, not only a tensor index.
+    const reversed = await violation(withSymmetry([0, 1, 2], [...identity].reverse()));
+    expect(reversed.check).toBe('symmetry');
+    expect(reversed.message).toMatch(/symmetry 0 does not map the start position to itself: its inputMap sends encoding element \d+/);
+    expect(reversed.message).toContain('a declared symmetry must leave the start position unchanged');
     expect((await violation(withSymmetry([0, 1, 2], [0, 0, 2, 3, 4, 5, 6, 7, 8]))).message).toMatch(/inputMap is not a permutation/);
   });
 

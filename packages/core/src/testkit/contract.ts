@@ -39,7 +39,7 @@
  */
 import { randomLegalAction } from '../agents.js';
 import { validateConfig, type ResolvedConfig } from '../config.js';
-import type { Agent, Game, GamePlugin, GameView } from '../game.js';
+import type { Agent, Game, GamePlugin, GameView, Symmetry } from '../game.js';
 import { checkContractVersion } from '../registry.js';
 import { Rng } from '../rng.js';
 
@@ -441,9 +441,7 @@ class ContractKit<S> {
       if (g.currentPlayer(mapped) !== seat) this.fail('symmetry', `symmetry ${k}: a different seat is to move in the mapped position`);
       const encMapped = this.encodeFor(mapped, seat);
       for (let i = 0; i < enc.length; i++) {
-        if (!Object.is(encMapped[sym.inputMap[i]], enc[i])) {
-          this.fail('symmetry', `symmetry ${k}: encoding element ${i} should move to ${sym.inputMap[i]}, but the mapped position has ${encMapped[sym.inputMap[i]]} there, not ${enc[i]}`);
-        }
+        if (!Object.is(encMapped[sym.inputMap[i]], enc[i])) this.fail('symmetry', this.symmetryEncodingMismatch(k, sym, i, enc[i], encMapped[sym.inputMap[i]], seed, actions));
       }
       g.masker.fillMask(mapped, this.scratchMask, 0);
       for (let a = 0; a < mask.length; a++) {
@@ -453,6 +451,46 @@ class ContractKit<S> {
       for (let i = 0; i < ret.length; i++) if (r[i] !== ret[i]) this.fail('symmetry', `symmetry ${k}: returns differ in the mapped position`);
     });
     this.ok('symmetry');
+  }
+
+  /**
+   * Why a mapped encoding differs, in the author's terms: which element (as plane/row/column where the
+   * shape has them), after which moves, and for the start position the rule itself: every replay starts
+   * from the same initial state, so a declared symmetry must map the start position to itself.
+   */
+  private symmetryEncodingMismatch(k: number, sym: Symmetry, i: number, expected: number, found: number, seed: number, actions: readonly number[]): string {
+    const shape = this.game.encoder.shape;
+    const from = `element ${i}${coordinates(shape, i)}`;
+    const to = `element ${sym.inputMap[i]}${coordinates(shape, sym.inputMap[i])}`;
+    if (actions.length === 0) {
+      return (
+        `symmetry ${k} does not map the start position to itself: its inputMap sends encoding ${from} (${expected}) to ${to}, ` +
+        `which holds ${found} at the start. Each replay starts from the same initial state, so a declared symmetry must leave ` +
+        `the start position unchanged (a board that is not symmetric at the start cannot declare this symmetry), or inputMap is wrong`
+      );
+    }
+    const moves = this.describeMoves(seed, actions);
+    return (
+      `symmetry ${k}: after the moves ${moves}, replayed with every action mapped by actionMap, encoding ${from} (${expected}) ` +
+      `should appear at ${to}, but the mapped position has ${found} there: inputMap and actionMap disagree about where this move goes`
+    );
+  }
+
+  /** The moves of a playout in the game's notation, from its start (the first 12 and the count beyond). */
+  private describeMoves(seed: number, actions: readonly number[]): string {
+    const g = this.game;
+    const rng = new Rng(seed);
+    const state = g.initialState(rng);
+    const shown: string[] = [];
+    for (const a of actions.slice(0, 12)) {
+      shown.push(this.safeFormat(state, a));
+      try {
+        g.applyAction(state, a, rng);
+      } catch {
+        break;
+      }
+    }
+    return `[${shown.join(', ')}${actions.length > 12 ? `, … ${actions.length - 12} more` : ''}]`;
   }
 
   private safeFormat(state: S, action: number): string {
@@ -810,4 +848,14 @@ class ContractKit<S> {
       this.ok('bots');
     }
   }
+}
+
+/** ' (plane p, row r, column c)' for an index into a [planes, rows, columns] encoding; '' for other shapes. */
+function coordinates(shape: readonly number[], index: number): string {
+  if (shape.length === 2) return ` (row ${Math.floor(index / shape[1])}, column ${index % shape[1]})`;
+  if (shape.length !== 3) return '';
+  const [, rows, cols] = shape;
+  const plane = Math.floor(index / (rows * cols));
+  const rest = index % (rows * cols);
+  return ` (plane ${plane}, row ${Math.floor(rest / cols)}, column ${rest % cols})`;
 }

@@ -1,9 +1,22 @@
+/** What the bar writes to: a terminal (redrawn in place) or a log. */
+export interface ProgressStream {
+  readonly isTTY?: boolean;
+  write(text: string): unknown;
+}
+
+/**
+ * The share of the work that must be done before an ETA is shown. Arenas start their games together
+ * and most finish together at the end, so the first few finished games (short ones) predict the rest
+ * badly: an early rate can make a seconds-long phase look like one of many minutes.
+ */
+export const ETA_AFTER_SHARE = 0.1;
+
 /**
  * Progress on the terminal. On a TTY: one bar redrawn in place with rate and ETA. Elsewhere (CI,
  * pipes): a line at each quarter, so logs stay readable.
  */
 export class ProgressBar {
-  private readonly start = performance.now();
+  private readonly start: number;
   private lastDraw = 0;
   private lastQuarter = -1;
   private done = 0;
@@ -12,8 +25,10 @@ export class ProgressBar {
     private readonly label: string,
     private readonly total: number,
     private readonly unit: string,
-    private readonly stream: NodeJS.WriteStream = process.stderr,
+    private readonly stream: ProgressStream = process.stderr,
+    private readonly clock: () => number = () => performance.now(),
   ) {
+    this.start = clock();
     this.draw(true);
   }
 
@@ -34,7 +49,7 @@ export class ProgressBar {
 
   private draw(force: boolean): void {
     if (this.stream.isTTY) {
-      const now = performance.now();
+      const now = this.clock();
       if (!force && now - this.lastDraw < 100 && this.done < this.total) return;
       this.lastDraw = now;
       this.render('');
@@ -56,9 +71,10 @@ export class ProgressBar {
   }
 
   private line(withLabel = true): string {
-    const seconds = (performance.now() - this.start) / 1000;
+    const seconds = (this.clock() - this.start) / 1000;
     const rate = seconds > 0 ? this.done / seconds : 0;
-    const eta = rate > 0 && this.done < this.total ? ` eta ${formatSeconds((this.total - this.done) / rate)}` : '';
+    const etaKnown = rate > 0 && this.done < this.total && this.done >= Math.max(2, Math.ceil(ETA_AFTER_SHARE * this.total));
+    const eta = etaKnown ? ` eta ${formatSeconds((this.total - this.done) / rate)}` : '';
     return `${withLabel ? `${this.label} ` : ''}${this.done}/${this.total} ${this.unit} ${formatSeconds(seconds)} (${rate.toFixed(rate < 10 ? 2 : 0)} ${this.unit}/s)${eta}`;
   }
 }

@@ -82,3 +82,17 @@ describe('playArena openingPlies', () => {
     }
   });
 });
+
+describe('playArena results by seat', () => {
+  it("splits each agent's wins, draws and losses by the seat it held", async () => {
+    // Adding 1 each turn, the second seat always makes the twelfth move and wins.
+    const result = await playArena(race, [addOne, { ...addOne, name: 'other' }], 10, { seed: 1 });
+    for (const a of [0, 1]) {
+      expect(Array.from(result.bySeat[a].games)).toEqual([5, 5]);
+      expect(Array.from(result.bySeat[a].wins)).toEqual([0, 5]);
+      expect(Array.from(result.bySeat[a].losses)).toEqual([5, 0]);
+      expect(Array.from(result.bySeat[a].draws)).toEqual([0, 0]);
+      expect(result.wins[a]).toBe(5);
+    }
+  });
+});

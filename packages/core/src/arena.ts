@@ -11,10 +11,27 @@ export interface ArenaResult {
   readonly wins: Int32Array;
   readonly draws: Int32Array;
   readonly losses: Int32Array;
+  /**
+   * Per agent: the same counts split by the seat it held, each indexed by seat. In a game where a seat
+   * (the first to move, say) wins with perfect play, the pooled counts hide what matters.
+   */
+  readonly bySeat: readonly SeatTally[];
   /** Games abandoned because an agent could not move in them (an engine crashed, hung or played an illegal move). */
   readonly aborted: number;
   /** Set when the match stopped before all games were played (an agent failed for good): why. */
   readonly stopped?: string;
+}
+
+/** One agent's scored games by seat: `wins[s]` counts the games it won while holding seat s. */
+export interface SeatTally {
+  readonly games: Int32Array;
+  readonly wins: Int32Array;
+  readonly draws: Int32Array;
+  readonly losses: Int32Array;
+}
+
+function emptyTally(seats: number): SeatTally {
+  return { games: new Int32Array(seats), wins: new Int32Array(seats), draws: new Int32Array(seats), losses: new Int32Array(seats) };
 }
 
 /** One game as played: enough to replay it exactly (`gameSeed` drives the deal and every chance event). */
@@ -113,6 +130,7 @@ export async function playArena<S>(game: Game<S>, agents: readonly Agent<S>[], n
   const wins = new Int32Array(P);
   const draws = new Int32Array(P);
   const losses = new Int32Array(P);
+  const bySeat = agents.map(() => emptyTally(P));
   let live = states.map((_, g) => g);
   const abortedGames = new Map<number, string>();
   let finished = 0;
@@ -162,9 +180,17 @@ export async function playArena<S>(game: Game<S>, agents: readonly Agent<S>[], n
       for (let seat = 0; seat < P; seat++) {
         const a = seatAgent[g][seat];
         totalReturn[a] += returns[seat];
-        if (returns[seat] < best) losses[a]++;
-        else if (atBest > 1) draws[a]++;
-        else wins[a]++;
+        bySeat[a].games[seat]++;
+        if (returns[seat] < best) {
+          losses[a]++;
+          bySeat[a].losses[seat]++;
+        } else if (atBest > 1) {
+          draws[a]++;
+          bySeat[a].draws[seat]++;
+        } else {
+          wins[a]++;
+          bySeat[a].wins[seat]++;
+        }
       }
       scored++;
       options.onGameEnd?.(states[g], seatAgent[g], record(g));
@@ -172,5 +198,5 @@ export async function playArena<S>(game: Game<S>, agents: readonly Agent<S>[], n
     }
     live = still;
   }
-  return { games: scored, totalReturn, wins, draws, losses, aborted: abortedGames.size, ...(stopped !== undefined ? { stopped } : {}) };
+  return { games: scored, totalReturn, wins, draws, losses, bySeat, aborted: abortedGames.size, ...(stopped !== undefined ? { stopped } : {}) };
 }

@@ -1,7 +1,7 @@
 // The public surface of @az/core: contracts every game and tool builds on.
 export { Rng, hashString } from './rng.js';
 export { RandomAgent, randomLegalAction, randomPlayoutReturns } from './agents.js';
-export { playArena, arenaGameSeed, type ArenaResult, type ArenaOptions, type ArenaGameRecord, type SettlingAgent } from './arena.js';
+export { playArena, arenaGameSeed, type ArenaResult, type ArenaOptions, type ArenaGameRecord, type SettlingAgent, type SeatTally } from './arena.js';
 export {
   fitElo,
   sprt,

@@ -16,6 +16,10 @@ interface Side {
   agent: string;
   metrics: Record<string, Summary>;
   perSeat: { seat: number; metrics: Record<string, Summary> }[];
+  wins: number;
+  draws: number;
+  losses: number;
+  bySeat: { seat: number; games: number; wins: number; draws: number; losses: number; score: number; low: number; high: number }[];
 }
 
 function evalJson(args: string[]): { a: Side; b: Side; difference: Record<string, Summary>; determinizations?: number } {
@@ -100,3 +104,25 @@ describe('a flag and a --config field for the same setting (az eval, az play)', 
     expect(report.config?.players).toBe(3);
   });
 });
+
+describe('az eval results by seat', () => {
+  it("splits A's and B's wins, draws and losses by the seat held, which the pooled score hides", () => {
+    const report = evalJson(['--game', 'tictactoe', '--a', 'minimax', '--b', 'random', '--games', '40', '--seed', '3']);
+    for (const side of [report.a, report.b]) {
+      expect(side.bySeat.map((s) => [s.seat, s.games])).toEqual([
+        [0, 20],
+        [1, 20],
+      ]);
+      for (const k of ['wins', 'draws', 'losses'] as const) expect(side.bySeat[0][k] + side.bySeat[1][k]).toBe(side[k]);
+    }
+    // The perfect player never loses from either seat; B's seat-0 results are the mirror of A's seat-1 ones.
+    expect(report.a.bySeat.every((s) => s.losses === 0)).toBe(true);
+    expect(report.b.bySeat[0].losses).toBe(report.a.bySeat[1].wins);
+    expect(report.a.bySeat[0].score).toBeCloseTo((report.a.bySeat[0].wins + report.a.bySeat[0].draws / 2) / 20, 9);
+    const text = spawnSync(process.execPath, [bin, 'eval', '--game', 'tictactoe', '--a', 'minimax', '--b', 'random', '--games', '40', '--seed', '3'], { encoding: 'utf8', timeout: 120_000 });
+    expect(text.status, text.stderr).toBe(0);
+    const a0 = report.a.bySeat[0];
+    expect(text.stdout).toContain(`seat 0: A ${a0.wins}-${a0.draws}-${a0.losses}, score ${a0.score.toFixed(3)}`);
+  });
+});
+

@@ -1,4 +1,4 @@
-import { DEFAULT_LEAF_VALUES, Z95, eloFromScore, playArena, resolveGame, wilsonInterval, type Agent, type Game, type LeafValues, type WorldSampling } from '@az/core';
+import { DEFAULT_LEAF_VALUES, Z95, eloFromScore, playArena, resolveGame, wilsonInterval, type Agent, type ArenaResult, type Game, type LeafValues, type WorldSampling } from '@az/core';
 import { BACKEND_CHOICES, type BackendChoice } from '@az/nn';
 import { DEFAULT_DETERMINIZATIONS, DEFAULT_OTHER_SEAT_MOVES, DEFAULT_OTHER_SEAT_PRIORS, playoutWeightOf, type OtherSeatMoves, type OtherSeatPriors, type SearchMethod } from '@az/imperfect-info';
 import { defaultPlaySimulations, defaultSearchConfig } from '@az/mcts';
@@ -238,6 +238,7 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
     }
     const played = result.games;
     const score = scoreSummary(result.wins[0], result.draws[0], result.losses[0]);
+    const bySeat = seatResults(result, P);
     const report = {
       game: game.traits.id,
       config: game.config,
@@ -270,6 +271,8 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
         meanReturn: result.totalReturn[0] / Math.max(1, played),
         metrics: summarizeAll(perAgentMetrics[0]),
         perSeat: perSeat(0),
+        /** A's wins, draws and losses by the seat it held (seat 0 moves first), with its score there. */
+        bySeat: bySeat.a,
       },
       b: {
         agent: agentB.name,
@@ -280,6 +283,7 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
         meanReturn: bReturn / Math.max(1, played * (game.numPlayers - 1)),
         metrics: summarizeAll(perAgentMetrics[1]),
         perSeat: perSeat(1),
+        bySeat: bySeat.b,
       },
       /** Per game: A's metric minus the mean of B's seats (paired on the same deal). */
       difference: summarizeAll(differences, false),
@@ -305,6 +309,15 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
       console.log(`${label} ${r.agent}: ${r.wins} wins, ${r.draws} draws, ${r.losses} losses${seats}; mean return ${r.meanReturn.toFixed(3)}`);
       for (const [k, s] of Object.entries(r.metrics)) console.log(`    ${k}: ${formatSummary(s)}`);
     }
+    if (played > 0) {
+      console.log(`by seat (seat 0 moves first; n = games in which the agent held that seat):`);
+      for (let seat = 0; seat < P; seat++) {
+        const cells = ([['A', report.a.bySeat[seat]], ['B', report.b.bySeat[seat]]] as const).map(
+          ([label, r]) => `${label} ${r.wins}-${r.draws}-${r.losses}, score ${r.score.toFixed(3)} [${r.low.toFixed(3)}, ${r.high.toFixed(3)}] (n=${r.games})`,
+        );
+        console.log(`    seat ${seat}: ${cells.join('; ')}`);
+      }
+    }
     if (report.a.perSeat.length > 0) {
       console.log('per seat (n = games in which the agent held that seat):');
       for (let seat = 0; seat < P; seat++) {
@@ -325,6 +338,39 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
     }
     return status;
   }
+}
+
+interface SeatResult {
+  readonly seat: number;
+  readonly games: number;
+  readonly wins: number;
+  readonly draws: number;
+  readonly losses: number;
+  /** Wins plus half the draws, per game, with its Wilson 95% interval. */
+  readonly score: number;
+  readonly low: number;
+  readonly high: number;
+}
+
+/** A's results by seat, and B's pooled over the lineup entries it fills (every seat but A's). */
+function seatResults(result: ArenaResult, seats: number): { a: SeatResult[]; b: SeatResult[] } {
+  const row = (seat: number, entries: readonly number[]): SeatResult => {
+    let wins = 0;
+    let draws = 0;
+    let losses = 0;
+    for (const e of entries) {
+      wins += result.bySeat[e].wins[seat];
+      draws += result.bySeat[e].draws[seat];
+      losses += result.bySeat[e].losses[seat];
+    }
+    const s = scoreSummary(wins, draws, losses);
+    return { seat, games: wins + draws + losses, wins, draws, losses, score: s.score, low: s.low, high: s.high };
+  };
+  const bEntries = Array.from({ length: seats - 1 }, (_, i) => i + 1);
+  return {
+    a: Array.from({ length: seats }, (_, seat) => row(seat, [0])),
+    b: Array.from({ length: seats }, (_, seat) => row(seat, bEntries)),
+  };
 }
 
 async function loadModelIfPath(plugin: Parameters<typeof loadModel>[0], spec: string, network: Parameters<typeof loadModel>[2]): Promise<LoadedModel | undefined> {

@@ -35,6 +35,7 @@ export {
   type EnumField,
   type StringField,
 } from './config.js';
+export { configValues, defineConfigSchema, type ConfigFieldValue, type TypedConfig } from './typed-config.js';
 export {
   GAME_CONTRACT_VERSION,
   type InformationKind,

@@ -40,7 +40,19 @@ export function checkContractVersion(id: string, version: unknown): void {
  * mechanism. Tests use their own child container; the CLI uses the root one.
  */
 export class GameRegistry {
-  constructor(readonly container: DependencyContainer = rootContainer) {}
+  constructor(
+    readonly container: DependencyContainer = rootContainer,
+    /** Lists only the games registered in this container, not those of the containers above it. */
+    private readonly ownGamesOnly = false,
+  ) {}
+
+  /**
+   * A registry that holds only the games registered in it, whatever the default registry holds: a test
+   * registers a plugin without building a container.
+   */
+  static isolated(): GameRegistry {
+    return new GameRegistry(rootContainer.createChildContainer(), true);
+  }
 
   register<S>(plugin: GamePlugin<S>): void {
     const id = plugin?.traits?.id;
@@ -61,7 +73,7 @@ export class GameRegistry {
   }
 
   list(): GamePlugin[] {
-    if (!this.container.isRegistered(GAME_PLUGIN_TOKEN, true)) return [];
+    if (!this.container.isRegistered(GAME_PLUGIN_TOKEN, !this.ownGamesOnly)) return [];
     return this.container.resolveAll<GamePlugin>(GAME_PLUGIN_TOKEN);
   }
 

@@ -1,13 +1,16 @@
 /**
  * `az new-game <name>`: scaffolds a game plugin package from templates/new-game (shipped with the
- * CLI). The result is a complete, tiny, playable game (Nim) whose tests (rules + the contract
- * test-kit) pass straight away and which `az games` lists once it is built and installed: authors
- * replace the rules rather than start from an empty file.
+ * CLI). The result is a complete, small, playable game of the kind asked for (`--template`: minimal
+ * Nim, a board game, a hidden-information card game) whose tests (rules + the contract test-kit) pass
+ * straight away and which `az games` lists once it is built and installed: authors replace the rules
+ * rather than start from an empty file.
  *
- * Templates are files with a `.tmpl` suffix (so neither tsc nor vitest in this package picks them
- * up) and `{{placeholder}}` fields; `gitignore`, `npmrc` and `changeset/` are renamed to `.gitignore`,
- * `.npmrc` and `.changeset/` on the way out, because npm drops `.gitignore` and `.npmrc` files from
- * published packages.
+ * templates/new-game/common holds the package files every kind shares; templates/new-game/<kind> its
+ * sources and a template.json of the text its README and the command's output need. Templates are
+ * files with a `.tmpl` suffix (so neither tsc nor vitest in this package picks them up) and
+ * `{{placeholder}}` fields; `gitignore`, `npmrc` and `changeset/` are renamed to `.gitignore`, `.npmrc`
+ * and `.changeset/` on the way out, because npm drops `.gitignore` and `.npmrc` files from published
+ * packages.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
@@ -18,14 +21,20 @@ import { checkOutputDirectory } from '../output-paths.js';
 export const newGameSpec = {
   name: 'new-game',
   summary: 'Create a new game plugin package: rules, encoder, masker, tests, README, changesets.',
-  usage: 'az new-game <name> [--dir DIR] [--package NAME] [--id ID]',
+  usage: 'az new-game <name> [--template minimal|board|cards] [--dir DIR] [--package NAME] [--id ID]',
   positionals: 1,
   flags: {
+    template: {
+      type: 'string',
+      description:
+        'what to start from: minimal (Nim, the smallest plugin), board (a two-player grid game with planes, symmetries and a pass move) or cards (a hidden-information game with a determinizer and an own-view encoder); default minimal',
+      placeholder: 'KIND',
+    },
     dir: { type: 'string', description: 'where to create it (default ./<package name>); must not exist or be empty', placeholder: 'DIR' },
     package: { type: 'string', description: 'npm package name (default az-game-<id>)', placeholder: 'NAME' },
     id: { type: 'string', description: "game id for --game (default from <name>: lowercase letters, digits and '-')", placeholder: 'ID' },
   },
-  examples: ['az new-game pebbles', 'az new-game "Connect Six" --dir games/connect6', 'az new-game @me/az-game-hex --id hex'],
+  examples: ['az new-game pebbles', 'az new-game stones --template board', 'az new-game duel --template cards', 'az new-game "Connect Six" --dir games/connect6', 'az new-game @me/az-game-hex --id hex'],
 } as const;
 
 const ID_PATTERN = /^[a-z][a-z0-9-]*$/;
@@ -80,6 +89,30 @@ export function scaffoldNames(name: string, options: { id?: string; package?: st
 
 const templateRoot = fileURLToPath(new URL('../../templates/new-game/', import.meta.url));
 
+export const TEMPLATE_KINDS = ['minimal', 'board', 'cards'] as const;
+export type TemplateKind = (typeof TEMPLATE_KINDS)[number];
+
+/** The text a template kind gives its README and the command's closing advice (its template.json). */
+interface TemplateText {
+  readonly summary: string;
+  readonly rulesSummary: string;
+  readonly bot: string;
+  readonly settingsTable: string;
+  readonly configExample: string;
+  readonly sourceList: string;
+  readonly replaceHint: string;
+}
+
+function templateText(kind: TemplateKind): TemplateText {
+  return JSON.parse(readFileSync(join(templateRoot, kind, 'template.json'), 'utf8')) as TemplateText;
+}
+
+export function parseTemplateKind(value: string | undefined): TemplateKind {
+  if (value === undefined) return 'minimal';
+  if ((TEMPLATE_KINDS as readonly string[]).includes(value)) return value as TemplateKind;
+  throw new UsageError(`az new-game: --template '${value}' is not a template; choose ${TEMPLATE_KINDS.join(', ')}`);
+}
+
 function templateFiles(dir: string, prefix = ''): string[] {
   const out: string[] = [];
   for (const entry of readdirSync(dir).sort()) {
@@ -123,8 +156,8 @@ function makeDirectory(dir: string): void {
   }
 }
 
-/** Writes the package into `dir`; returns the files written, relative to it. */
-export function scaffoldGame(names: ScaffoldNames, dir: string): string[] {
+/** Writes the package into `dir` from the shared files and those of `kind`; returns the files written, relative to it. */
+export function scaffoldGame(names: ScaffoldNames, dir: string, kind: TemplateKind = 'minimal'): string[] {
   if (existsSync(dir) && (!statSync(dir).isDirectory() || readdirSync(dir).length > 0)) {
     throw new UsageError(`az new-game: ${dir} already exists and is not an empty directory; choose another --dir or name`);
   }
@@ -135,12 +168,14 @@ export function scaffoldGame(names: ScaffoldNames, dir: string): string[] {
   };
   const fields: Record<string, string> = {
     ...names,
+    ...templateText(kind),
+    template: kind,
     coreRange: caretRange(cliPackage.dependencies?.['@az/core'], cliPackage.version),
     cliRange: `^${cliPackage.version}`,
   };
   const written: string[] = [];
-  for (const file of templateFiles(templateRoot)) {
-    const text = readFileSync(join(templateRoot, file), 'utf8').replace(/\{\{(\w+)\}\}/g, (whole, key: string) => {
+  for (const [root, file] of [...templateFiles(join(templateRoot, 'common')).map((f) => ['common', f]), ...templateFiles(join(templateRoot, kind)).map((f) => [kind, f])]) {
+    const text = readFileSync(join(templateRoot, root, file), 'utf8').replace(/\{\{(\w+)\}\}/g, (whole, key: string) => {
       const value = fields[key];
       if (value === undefined) throw new Error(`template ${file} uses an unknown field ${whole}`);
       return value;
@@ -164,9 +199,10 @@ export async function newGameCommand(argv: readonly string[]): Promise<number> {
   const names = scaffoldNames(name, { id: flags.id, package: flags.package });
   checkOutputDirectory('new-game', flags.dir ? '--dir' : 'the package directory', flags.dir ?? basename(names.package));
   const dir = resolve(flags.dir ?? basename(names.package));
-  const files = scaffoldGame(names, dir);
+  const kind = parseTemplateKind(flags.template);
+  const files = scaffoldGame(names, dir, kind);
   const shown = relative(process.cwd(), dir) || '.';
-  console.log(`created ${names.package} (game '${names.id}', export ${names.exportName}) in ${shown}:`);
+  console.log(`created ${names.package} (game '${names.id}', export ${names.exportName}, template ${kind}: ${templateText(kind).summary}) in ${shown}:`);
   for (const f of files) console.log(`  ${f}`);
   console.log(
     [
@@ -177,7 +213,7 @@ export async function newGameCommand(argv: readonly string[]): Promise<number> {
       '  npm run build && npm test',
       `  npx @az/cli train --game ${names.id}      # az finds the plugin in the current project`,
       '',
-      'Then replace the Nim rules in src/rules.ts with your game; docs/plugin-authoring.md explains the contract.',
+      `Then ${templateText(kind).replaceHint}; docs/plugin-authoring.md explains the contract.`,
     ].join('\n'),
   );
   return 0;

@@ -21,8 +21,6 @@ import type { InternalMove } from './internals.js';
 
 export const PLANES_PER_SQUARE = 73;
 export const ACTION_SIZE = 64 * PLANES_PER_SQUARE; // 4,672
-export const QUEEN_MOVE_PLANES = 56;
-export const KNIGHT_MOVE_PLANES = 8;
 export const FIRST_KNIGHT_PLANE = 56;
 export const FIRST_UNDERPROMOTION_PLANE = 64;
 

@@ -294,11 +294,6 @@ const BOARD_PIECES: readonly (BoardPiece | undefined)[] = [
   ...(['w', 'b'] as const).flatMap((color) => (['p', 'n', 'b', 'r', 'q', 'k'] as const).map((type): BoardPiece => ({ type, color }))),
 ];
 
-/** The piece symbol of a type code (PAWN..KING). */
-export function pieceSymbol(type: number): PieceSymbol {
-  return TYPE_SYMBOLS[type];
-}
-
 /** Our position of a chess.js one (which should be normalized: see `loadChess` in state.ts). */
 export function positionFromChess(chess: Chess): Position {
   const c = internals(chess);

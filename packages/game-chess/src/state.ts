@@ -347,11 +347,6 @@ export function isCheck(state: ChessState): boolean {
   return inCheck(state.pos);
 }
 
-/** The half-move clock of the fifty-move rule. */
-export function halfMoveClock(state: ChessState): number {
-  return state.pos.halfMoves;
-}
-
 /** Castling rights bits (chess.js's: 32 kingside, 64 queenside) of `color`. */
 export function castlingRights(state: ChessState, color: Color): number {
   const rights = state.pos.castling;

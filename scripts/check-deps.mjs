@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
- * The dependency direction, checked: core <- mcts <- imperfect-info <- games <- trainer <- cli, with nn
- * (the network stack) beside the games (core <- nn <- trainer). For every workspace package it reads
+ * The dependency direction, checked: core <- mcts <- imperfect-info <- trainer <- cli and core <- nn (the
+ * network stack) <- trainer; games import core (Blob also mcts and imperfect-info) and only the cli
+ * (and chess-uci) import games. For every workspace package it reads
  * the imports of its sources (src/ and bench/) and fails when
  * - a source imports a workspace package the layer table does not allow (tests may also import what
  *   the table allows as a test-only dependency: a trainer test plays tic-tac-toe);
@@ -48,7 +49,7 @@ export const LAYERS = {
 export const PLUGIN_LAYER = { runtime: ['@az/core', '@az/mcts', '@az/imperfect-info'], test: ['@az/core', '@az/mcts', '@az/imperfect-info'] };
 
 const SOURCE = /\.(ts|mts|js|mjs)$/;
-const TEST = /(\.test\.|\/test-[^/]*$|\/bench\/)/;
+const TEST = /(\.test(-d)?\.|\/test-[^/]*$|\/bench\/)/;
 const IMPORT = /(?:^|[\s;])(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|(?:^|[\s;(])import\s*\(\s*['"]([^'"]+)['"]\s*\)|(?:^|[\s;])import\s*['"]([^'"]+)['"]/gm;
 const BUILTIN = new Set(builtinModules);
 
@@ -135,7 +136,7 @@ export function checkDependencies(root) {
         if (!declared) violations.push(`${rel}: imports '${name}', which ${pkg.name}'s package.json does not declare${isTest ? ' (not even as a devDependency)' : runtimeDeps.has(name) || !devDeps.has(name) ? '' : ' as a runtime dependency'}`);
         if (name in layers || name === '@az/bench') {
           const allowed = layer.runtime.includes(name) || (isTest && layer.test.includes(name));
-          if (!allowed) violations.push(`${rel}: ${pkg.name} may not import ${name} (dependencies point one way: core <- mcts <- imperfect-info <- games <- trainer <- cli, nn beside the games)`);
+          if (!allowed) violations.push(`${rel}: ${pkg.name} may not import ${name} (dependencies point one way: core <- mcts <- imperfect-info <- trainer <- cli, core <- nn <- trainer; games import core (Blob also mcts and imperfect-info) and only the cli (and chess-uci) import games)`);
         }
       }
     }
@@ -154,5 +155,5 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     console.error(`dependency check: ${violations.length} violation(s)\n${violations.map((v) => '  ' + v).join('\n')}`);
     process.exit(1);
   }
-  console.log('dependency check: every import follows core <- mcts <- imperfect-info <- games <- trainer <- cli (nn beside the games), and every package declares what it imports');
+  console.log('dependency check: every import follows core <- mcts <- imperfect-info <- trainer <- cli, core <- nn <- trainer; games import core (Blob also mcts and imperfect-info) and only the cli (and chess-uci) import games, and every package declares what it imports');
 }

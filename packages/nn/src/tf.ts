@@ -3,7 +3,7 @@
  * other packages use nn's API (or this re-export) instead of depending on tfjs themselves, so there
  * is exactly one tfjs-core engine (and one set of registered backends and kernels) per process.
  */
-import * as tf from '@tensorflow/tfjs';
+import * as tf from './tfjs-api.js';
 
 // tfjs's cpu backend prints advice to install tfjs-node on first use in Node. Here the backend is a deliberate
 // choice (see initBackend; tfjs-node cannot be installed offline), so the advice is noise. PROD only

@@ -1,5 +1,5 @@
 import type { Game, InferenceModel } from '@az/core';
-import type { LeafBatch } from '@az/mcts';
+import type { Evaluator, LeafBatch } from '@az/mcts';
 
 /** Throws unless `model` predicts one value per seat of `game` and one logit per action. */
 export function assertNetworkFitsGame(game: Game<unknown>, model: InferenceModel): void {
@@ -34,4 +34,25 @@ export class MultiRowBuffers {
     this.logits = new Float32Array(maxRows * batch.actionSize);
     this.values = new Float32Array(maxRows * batch.numSeats);
   }
+}
+
+/**
+ * What the evaluators that send several rows per leaf share: they encode leaves themselves, take every
+ * action's logit (the search masks them), check the network fits the game, and own their buffers.
+ */
+export abstract class MultiRowEvaluator<S> implements Evaluator<S> {
+  readonly needsInputs = false;
+  readonly needsMasks = false;
+  protected readonly buffers: MultiRowBuffers;
+
+  constructor(
+    readonly game: Game<S>,
+    readonly model: InferenceModel,
+    rowsPerLeaf: number,
+  ) {
+    assertNetworkFitsGame(game, model);
+    this.buffers = new MultiRowBuffers(rowsPerLeaf, game.encoder.size);
+  }
+
+  abstract evaluate(batch: LeafBatch<S>): Promise<void>;
 }

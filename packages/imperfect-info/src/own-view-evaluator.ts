@@ -1,6 +1,6 @@
 import type { Game, InferenceModel } from '@az/core';
-import type { Evaluator, LeafBatch } from '@az/mcts';
-import { assertNetworkFitsGame, MultiRowBuffers } from './multi-row-network.js';
+import type { LeafBatch } from '@az/mcts';
+import { MultiRowEvaluator } from './multi-row-network.js';
 
 /**
  * Network evaluation for determinized search in which every seat's value comes from that seat's
@@ -19,19 +19,10 @@ import { assertNetworkFitsGame, MultiRowBuffers } from './multi-row-network.js';
  * so those states are outside what the value head was trained on until the trainer also records every
  * seat's view as value targets.
  */
-export class OwnViewNetworkEvaluator<S> implements Evaluator<S> {
-  /** It encodes leaves itself, from every seat's view. */
-  readonly needsInputs = false;
-  /** The network writes every action's logit; the search masks them itself. */
-  readonly needsMasks = false;
-  private readonly buffers: MultiRowBuffers;
-
-  constructor(
-    readonly game: Game<S>,
-    readonly model: InferenceModel,
-  ) {
-    assertNetworkFitsGame(game, model);
-    this.buffers = new MultiRowBuffers(game.numPlayers, game.encoder.size);
+export class OwnViewNetworkEvaluator<S> extends MultiRowEvaluator<S> {
+  /** One row per seat's view of each leaf. */
+  constructor(game: Game<S>, model: InferenceModel) {
+    super(game, model, game.numPlayers);
   }
 
   async evaluate(batch: LeafBatch<S>): Promise<void> {

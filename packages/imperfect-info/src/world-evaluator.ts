@@ -1,6 +1,6 @@
 import type { Game, InferenceModel } from '@az/core';
-import type { Evaluator, LeafBatch } from '@az/mcts';
-import { assertNetworkFitsGame, MultiRowBuffers } from './multi-row-network.js';
+import type { LeafBatch } from '@az/mcts';
+import { MultiRowEvaluator } from './multi-row-network.js';
 
 /** Where `WorldNetworkEvaluator` takes each leaf's policy prior from. */
 export type WorldPriors = 'own-view' | 'world';
@@ -25,25 +25,19 @@ export type WorldPriors = 'own-view' | 'world';
  * One network reads both encodings (same size; the world flag tells them apart), so one call serves
  * both rows and a checkpoint holds one network.
  */
-export class WorldNetworkEvaluator<S> implements Evaluator<S> {
-  /** It encodes leaves itself (world and own view). */
-  readonly needsInputs = false;
-  /** The network writes every action's logit; the search masks them itself. */
-  readonly needsMasks = false;
-  private readonly buffers: MultiRowBuffers;
-
+export class WorldNetworkEvaluator<S> extends MultiRowEvaluator<S> {
+  /** A world row per leaf, and with own-view priors the mover's own-view row too. */
   constructor(
-    readonly game: Game<S>,
-    readonly model: InferenceModel,
+    game: Game<S>,
+    model: InferenceModel,
     readonly priors: WorldPriors = 'own-view',
   ) {
+    super(game, model, priors === 'own-view' ? 2 : 1);
     const world = game.worldEncoder;
     if (!world) throw new Error(`${game.traits.id} has no world encoder (Game.worldEncoder), so leaves cannot be valued from the sampled world`);
     if (world.size !== game.encoder.size) {
       throw new Error(`${game.traits.id}: world encoder size ${world.size} differs from the encoder's ${game.encoder.size}; one network must read both`);
     }
-    assertNetworkFitsGame(game, model);
-    this.buffers = new MultiRowBuffers(priors === 'own-view' ? 2 : 1, game.encoder.size);
   }
 
   async evaluate(batch: LeafBatch<S>): Promise<void> {

@@ -2,12 +2,13 @@
 // and its own tests pass, then az trains it two iterations, evaluates it against its bot, plays it in
 // the terminal and serves it over HTTP. Made in a temp dir outside the monorepo whose node_modules
 // links @az/core and the build tools from the workspace (no npm install: offline and fast).
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startAz } from './test-cli.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const bin = join(here, '..', 'dist', 'main.js');
@@ -42,24 +43,6 @@ function scaffold(kind: string, name: string): string {
   return dir;
 }
 
-/** Starts az serve for the game with the model; resolves with its URL and a stop function. */
-async function serve(dir: string, id: string, model: string): Promise<{ url: string; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--game', id, '--model', model], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /az serve: (http:\/\/127\.0\.0\.1:\d+)\//.exec(out);
-      if (m) resolve(m[1]);
-    });
-    child.on('exit', (code) => reject(new Error(`az serve exited with ${code}: ${stderr}`)));
-  });
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-  return { url, stop: () => (child.kill('SIGTERM'), exited) };
-}
-
 const TEMPLATES = [
   { kind: 'board', name: 'stones', bot: 'greedy', moves: ['pass', ...'abcde'.split('').flatMap((c) => [1, 2, 3, 4, 5].map((r) => `${c}${r}`))] },
   { kind: 'cards', name: 'duel', bot: 'thrifty', moves: Array.from({ length: 11 }, (_, i) => String(i + 1)) },
@@ -84,22 +67,24 @@ describe('az new-game templates, scaffold to a served model', () => {
       expect(played.code, played.out).toBe(0);
       expect(played.out).toMatch(/game over: /);
 
-      const server = await serve(dir, t.name, model);
+      const server = startAz(dir, ['serve', '--port', '0', '--game', t.name, '--model', model]);
+      const url = /az serve: (http:\/\/127\.0\.0\.1:\d+)\//.exec(await server.until(/az serve: http:\/\/127\.0\.0\.1:\d+\//))![1];
       try {
-        const games = (await (await fetch(`${server.url}/api/games`)).json()) as { id: string }[];
+        const games = (await (await fetch(`${url}/api/games`)).json()) as { id: string }[];
         expect(games.map((g) => g.id)).toContain(t.name);
-        const created = await fetch(`${server.url}/api/games/${t.name}/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ opponent: 'model', seat: 0 }) });
+        const created = await fetch(`${url}/api/games/${t.name}/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ opponent: 'model', seat: 0 }) });
         expect(created.status, await created.clone().text()).toBe(200);
         const session = (await created.json()) as { id: string; legal: { action: number; text: string }[]; moves: unknown[] };
         expect(session.legal.length).toBeGreaterThan(0);
         // The human plays a move; the model answers it.
-        const moved = await fetch(`${server.url}/api/sessions/${session.id}/move`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ move: session.legal[0].text }) });
+        const moved = await fetch(`${url}/api/sessions/${session.id}/move`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ move: session.legal[0].text }) });
         expect(moved.status, await moved.clone().text()).toBe(200);
         const after = (await moved.json()) as { moves: { seat: number }[]; over: boolean };
         expect(after.moves.length >= 2 || after.over).toBe(true);
         expect(after.moves[1]?.seat ?? 1).toBe(1);
       } finally {
-        await server.stop();
+        server.child.kill('SIGTERM');
+        await server.exit;
       }
     });
   }

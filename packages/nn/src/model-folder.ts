@@ -25,7 +25,7 @@ export class ModelFolderError extends CheckpointError {
 }
 
 const MiB = 1024 * 1024;
-/** manifest.json, model.json, optimizer.json and the trainer's extra files (replay.json): metadata, never large. */
+/** manifest.json, model.json, optimizer.json, replay.json: metadata, never large. */
 export const METADATA_FILE_MAX_BYTES = 64 * MiB;
 /** model.onnx beyond its weights: node and value descriptions, a few KiB even for deep towers. */
 const ONNX_GRAPH_OVERHEAD_BYTES = 16 * MiB;
@@ -53,13 +53,16 @@ export function checkFileName(dir: string, name: string, listedIn: string): void
 /**
  * The most bytes file `name` of a model folder for `network` may hold: the weights exactly their size
  * (4 bytes a parameter), the optimizer's two moments at most twice that, model.onnx its weights plus a
- * graph, anything else a metadata bound.
+ * graph, anything else (metadata, a trainer's extra copy of the weights) the larger of a metadata bound
+ * and twice the weights.
  */
 export function fileByteLimit(name: string, network: NetworkConfig): number {
-  if (name === 'weights.bin') return FLOAT32_BYTES * parameterCount(network);
-  if (name === 'optimizer.bin') return 2 * FLOAT32_BYTES * parameterCount(network);
-  if (name === 'model.onnx') return FLOAT32_BYTES * parameterCount(network) + ONNX_GRAPH_OVERHEAD_BYTES;
-  return METADATA_FILE_MAX_BYTES;
+  const weights = FLOAT32_BYTES * parameterCount(network);
+  if (name === 'weights.bin') return weights;
+  if (name === 'optimizer.bin') return 2 * weights;
+  if (name === 'model.onnx') return weights + ONNX_GRAPH_OVERHEAD_BYTES;
+  if (name === 'manifest.json' || name === 'model.json' || name === 'optimizer.json') return METADATA_FILE_MAX_BYTES;
+  return Math.max(METADATA_FILE_MAX_BYTES, 2 * weights);
 }
 
 function parameterCount(network: NetworkConfig): number {

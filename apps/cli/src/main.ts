@@ -3,7 +3,7 @@
 // exit with status 2 and a message naming them, other failures with status 1.
 import { readFileSync } from 'node:fs';
 import { ConfigError, PluginError, defaultRegistry } from '@az/core';
-import { BackendUnavailableError, CheckpointError } from '@az/nn';
+import { BackendUnavailableError, CheckpointError, ModelFolderError } from '@az/nn';
 import { UsageError } from './args.js';
 import { onOutputClosed } from './closed-output.js';
 import { discoverGamePlugins, formatProblem } from './plugins.js';
@@ -71,6 +71,11 @@ export async function main(argv: readonly string[]): Promise<number> {
   } catch (err) {
     if (err instanceof UsageError || err instanceof ConfigError) {
       console.error(`${err.message}\n(see az ${name} --help)`);
+      return 2;
+    }
+    // A model folder that breaks the rules of what one may hold is bad input, like a bad flag.
+    if (err instanceof ModelFolderError) {
+      console.error(`az ${name}: ${err.message}`);
       return 2;
     }
     if (err instanceof PluginError || err instanceof CheckpointError || err instanceof BackendUnavailableError) {

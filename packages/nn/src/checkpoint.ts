@@ -8,7 +8,9 @@
  *   model.onnx        the same network as an ONNX graph for onnxruntime (batch norm folded; see onnx-export.ts)
  * plus any extra files the caller adds (the trainer's replay.json). The manifest lists every file with its
  * size and sha256 and carries a checksum of itself; every load verifies the files it reads, so a flipped or
- * truncated byte is an error naming the file, never a silently different model.
+ * truncated byte is an error naming the file, never a silently different model. A checkpoint handed over by
+ * someone else is untrusted input: every read goes through model-folder.ts (plain names, regular files,
+ * sizes bounded before reading, weight shapes checked against the network config before they are allocated).
  * Files go through node:fs (tfjs's own file:// handler needs tfjs-node). Saving writes a temporary sibling
  * directory and renames it into place, so a crash never leaves a half-written checkpoint under the final name.
  */
@@ -20,7 +22,9 @@ import { exportOnnx } from './onnx-export.js';
 import type { NetworkConfig } from '@az/core';
 import { tf } from './tf.js';
 import { checkModelMatchesConfig, ModelShapeError } from './tfjs-model.js';
-import { CheckpointError, errorMessage, faultPoint, isNotFound, moveIntoPlace, readBytesOrNull, readTextOrNull, refuseToClobber, sha256, syncDirectory, toArrayBuffer, writeFileSynced } from './checkpoint-files.js';
+import { CheckpointError, errorMessage, faultPoint, isNotFound, moveIntoPlace, refuseToClobber, sha256, syncDirectory, toArrayBuffer, writeFileSynced } from './checkpoint-files.js';
+import { checkFileName, fileByteLimit, fileNameProblem, folderFileExists, hashFolderFile, kindLimit, METADATA_FILE_MAX_BYTES, ModelFolderError, readFolderFile, type ByteLimit } from './model-folder.js';
+import { networkWeightShapes, NetworkConfigError } from './model.js';
 
 import { isFileList, manifestProblem, nonFiniteWeight, type CheckpointFileEntry } from './checkpoint-checks.js';
 
@@ -161,7 +165,7 @@ export async function saveCheckpoint(
     contents.push([OPTIMIZER_FILE, JSON.stringify({ ...meta, dataFile: OPTIMIZER_DATA_FILE, byteLength: data.byteLength }, null, 2) + '\n']);
   }
   for (const [name, data] of Object.entries(options.extraFiles ?? {})) {
-    if (name === MANIFEST_FILE || contents.some(([n]) => n === name) || name !== basename(name) || name.startsWith('.')) {
+    if (name === MANIFEST_FILE || contents.some(([n]) => n === name) || fileNameProblem(name) !== null) {
       throw new CheckpointError(target, `cannot save checkpoint ${target}: extra file name '${name}' is taken or not a plain file name`);
     }
     contents.push([name, data]);
@@ -212,7 +216,8 @@ export async function readCheckpointManifest(dir: string, expect: CheckpointExpe
   }
   if (!stat.isDirectory()) throw new CheckpointError(target, `${target} is not a checkpoint directory (it is a file)`);
   const manifestPath = join(target, MANIFEST_FILE);
-  const text = await readTextOrNull(manifestPath);
+  const manifestBytes = await readFolderFile(target, MANIFEST_FILE, { bytes: METADATA_FILE_MAX_BYTES, source: `a ${MANIFEST_FILE} may hold` });
+  const text = manifestBytes === null ? null : Buffer.from(manifestBytes).toString('utf8');
   if (text === null) throw new CheckpointError(manifestPath, `${target} is not a checkpoint: it has no ${MANIFEST_FILE}`);
   let parsed: unknown;
   try {
@@ -245,6 +250,7 @@ export async function readCheckpointManifest(dir: string, expect: CheckpointExpe
       throw new CheckpointError(manifestPath, `corrupt checkpoint manifest ${manifestPath}: its contents do not match its checksum (the file was changed or damaged)`);
     }
   }
+  checkListedFiles(target, manifest);
   if (expect.gameId !== undefined && manifest.gameId !== expect.gameId) {
     throw new CheckpointError(target, `checkpoint ${target} is for game '${manifest.gameId}', not '${expect.gameId}'`);
   }
@@ -266,7 +272,7 @@ export async function loadCheckpoint(dir: string, expect: CheckpointExpectation 
   const manifest = await readCheckpointManifest(target, expect);
 
   const modelPath = join(target, MODEL_FILE);
-  const modelBytes = await readBytesOrNull(modelPath);
+  const modelBytes = await readFolderFile(target, MODEL_FILE, byteLimit(manifest, MODEL_FILE));
   if (modelBytes === null) throw new CheckpointError(modelPath, `checkpoint ${target} is incomplete: ${MODEL_FILE} is missing`);
   verifyCheckpointFile(target, manifest, MODEL_FILE, modelBytes);
   const modelText = Buffer.from(modelBytes).toString('utf8');
@@ -279,9 +285,9 @@ export async function loadCheckpoint(dir: string, expect: CheckpointExpectation 
   if (!modelJson || typeof modelJson !== 'object' || !modelJson.modelTopology || !Array.isArray(modelJson.weightsManifest)) {
     throw new CheckpointError(modelPath, `corrupt ${modelPath}: expected a tfjs layers model with modelTopology and weightsManifest`);
   }
-  const weightSpecs = modelJson.weightsManifest.flatMap((group) => group.weights ?? []);
+  const weightSpecs = checkWeightsManifest(target, modelJson.weightsManifest, manifest.network);
   const weightsPath = join(target, WEIGHTS_FILE);
-  const weightBytes = await readBytesOrNull(weightsPath);
+  const weightBytes = await readFolderFile(target, WEIGHTS_FILE, byteLimit(manifest, WEIGHTS_FILE));
   if (weightBytes === null) throw new CheckpointError(weightsPath, `checkpoint ${target} is incomplete: ${WEIGHTS_FILE} is missing`);
   verifyCheckpointFile(target, manifest, WEIGHTS_FILE, weightBytes);
   const expected = weightSpecsByteLength(weightSpecs);
@@ -334,15 +340,107 @@ export async function loadCheckpoint(dir: string, expect: CheckpointExpectation 
  */
 export async function verifyCheckpointFiles(dir: string, manifest: CheckpointManifest): Promise<void> {
   const target = resolve(dir);
-  for (const name of Object.keys(manifest.files ?? {})) {
+  checkListedFiles(target, manifest);
+  for (const [name, entry] of Object.entries(manifest.files ?? {})) {
     const path = join(target, name);
-    const bytes = await readBytesOrNull(path);
-    if (bytes === null) {
+    const found = await hashFolderFile(target, name, byteLimit(manifest, name));
+    if (found === null) {
       if (name === OPTIMIZER_FILE || name === OPTIMIZER_DATA_FILE) continue;
       throw new CheckpointError(path, `checkpoint ${target} is incomplete: ${name} is missing`);
     }
-    verifyCheckpointFile(target, manifest, name, bytes);
+    if (found.bytes !== entry.bytes) throw new CheckpointError(path, `${path} is truncated: ${found.bytes} bytes, but ${MANIFEST_FILE} lists ${entry.bytes}`);
+    if (found.sha256 !== entry.sha256) throw new CheckpointError(path, corruptMessage(path));
   }
+}
+
+/**
+ * The path of the checkpoint's model.onnx for onnxruntime to open, or null when it has none. The file is
+ * held to the model-folder rules (a ModelFolderError), and from format 2 on it must be one the manifest
+ * lists (a CheckpointError: the caller may export the tfjs weights instead).
+ */
+export async function checkpointOnnxPath(dir: string, manifest: CheckpointManifest): Promise<string | null> {
+  const target = resolve(dir);
+  if (!(await folderFileExists(target, ONNX_MODEL_FILE, byteLimit(manifest, ONNX_MODEL_FILE)))) return null;
+  const path = join(target, ONNX_MODEL_FILE);
+  if (manifest.formatVersion >= 2 && !manifest.files?.[ONNX_MODEL_FILE]) throw new CheckpointError(path, unlistedMessage(path));
+  return path;
+}
+
+/** The bound on a file's size before it is read: what the manifest lists, else what its kind allows. */
+function byteLimit(manifest: CheckpointManifest, name: string): ByteLimit {
+  const entry = manifest.files?.[name];
+  return entry ? { bytes: entry.bytes, source: `${MANIFEST_FILE} lists` } : kindLimit(name, manifest.network);
+}
+
+/**
+ * Refuses a manifest whose network config cannot be built, or that lists a file by anything but a plain
+ * name or with more bytes than a file of its kind may hold for that network.
+ */
+function checkListedFiles(target: string, manifest: CheckpointManifest): void {
+  const manifestPath = join(target, MANIFEST_FILE);
+  try {
+    networkWeightShapes(manifest.network);
+  } catch (err) {
+    if (err instanceof NetworkConfigError) throw new CheckpointError(manifestPath, `corrupt checkpoint manifest ${manifestPath}: ${err.message}`);
+    throw err;
+  }
+  for (const [name, entry] of Object.entries(manifest.files ?? {})) {
+    checkFileName(target, name, `${MANIFEST_FILE} ("files")`);
+    const limit = fileByteLimit(name, manifest.network);
+    if (entry.bytes > limit) {
+      throw new ModelFolderError(manifestPath, `model folder ${target}: ${MANIFEST_FILE} lists ${name} at ${entry.bytes} bytes, more than the ${limit} a ${name} for its network may hold; refused`);
+    }
+  }
+}
+
+/**
+ * The weight specs of a model.json, once they are what the manifest's network needs: one group stored in
+ * weights.bin (its `paths` name no other file), float32 weights with exactly the names and shapes
+ * `buildModel` gives that network. Checked before any weight is read or allocated.
+ */
+function checkWeightsManifest(target: string, weightsManifest: tf.io.WeightsManifestConfig, network: NetworkConfig): tf.io.WeightsManifestEntry[] {
+  const modelPath = join(target, MODEL_FILE);
+  const [group] = weightsManifest;
+  const paths: unknown = group?.paths;
+  if (weightsManifest.length !== 1 || !Array.isArray(paths) || paths.length !== 1 || paths[0] !== WEIGHTS_FILE) {
+    throw new ModelFolderError(
+      modelPath,
+      `model folder ${target}: ${MODEL_FILE}'s weightsManifest names ${JSON.stringify(weightsManifest.map((g) => g?.paths))}; refused: an az checkpoint keeps its weights in ${WEIGHTS_FILE} alone`,
+    );
+  }
+  const specs: unknown = group.weights;
+  const disagree = (what: string): ModelFolderError =>
+    new ModelFolderError(modelPath, `checkpoint ${target}: ${MODEL_FILE} disagrees with the manifest's network config: ${what} (the network: ${describeNetwork(network)})`);
+  if (!Array.isArray(specs)) throw disagree('its weightsManifest lists no weights');
+  const expected = networkWeightShapes(network);
+  const seen = new Set<string>();
+  for (const spec of specs as unknown[]) {
+    const { name, shape, dtype, quantization } = (spec ?? {}) as Partial<tf.io.WeightsManifestEntry>;
+    if (typeof name !== 'string') throw disagree('a weight has no name');
+    const want = expected.get(name);
+    if (want === undefined) throw disagree(`weight ${JSON.stringify(name)} is not one the network has`);
+    if (seen.has(name)) throw disagree(`weight ${name} is listed twice`);
+    seen.add(name);
+    if (dtype !== 'float32' || quantization !== undefined) throw disagree(`weight ${name} is ${JSON.stringify(dtype)}${quantization ? ' (quantized)' : ''}; the network's weights are float32`);
+    if (!Array.isArray(shape) || shape.length !== want.length || shape.some((d, i) => d !== want[i])) {
+      throw disagree(`weight ${name} has shape ${JSON.stringify(shape)}, but the network needs [${want.join(', ')}]`);
+    }
+  }
+  const missing = [...expected.keys()].filter((name) => !seen.has(name));
+  if (missing.length > 0) throw disagree(`weights ${missing.join(', ')} are missing`);
+  return specs as tf.io.WeightsManifestEntry[];
+}
+
+function describeNetwork(network: NetworkConfig): string {
+  return `${network.spec.kind}, input [${network.inputShape.join(', ')}], actionSize ${network.actionSize}, numSeats ${network.numSeats}`;
+}
+
+function unlistedMessage(path: string): string {
+  return `${path} is not listed in the checkpoint's ${MANIFEST_FILE}; it cannot be trusted`;
+}
+
+function corruptMessage(path: string): string {
+  return `${path} is corrupt: its sha256 does not match the one in ${MANIFEST_FILE} (the file was changed or damaged)`;
 }
 
 /** Throws a CheckpointError naming the file when its bytes are not the ones the manifest lists. */
@@ -350,21 +448,20 @@ export function verifyCheckpointFile(dir: string, manifest: CheckpointManifest, 
   if (manifest.formatVersion < 2) return;
   const path = join(dir, name);
   const entry = manifest.files?.[name];
-  if (!entry) throw new CheckpointError(path, `${path} is not listed in the checkpoint's ${MANIFEST_FILE}; it cannot be trusted`);
+  if (!entry) throw new CheckpointError(path, unlistedMessage(path));
   if (bytes.byteLength !== entry.bytes) {
     const what = bytes.byteLength < entry.bytes ? 'truncated' : 'oversized';
     throw new CheckpointError(path, `${path} is ${what}: ${bytes.byteLength} bytes, but ${MANIFEST_FILE} lists ${entry.bytes}`);
   }
-  if (sha256(bytes) !== entry.sha256) throw new CheckpointError(path, `${path} is corrupt: its sha256 does not match the one in ${MANIFEST_FILE} (the file was changed or damaged)`);
+  if (sha256(bytes) !== entry.sha256) throw new CheckpointError(path, corruptMessage(path));
 }
 
 async function readOptimizerState(target: string, manifest: CheckpointManifest): Promise<OptimizerState | undefined> {
   const metaPath = join(target, OPTIMIZER_FILE);
-  const metaBytes = await readBytesOrNull(metaPath);
-  const dataPath0 = join(target, OPTIMIZER_DATA_FILE);
+  const metaBytes = await readFolderFile(target, OPTIMIZER_FILE, byteLimit(manifest, OPTIMIZER_FILE));
   if (metaBytes === null) return undefined;
   verifyCheckpointFile(target, manifest, OPTIMIZER_FILE, metaBytes);
-  if (manifest.files?.[OPTIMIZER_DATA_FILE] && (await readBytesOrNull(dataPath0)) === null) return undefined;
+  if (manifest.files?.[OPTIMIZER_DATA_FILE] && !(await folderFileExists(target, OPTIMIZER_DATA_FILE, byteLimit(manifest, OPTIMIZER_DATA_FILE)))) return undefined;
   const text = Buffer.from(metaBytes).toString('utf8');
   let meta: Omit<OptimizerState, 'data'> & { byteLength?: unknown };
   try {
@@ -383,7 +480,7 @@ async function readOptimizerState(target: string, manifest: CheckpointManifest):
     throw new CheckpointError(metaPath, `corrupt ${metaPath}: not an az optimizer state`);
   }
   const dataPath = join(target, OPTIMIZER_DATA_FILE);
-  const bytes = await readBytesOrNull(dataPath);
+  const bytes = await readFolderFile(target, OPTIMIZER_DATA_FILE, byteLimit(manifest, OPTIMIZER_DATA_FILE));
   if (bytes === null) throw new CheckpointError(dataPath, `checkpoint ${target} is incomplete: ${OPTIMIZER_DATA_FILE} is missing`);
   verifyCheckpointFile(target, manifest, OPTIMIZER_DATA_FILE, bytes);
   const expected = 8 * meta.variables.reduce((sum, v) => sum + v.shape.reduce((a, b) => a * b, 1), 0);

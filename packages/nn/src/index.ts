@@ -47,6 +47,7 @@ export {
   type LoadedCheckpoint,
 } from './checkpoint.js';
 export type { CheckpointFileEntry } from './checkpoint-checks.js';
+export { ModelFolderError, fileNameProblem } from './model-folder.js';
 export {
   listCheckpoints,
   resolveCheckpointPath,

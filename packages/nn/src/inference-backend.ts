@@ -12,10 +12,10 @@
  * (cpu, wasm, node, gpu) runs everything on tfjs; `onnx`/`onnx-cuda` pick the inference engine and leave
  * training on tfjs's `auto`; `auto` is auto for both.
  */
-import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { BACKEND_NAMES, currentBackend, initBackend, type BackendName } from './backend.js';
-import { ONNX_MODEL_FILE, loadCheckpoint, readCheckpointManifest, verifyCheckpointFiles, type CheckpointExpectation, type CheckpointManifest } from './checkpoint.js';
+import { ONNX_MODEL_FILE, checkpointOnnxPath, loadCheckpoint, readCheckpointManifest, verifyCheckpointFiles, type CheckpointExpectation, type CheckpointManifest } from './checkpoint.js';
+import { ModelFolderError } from './model-folder.js';
 import { exportOnnx } from './onnx-export.js';
 import { OnnxInferenceModel, OnnxUnavailableError, type OnnxThread } from './onnx-model.js';
 import type { InferenceModel, NetworkConfig } from '@az/core';
@@ -116,9 +116,13 @@ export async function openCheckpointInference(dir: string, options: CheckpointIn
   const manifest = await readCheckpointManifest(target, options.expect);
   // Every file the manifest lists is checked, not only the one opened: a damaged checkpoint is refused whole.
   await verifyCheckpointFiles(target, manifest);
-  const onnxPath = join(target, ONNX_MODEL_FILE);
   const log = options.log ?? console.warn;
-  if (backend !== 'tfjs' && existsSync(onnxPath)) {
+  const onnxPath = await checkpointOnnxPath(target, manifest).catch((err: unknown) => {
+    if (err instanceof ModelFolderError) throw err;
+    log(`${join(target, ONNX_MODEL_FILE)} is unusable (${errorMessage(err)}); exporting the checkpoint's tfjs weights instead`);
+    return null;
+  });
+  if (backend !== 'tfjs' && onnxPath !== null) {
     try {
       return { manifest, inference: await openOnnx(onnxPath, manifest.network, backend, options), source: ONNX_MODEL_FILE };
     } catch (err) {

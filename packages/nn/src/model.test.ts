@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { initBackend } from './backend.js';
-import { buildModel, countParameters, NetworkConfigError } from './model.js';
+import { buildModel, countParameters, networkWeightShapes, NetworkConfigError } from './model.js';
 import type { NetworkConfig } from '@az/core';
 import { tf } from './tf.js';
 import { serializeWeights } from './weights.js';
@@ -117,5 +117,22 @@ describe('buildModel', () => {
     expect(() => buildModel({ ...TINY_RESNET, inputShape: [18] })).toThrow(/rank 3/);
     expect(() => buildModel({ ...TINY_MLP, actionSize: 0 })).toThrow(/actionSize/);
     expect(() => buildModel({ ...TINY_MLP, spec: { kind: 'mlp', hidden: [4, 2.5] } })).toThrow(/hidden\[1\]/);
+  });
+
+  it('networkWeightShapes lists exactly the weights buildModel makes, for every kind of network', () => {
+    const configs: NetworkConfig[] = [
+      TINY_MLP,
+      { ...TINY_MLP, spec: { kind: 'mlp', hidden: [] }, inputShape: [2, 3] },
+      TINY_RESNET,
+      { ...TINY_RESNET, spec: { kind: 'resnet', filters: 3, blocks: 0, valueHead: 'pool' } },
+      { ...TINY_RESNET, spec: { kind: 'resnet', filters: 2, blocks: 2 }, inputShape: [4, 2, 3] },
+    ];
+    for (const config of configs) {
+      const model = buildModel(config, { seed: 1 });
+      const built = new Map(model.weights.map((w) => [w.originalName, [...w.shape]]));
+      expect(new Map([...networkWeightShapes(config)].map(([name, shape]) => [name, [...shape]])), JSON.stringify(config.spec)).toEqual(built);
+      model.dispose();
+    }
+    expect(() => networkWeightShapes({ ...TINY_MLP, actionSize: -1 })).toThrow(NetworkConfigError);
   });
 });

@@ -95,6 +95,50 @@ export function countParameters(model: tf.LayersModel): number {
   return model.weights.reduce((sum, w) => sum + w.shape.reduce((a: number, b) => a * (b ?? 1), 1), 0);
 }
 
+/**
+ * The name and shape of every weight `buildModel(config)` makes, in no particular order, computed without
+ * building anything: what a checkpoint's weights must be before a byte of them is allocated. Keep in step
+ * with the builders below (a test compares the two for every kind of network).
+ */
+export function networkWeightShapes(config: NetworkConfig): Map<string, readonly number[]> {
+  validateNetworkConfig(config);
+  const shapes = new Map<string, readonly number[]>();
+  const dense = (name: string, inputs: number, units: number): void => {
+    shapes.set(`${name}/kernel`, [inputs, units]);
+    shapes.set(`${name}/bias`, [units]);
+  };
+  const convBn = (name: string, bnName: string, kernelSize: number, inputs: number, filters: number): void => {
+    shapes.set(`${name}/kernel`, [kernelSize, kernelSize, inputs, filters]);
+    for (const w of ['gamma', 'beta', 'moving_mean', 'moving_variance']) shapes.set(`${bnName}/${w}`, [filters]);
+  };
+  const spec = config.spec;
+  if (spec.kind === 'mlp') {
+    let width = config.inputShape.reduce((a, b) => a * b, 1);
+    spec.hidden.forEach((units, i) => {
+      dense(`dense_${i}`, width, units);
+      width = units;
+    });
+    dense(POLICY_OUTPUT_NAME, width, config.actionSize);
+    dense(VALUE_OUTPUT_NAME, width, config.numSeats);
+    return shapes;
+  }
+  const [height, width, channels] = config.inputShape;
+  const policyFilters = spec.policyFilters ?? DEFAULT_POLICY_FILTERS;
+  const valueFilters = spec.valueFilters ?? DEFAULT_VALUE_FILTERS;
+  const valueHidden = spec.valueHidden ?? DEFAULT_VALUE_HIDDEN;
+  convBn('stem_conv', 'stem_bn', 3, channels, spec.filters);
+  for (let b = 0; b < spec.blocks; b++) {
+    convBn(`block${b}_conv1`, `block${b}_bn1`, 3, spec.filters, spec.filters);
+    convBn(`block${b}_conv2`, `block${b}_bn2`, 3, spec.filters, spec.filters);
+  }
+  convBn('policy_conv', 'policy_bn', 1, spec.filters, policyFilters);
+  dense(POLICY_OUTPUT_NAME, height * width * policyFilters, config.actionSize);
+  convBn('value_conv', 'value_bn', 1, spec.filters, valueFilters);
+  dense('value_dense', spec.valueHead === 'pool' ? valueFilters : height * width * valueFilters, valueHidden);
+  dense(VALUE_OUTPUT_NAME, valueHidden, config.numSeats);
+  return shapes;
+}
+
 type GlorotInit = ReturnType<typeof tf.initializers.glorotUniform>;
 type Init = () => GlorotInit | undefined;
 type Sym = tf.SymbolicTensor;

@@ -6,10 +6,10 @@
  * save leaves only an unlisted segment (removed later), and every byte read back is verified.
  */
 import { randomBytes } from 'node:crypto';
-import { promises as fs, readdirSync, readFileSync } from 'node:fs';
+import { promises as fs, lstatSync, readdirSync, readFileSync, type Stats } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { CheckpointError, faultPoint, sha256, syncDirectory, writeFileSynced } from '@az/nn';
+import { CheckpointError, fileNameProblem, faultPoint, ModelFolderError, sha256, syncDirectory, writeFileSynced } from '@az/nn';
 import { ReplayBuffer, type ReplayRange, type ReplayShape } from './replay-buffer.js';
 
 export const REPLAY_DIR = 'replay';
@@ -74,6 +74,12 @@ export function parseReplayIndex(text: string, path: string): ReplayIndex {
   if (parsed?.format !== 'az-replay-index' || !Array.isArray(parsed.segments) || !Number.isInteger(parsed.totalAdded)) {
     throw new CheckpointError(path, `corrupt ${path}: not an az replay index`);
   }
+  // A segment is a file of RUN/replay/, named plainly: replay.json names nothing outside it.
+  for (const segment of parsed.segments) {
+    const problem = typeof segment?.file === 'string' ? fileNameProblem(segment.file) : 'it is not a string';
+    if (problem) throw new ModelFolderError(path, `${path} names the replay segment ${JSON.stringify(segment?.file)}; refused: ${problem}`);
+    if (!Number.isInteger(segment.bytes) || segment.bytes < 0) throw new CheckpointError(path, `corrupt ${path}: segment ${segment.file} has no valid byte count`);
+  }
   return parsed;
 }
 
@@ -91,12 +97,16 @@ export function loadReplay(runDir: string, index: ReplayIndex, capacity: number,
   for (const segment of index.segments) {
     if (segment.first + segment.count <= keepFrom) continue;
     const path = join(resolve(runDir), REPLAY_DIR, segment.file);
-    let bytes: Buffer;
+    let stat: Stats;
     try {
-      bytes = readFileSync(path);
+      stat = lstatSync(path);
     } catch {
       throw new CheckpointError(path, `replay segment ${path} is missing (the checkpoint's ${REPLAY_INDEX_FILE} lists it)`);
     }
+    // Checked before reading: a link, FIFO or device is never read, nor a segment bigger than listed.
+    if (!stat.isFile()) throw new ModelFolderError(path, `replay segment ${path} is not a regular file (a link, FIFO, device or directory); refused`);
+    if (stat.size > segment.bytes) throw new CheckpointError(path, `replay segment ${path} is oversized: ${stat.size} bytes, but ${REPLAY_INDEX_FILE} lists ${segment.bytes}`);
+    const bytes = readFileSync(path);
     if (bytes.byteLength !== segment.bytes) {
       throw new CheckpointError(path, `replay segment ${path} is ${bytes.byteLength < segment.bytes ? 'truncated' : 'oversized'}: ${bytes.byteLength} bytes, but ${REPLAY_INDEX_FILE} lists ${segment.bytes}`);
     }

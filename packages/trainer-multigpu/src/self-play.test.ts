@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -7,7 +7,7 @@ import { BatchedMcts, UniformEvaluator, type Evaluator, type LeafBatch } from '@
 import { MinimaxAgent, ticTacToePlugin, type TicTacToeState } from '@az/game-tictactoe';
 import type { GameRecord } from './game-record.js';
 import { NonFiniteReplayError, ReplayBuffer } from './replay-buffer.js';
-import { loadReplay, saveReplay } from './replay-store.js';
+import { loadReplay, parseReplayIndex, saveReplay } from './replay-store.js';
 import { SelfPlay } from './self-play.js';
 
 const game = ticTacToePlugin.create({});
@@ -434,6 +434,12 @@ describe('ReplayBuffer', () => {
       writeFileSync(segment, bytes.subarray(0, bytes.length - 3));
       expect(() => loadReplay(dir, second, 40, shape)).toThrow(/is truncated/);
       expect(() => loadReplay(dir, second, 40, { ...shape, actionSize: 10 })).toThrow(/does not match/);
+      // A replay.json names segments of RUN/replay/ only, and a segment is a regular file read only once its size is right.
+      const outside = { ...second, segments: [{ ...second.segments[0], file: '../../secret.bin' }] };
+      expect(() => parseReplayIndex(JSON.stringify(outside), 'replay.json')).toThrow(/names the replay segment "\.\.\/\.\.\/secret\.bin"; refused: a file name cannot hold a path separator/);
+      rmSync(segment);
+      symlinkSync('/dev/zero', segment);
+      expect(() => loadReplay(dir, second, 40, shape)).toThrow(/is not a regular file .*; refused/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

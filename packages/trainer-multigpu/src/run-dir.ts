@@ -2,7 +2,7 @@
  * The run directory (`--out`, default runs/<game>):
  *   options.json     the options of the latest session
  *   changes.jsonl    options a `--resume` changed, one line per resume that changed any
- *   metrics.jsonl    one line per iteration
+ *   metrics.jsonl    one line per iteration (each checkpoint also holds its own: see metrics-log.ts)
  *   checkpoints/     iter-NNNNNN/ per save, those of the last --keep iterations (see @az/nn checkpoint-store.ts)
  *   replay/          the replay buffer as segments (see replay-store.ts)
  *   train.lock       while a session trains the run: who (see run-lock.ts); not a run file of its own

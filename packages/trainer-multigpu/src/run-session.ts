@@ -2,7 +2,7 @@
  * A training run opened from its options (and its newest checkpoint, when resuming): everything the
  * single-process and the multi-process loops share, and how a run is saved and closed.
  */
-import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, sep } from 'node:path';
 import {
   ConfigError,
@@ -44,6 +44,7 @@ import {
 import { NetworkEvaluator, defaultPlaySimulations } from '@az/mcts';
 import type { IterationMetrics, TrainerEvents, TrainSummary } from './metrics.js';
 import { UNBOUNDED_ITERATIONS, resolveTrainOptions, type TrainOptions, type TrainOptionsInput } from './options.js';
+import { METRICS_RECORD_FILE, discardLaterMetrics, metricsRecordBytes, restoreCommittedMetrics } from './metrics-log.js';
 import { ReplayBuffer } from './replay-buffer.js';
 import { REPLAY_INDEX_FILE, loadReplay, parseReplayIndex, pruneReplay, saveReplay, type ReplayIndex } from './replay-store.js';
 import { RunDirectoryError, checkRunFitsMemory, claimRunDirectory, resolveResume, runPaths, type RunPaths } from './run-dir.js';
@@ -114,8 +115,11 @@ export interface RunSession {
   readonly events: TrainerEvents;
   readonly stopped: () => boolean;
   log(message: string): void;
-  /** A new checkpoint (weights, optimizer, iteration, weights version, rng, replay index) and the replay's new positions. */
-  saveAll(extra?: Readonly<Record<string, unknown>>): Promise<void>;
+  /**
+   * A new checkpoint (weights, optimizer, iteration, weights version, rng, replay index) and the replay's
+   * new positions; with `metrics`, the iteration's metrics record too (see metrics-log.ts).
+   */
+  saveAll(extra?: Readonly<Record<string, unknown>>, metrics?: IterationMetrics): Promise<void>;
 }
 
 export interface RunDeps {
@@ -170,29 +174,6 @@ function withRollbackHint(err: unknown, runDir: string, damaged: string): unknow
     err.path,
     `${err.message}. The run's previous checkpoint is ${older.name}: to continue from it, move ${damaged} out of ${dirname(damaged)} (keep it for inspection) and resume again`,
   );
-}
-
-/**
- * Metrics lines of iterations after the checkpoint a run resumes from (it went back to an earlier
- * checkpoint) move to metrics.discarded.jsonl, so metrics.jsonl stays one history.
- */
-function discardLaterMetrics(paths: RunPaths, iteration: number, log: (m: string) => void): void {
-  if (!existsSync(paths.metrics)) return;
-  const lines = readFileSync(paths.metrics, 'utf8').split('\n').filter((l) => l.trim() !== '');
-  const later = (l: string): boolean => {
-    try {
-      return (JSON.parse(l) as { iteration?: number }).iteration! > iteration;
-    } catch {
-      return false;
-    }
-  };
-  const discarded = lines.filter(later);
-  if (discarded.length === 0) return;
-  appendFileSync(join(paths.dir, 'metrics.discarded.jsonl'), discarded.join('\n') + '\n');
-  const tmp = `${paths.metrics}.tmp`;
-  writeFileSync(tmp, lines.filter((l) => !later(l)).map((l) => l + '\n').join(''));
-  renameSync(tmp, paths.metrics);
-  log(`metrics of ${discarded.length} iteration(s) after ${iteration} moved to metrics.discarded.jsonl (the run went back to iteration ${iteration})`);
 }
 
 /**
@@ -391,6 +372,7 @@ async function openClaimedRun(claimed: ClaimedRun, deps: RunDeps): Promise<RunSe
         throw withRollbackHint(err, resumeFrom.runDir, resumeFrom.checkpointDir);
       }
       discardLaterMetrics(paths, state.iteration, log);
+      restoreCommittedMetrics(paths, resumeFrom.checkpointDir, resumed.manifest, log);
       log(`resumed from ${resumeFrom.checkpointDir} at iteration ${state.iteration} (weights v${state.weightsVersion}, replay ${replay.size} positions)`);
       const changes = changedOptions(paths.options, options);
       if (Object.keys(changes).length) {
@@ -466,7 +448,7 @@ async function openClaimedRun(claimed: ClaimedRun, deps: RunDeps): Promise<RunSe
   };
 
   let latest: string | null = resumeFrom?.checkpointDir ?? null;
-  const saveAll = async (extra: Readonly<Record<string, unknown>> = {}): Promise<void> => {
+  const saveAll = async (extra: Readonly<Record<string, unknown>> = {}, metrics?: IterationMetrics): Promise<void> => {
     state.rngState = rng.getState();
     // Games may arrive while the replay segment is written (multi-process intake): the checkpoint
     // counts those its replay index holds.
@@ -490,6 +472,7 @@ async function openClaimedRun(claimed: ClaimedRun, deps: RunDeps): Promise<RunSe
         keep: options.keepCheckpoints,
         extraFiles: {
           [REPLAY_INDEX_FILE]: JSON.stringify(index) + '\n',
+          ...(metrics ? { [METRICS_RECORD_FILE]: metricsRecordBytes(metrics) } : {}),
           ...(averaged ? { [TRAINING_WEIGHTS_FILE]: new Uint8Array(serializeWeights(model).data) } : {}),
         },
       },

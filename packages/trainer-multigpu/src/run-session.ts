@@ -36,6 +36,7 @@ import {
   loadWeightsInto,
   verifyCheckpointFile,
   verifyCheckpointFiles,
+  writeFileAtomic,
   type BackendInfo,
   type CheckpointManifest,
   type LayersModel,
@@ -232,6 +233,22 @@ function changedOptions(previousPath: string, options: TrainOptions): Record<str
 }
 
 /**
+ * Writes options.json whole or not at all: a run killed or out of disk here keeps the options.json it had
+ * (none, for a new run), never an empty one no resume can read.
+ */
+async function recordRunOptions(paths: RunPaths, options: TrainOptions, gameConfig: ResolvedConfig): Promise<void> {
+  const { force: _force, ...recorded } = options;
+  mkdirSync(paths.dir, { recursive: true });
+  try {
+    await writeFileAtomic(paths.options, JSON.stringify({ ...recorded, gameConfig }, null, 2) + '\n');
+  } catch (err) {
+    throw new Error(
+      `cannot write ${paths.options} (${err instanceof Error ? err.message : String(err)}); nothing was trained and the run's files are as they were: free some disk space (or fix the cause) and run the same command again`,
+    );
+  }
+}
+
+/**
  * Resolves options (the checkpoint fixes the game config and network when resuming; the caller's options
  * fix the rest), checks every size and the run directory before creating anything, then initialises the
  * backend, builds or loads the model, optimizer and replay buffer, and writes options.json.
@@ -358,6 +375,7 @@ async function openClaimedRun(claimed: ClaimedRun, deps: RunDeps): Promise<RunSe
   if (resumed?.optimizerState) trainer.setOptimizerState(resumed.optimizerState);
   let replay: ReplayBuffer;
   let replayIndex: ReplayIndex | null = null;
+  let changes: Record<string, [unknown, unknown]> = {};
   const state: TrainerState = { iteration: 0, weightsVersion: 0, gamesPlayed: 0, rngState: new Rng(options.seed).getState() };
   try {
     if (resumed && resumeFrom) {
@@ -374,22 +392,21 @@ async function openClaimedRun(claimed: ClaimedRun, deps: RunDeps): Promise<RunSe
       discardLaterMetrics(paths, state.iteration, log);
       restoreCommittedMetrics(paths, resumeFrom.checkpointDir, resumed.manifest, log);
       log(`resumed from ${resumeFrom.checkpointDir} at iteration ${state.iteration} (weights v${state.weightsVersion}, replay ${replay.size} positions)`);
-      const changes = changedOptions(paths.options, options);
-      if (Object.keys(changes).length) {
-        appendFileSync(paths.changes, JSON.stringify({ time: new Date().toISOString(), iteration: state.iteration, changes }) + '\n');
-        log(`resume changes ${Object.entries(changes).map(([k, [a, b]]) => `${k} ${JSON.stringify(a)} -> ${JSON.stringify(b)}`).join(', ')} (recorded in ${paths.changes})`);
-      }
+      // Read before options.json is replaced, recorded once it is (a failed write leaves both as they were).
+      changes = changedOptions(paths.options, options);
     } else {
       replay = new ReplayBuffer(options.replayCapacity, replayShape);
+    }
+    await recordRunOptions(paths, options, gameConfig);
+    if (Object.keys(changes).length) {
+      appendFileSync(paths.changes, JSON.stringify({ time: new Date().toISOString(), iteration: state.iteration, changes }) + '\n');
+      log(`resume changes ${Object.entries(changes).map(([k, [a, b]]) => `${k} ${JSON.stringify(a)} -> ${JSON.stringify(b)}`).join(', ')} (recorded in ${paths.changes})`);
     }
   } catch (err) {
     trainer.dispose();
     model.dispose();
     throw err;
   }
-  mkdirSync(paths.dir, { recursive: true });
-  const { force: _force, ...recorded } = options;
-  writeFileSync(paths.options, JSON.stringify({ ...recorded, gameConfig }, null, 2) + '\n');
 
   const rng = new Rng(0);
   rng.setState(state.rngState);

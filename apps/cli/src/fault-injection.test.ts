@@ -226,7 +226,7 @@ describe('fault injection', () => {
     const ckptName = listCheckpoints(base).at(-1)?.name ?? '';
     const files = readdirSync(join(base, 'checkpoints', ckptName)).map((f) => ({ rel: join('checkpoints', ckptName, f), name: f, playReadsIt: true }));
     for (const seg of readdirSync(join(base, 'replay'))) files.push({ rel: join('replay', seg), name: seg, playReadsIt: false });
-    expect(files.map((f) => f.name)).toEqual(expect.arrayContaining(['manifest.json', 'model.json', 'weights.bin', 'model.onnx', 'optimizer.json', 'optimizer.bin', 'replay.json']));
+    expect(files.map((f) => f.name)).toEqual(expect.arrayContaining(['manifest.json', 'model.json', 'weights.bin', 'model.onnx', 'optimizer.json', 'optimizer.bin', 'replay.json', 'metrics.json']));
     for (const file of files) {
       for (const damage of ['flip', 'truncate'] as const) {
         const dir = copyOfBase();

@@ -85,7 +85,7 @@ export function claimRunDirectory(out: string, gameId: string, force: boolean): 
   } catch {
     throw new RunDirectoryError(dir, `--out ${dir} exists and is not a directory; choose another --out`);
   }
-  if (entries.every((e) => e === RUN_LOCK_FILE || isLeftoverTemporary(e))) return null;
+  if (entries.every(isTransientRunEntry)) return null;
   if (force) {
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
     let archive = `${dir}.archived-${stamp}`;
@@ -109,11 +109,12 @@ export function claimRunDirectory(out: string, gameId: string, force: boolean): 
 }
 
 /**
- * Hidden temporaries a killed write leaves beside a run file (writeFileAtomic's `.options.json.tmp-*`):
- * not a run's contents.
+ * Whether a run directory's entry is none of the run's contents: the lock, or the hidden temporary of a
+ * run file being written (writeFileAtomic's `.options.json.tmp-*`), or left by a killed write. A
+ * directory holding only such entries is a run about to start.
  */
-function isLeftoverTemporary(name: string): boolean {
-  return name.startsWith('.') && name.includes('.tmp-');
+export function isTransientRunEntry(name: string): boolean {
+  return name === RUN_LOCK_FILE || (name.startsWith('.') && name.includes('.tmp-'));
 }
 
 /** What a run directory without a checkpoint is, and the one command that starts it again. */

@@ -83,6 +83,9 @@ describe('metrics.jsonl reading', () => {
     // So is one holding only the trainer's lock (a run starting); a run being trained reads as any run.
     writeFileSync(join(fresh, 'train.lock'), '{"pid":1,"hostname":"h","started":"2024-05-01T10:00:00.000Z","command":"az train"}\n');
     expect(readRun(fresh).rows).toEqual([]);
+    // And one whose options.json is being written (its hidden temporary, before the rename).
+    writeFileSync(join(fresh, '.options.json.tmp-0a1b2c3d'), '{"game":');
+    expect(readRun(fresh).rows).toEqual([]);
     writeFileSync(join(run, 'train.lock'), '{"pid":1,"hostname":"h","started":"2024-05-01T10:00:00.000Z","command":"az train"}\n');
     expect(readRun(run).options).toEqual({ game: 'tictactoe' });
   });

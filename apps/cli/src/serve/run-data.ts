@@ -5,7 +5,7 @@
  */
 import { existsSync, openSync, readdirSync, readFileSync, readSync, closeSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { RUN_LOCK_FILE, holdsRun } from '@az/trainer-multigpu';
+import { holdsRun, isTransientRunEntry } from '@az/trainer-multigpu';
 
 /** One metrics.jsonl line; the fields the charts read are documented in @az/trainer-multigpu's IterationMetrics. */
 export type MetricsRow = Readonly<Record<string, unknown>>;
@@ -90,13 +90,14 @@ export function skippedLineWarning(path: string, skipped: SkippedMetricsLine): s
  * The absolute path of a run directory, or a RunDirError naming what `dir` is instead: missing, or a
  * folder holding other things (the runs folder itself, a checkpoint folder), with the runs it can see.
  * An empty directory passes: a run about to start (the dashboard waits for its first iteration); so does
- * one holding only the trainer's lock (a run starting: its options.json comes once the network is built).
+ * one holding only the trainer's lock (a run starting: its options.json comes once the network is built),
+ * and options.json's temporary while it is written.
  */
 export function checkRunDir(dir: string): string {
   const abs = resolve(dir);
   if (!existsSync(abs) || !statSync(abs).isDirectory()) throw new RunDirError(`no run directory at ${abs}`);
   const entries = readdirSync(abs);
-  if (entries.every((e) => e === RUN_LOCK_FILE) || holdsRun(abs)) return abs;
+  if (entries.every(isTransientRunEntry) || holdsRun(abs)) return abs;
   const parent = dirname(abs);
   const inside = entries.filter((e) => holdsRun(join(abs, e))).map((e) => join(dir, e));
   const hint = holdsRun(parent)

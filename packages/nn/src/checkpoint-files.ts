@@ -2,9 +2,10 @@
  * File-system steps shared by checkpoint writing and reading: durable writes, checksums, and the fault
  * hook the fault-injection suite uses to kill the process at a named step.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import { constants as fsConstants, promises as fs } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 
 /**
  * Test hook: when the environment names this step in AZ_FAULT_KILL_AT (`step` or `step#N` for its N-th
@@ -45,6 +46,23 @@ export async function writeFileSynced(path: string, data: string | Uint8Array): 
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * Writes a file whole or not at all: a hidden temporary beside it, fsynced, then renamed over it. When the
+ * write fails (a full disk) the temporary is removed and `path` is left as it was, so no reader ever sees
+ * a truncated or empty file. A process killed before the rename leaves only the hidden temporary.
+ */
+export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
+  const tmp = join(dirname(path), `.${basename(path)}.tmp-${randomBytes(4).toString('hex')}`);
+  try {
+    await writeFileSynced(tmp, data);
+    await fs.rename(tmp, path);
+  } catch (err) {
+    await fs.rm(tmp, { force: true }).catch(() => undefined);
+    throw err;
+  }
+  await syncDirectory(dirname(path));
 }
 
 /** fsync a directory so a rename in it is durable; not supported everywhere (Windows), hence best effort. */

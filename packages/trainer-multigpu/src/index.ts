@@ -5,7 +5,7 @@ export { encodeGameRecord, decodeGameRecord, type GameRecord } from './game-reco
 export { resolveTrainOptions, checkTrainOptions, learningRateAt, FRAMEWORK_TRAIN_DEFAULTS, UNBOUNDED_ITERATIONS, type LearningRateSchedule, type TrainOptions, type TrainOptionsInput } from './options.js';
 export { runTraining } from './train-loop.js';
 export { TimeBudget, parseDuration, formatDuration } from './time-budget.js';
-export { runPaths, claimRunDirectory, resolveResume, holdsRun, recordedGame, checkRunFitsMemory, RunDirectoryError, RUN_LOCK_FILE, type RunPaths } from './run-dir.js';
+export { runPaths, claimRunDirectory, resolveResume, holdsRun, isTransientRunEntry, recordedGame, checkRunFitsMemory, RunDirectoryError, RUN_LOCK_FILE, type RunPaths } from './run-dir.js';
 // One training session at a time per run directory (train.lock).
 export { RunLockedError, type RunLockHolder } from './run-lock.js';
 export type { RunDeps } from './run-session.js';

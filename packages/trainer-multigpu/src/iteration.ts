@@ -3,10 +3,10 @@
  * training (with a guard against non-finite losses and weights), the new weights version, evaluation,
  * the checkpoint and the metrics line (`finishIteration`).
  */
-import { appendFileSync } from 'node:fs';
 import { RandomAgent, playArena, type Agent, type Game } from '@az/core';
 import { tf } from '@az/nn';
 import type { ArenaSummary, IterationMetrics, WorkerIterationMetrics } from './metrics.js';
+import { appendMetricsLine } from './metrics-log.js';
 import type { RunSession } from './run-session.js';
 import { learningRateAt } from './options.js';
 import { makeSearchAgent } from './search-settings.js';
@@ -202,33 +202,39 @@ export async function finishIteration(run: RunSession, start: IterationStart): P
   const t2 = performance.now();
   const evalResults = await evalPhase(run, iteration);
   const t3 = performance.now();
-  await run.saveAll(start.checkpointExtra?.());
-  const t4 = performance.now();
   const { startedAt: t0, selfPlayEndedAt: t1 } = start;
-  const metrics: IterationMetrics = {
+  // The record the checkpoint commits; the line appended once it is on disk adds the save's time.
+  const committed: IterationMetrics = {
     iteration,
     weightsVersion: state.weightsVersion,
     time: new Date().toISOString(),
     sessionSeconds: run.timeBudget.elapsedSeconds(),
-    seconds: { selfPlay: (t1 - t0) / 1000, train: (t2 - t1) / 1000, eval: (t3 - t2) / 1000, total: (t4 - t0) / 1000 },
+    seconds: { selfPlay: (t1 - t0) / 1000, train: (t2 - t1) / 1000, eval: (t3 - t2) / 1000, total: (t3 - t0) / 1000 },
     selfPlay: start.selfPlay,
     train,
     replay: { size: replay.size, totalAdded: replay.totalAdded },
     eval: evalResults,
     ...(start.workers ? { workers: start.workers() } : {}),
   };
+  await run.saveAll(start.checkpointExtra?.(), committed);
+  const t4 = performance.now();
+  const metrics: IterationMetrics = { ...committed, seconds: { ...committed.seconds, total: (t4 - t0) / 1000 } };
   const line = await recordIteration(run, metrics);
   // After a rating (--rate-every) too: the time limit's estimate of the next iteration includes it.
   run.timeBudget.iterationEnded();
   return line;
 }
 
-/** Rates the checkpoint just written (when the front end asks to), appends one line to metrics.jsonl and tells the front end. */
+/**
+ * Rates the checkpoint just written (when the front end asks to), appends one line to metrics.jsonl and
+ * tells the front end. The checkpoint holds the line's record already: a kill before the append loses
+ * only the rating (see metrics-log.ts).
+ */
 export async function recordIteration(run: RunSession, metrics: IterationMetrics): Promise<IterationMetrics> {
   const checkpoint = run.latestCheckpoint();
   const rating = run.events.rate && checkpoint && !run.stopped() ? await run.events.rate(metrics.iteration, checkpoint) : undefined;
   const line: IterationMetrics = rating ? { ...metrics, rating } : metrics;
-  appendFileSync(run.paths.metrics, JSON.stringify(line) + '\n');
+  appendMetricsLine(run.paths, line);
   run.events.iteration?.(line);
   return line;
 }

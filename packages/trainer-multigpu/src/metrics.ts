@@ -50,6 +50,10 @@ export interface IterationMetrics {
   readonly time: string;
   /** Seconds since this session's run started (the clock `--time-limit` counts), at the checkpoint. */
   readonly sessionSeconds: number;
+  /**
+   * `total` includes writing the checkpoint, except in a line a resume restored from the checkpoint's
+   * own record (its session was killed before the line: see metrics-log.ts), which also lacks `rating`.
+   */
   readonly seconds: { readonly selfPlay: number; readonly train: number; readonly eval: number; readonly total: number };
   readonly selfPlay: {
     readonly games: number;

@@ -203,6 +203,23 @@ describe('the run directory', () => {
     expect(readFileSync(join(out, 'metrics.discarded.jsonl'), 'utf8').trim().split('\n')).toHaveLength(1);
   }, 60_000);
 
+  it('a resume appends the metrics line its newest checkpoint committed when metrics.jsonl lacks it (a session killed before the line)', async () => {
+    const out = join(work, 'lost-line');
+    await train({ out, iterations: 2 });
+    const lines = readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n');
+    // What a kill after the checkpoint's rename and before the append leaves.
+    writeFileSync(join(out, 'metrics.jsonl'), lines[0] + '\n');
+    const logs: string[] = [];
+    await train({ resume: out, iterations: 3 }, logs);
+    expect(metricIterations(out)).toEqual([1, 2, 3]);
+    const restored = JSON.parse(readFileSync(join(out, 'metrics.jsonl'), 'utf8').trim().split('\n')[1]) as { iteration: number; train: unknown };
+    expect(restored.train).toEqual((JSON.parse(lines[1]) as { train: unknown }).train);
+    expect(logs.join('\n')).toMatch(/metrics\.jsonl lacked iteration 2 .*added it from .*iter-000002\/metrics\.json/);
+    // A resume that finds the line there adds nothing.
+    await train({ resume: out, iterations: 4 });
+    expect(metricIterations(out)).toEqual([1, 2, 3, 4]);
+  }, 60_000);
+
   it('names a resumed setting that clashes with one the run fixes as a change of the run (Blob: roundCards above its maxHand)', async () => {
     const blobRegistry = new GameRegistry();
     blobRegistry.register(blobPlugin);

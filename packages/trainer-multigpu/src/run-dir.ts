@@ -2,7 +2,7 @@
  * The run directory (`--out`, default runs/<game>):
  *   options.json     the options of the latest session
  *   changes.jsonl    options a `--resume` changed, one line per resume that changed any
- *   metrics.jsonl    one line per iteration
+ *   metrics.jsonl    one line per iteration (each checkpoint also holds its own: see metrics-log.ts)
  *   checkpoints/     iter-NNNNNN/ per save, those of the last --keep iterations (see @az/nn checkpoint-store.ts)
  *   replay/          the replay buffer as segments (see replay-store.ts)
  *   train.lock       while a session trains the run: who (see run-lock.ts); not a run file of its own
@@ -85,7 +85,7 @@ export function claimRunDirectory(out: string, gameId: string, force: boolean): 
   } catch {
     throw new RunDirectoryError(dir, `--out ${dir} exists and is not a directory; choose another --out`);
   }
-  if (entries.every((e) => e === RUN_LOCK_FILE)) return null;
+  if (entries.every(isTransientRunEntry)) return null;
   if (force) {
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
     let archive = `${dir}.archived-${stamp}`;
@@ -97,6 +97,7 @@ export function claimRunDirectory(out: string, gameId: string, force: boolean): 
   const newest = isRun ? listCheckpoints(dir).at(-1) : undefined;
   // The game the run was started for, so the advice names a resume that works (a run of another game cannot be continued as this one).
   const runGame = isRun ? recordedGame(dir) : undefined;
+  if (isRun && !newest) throw new RunDirectoryError(dir, `${dir} holds ${noCheckpointYet(dir, out, runGame ?? gameId)} To start a new run elsewhere: choose another --out.`);
   const ofGame = runGame !== undefined && runGame !== gameId ? ` of ${runGame}` : '';
   const what = isRun ? `a training run${ofGame}${newest && newest.iteration >= 0 ? ` (checkpoint ${newest.name})` : ''}` : 'files that are not a training run';
   throw new RunDirectoryError(
@@ -104,6 +105,24 @@ export function claimRunDirectory(out: string, gameId: string, force: boolean): 
     `${dir} already holds ${what}; a new run would mix with it. ` +
       (isRun ? `To continue it: az train --game ${runGame ?? gameId} --resume ${out}. ` : '') +
       `To start a new run: choose another --out. To start over in this directory: --force (the old contents are moved to ${basename(dir)}.archived-<time> beside it, not deleted).`,
+  );
+}
+
+/**
+ * Whether a run directory's entry is none of the run's contents: the lock, or the hidden temporary of a
+ * run file being written (writeFileAtomic's `.options.json.tmp-*`), or left by a killed write. A
+ * directory holding only such entries is a run about to start.
+ */
+export function isTransientRunEntry(name: string): boolean {
+  return name === RUN_LOCK_FILE || (name.startsWith('.') && name.includes('.tmp-'));
+}
+
+/** What a run directory without a checkpoint is, and the one command that starts it again. */
+function noCheckpointYet(dir: string, out: string, game: string): string {
+  return (
+    `a training run that has no checkpoint yet (it stopped before its first iteration ended), so there is nothing to resume. ` +
+    `To start it again in this directory: az train --game ${game} --out ${out} --force, with the settings it was started with (recorded in ${join(dir, 'options.json')}, when present); ` +
+    `its files are moved to ${basename(dir)}.archived-<time> beside it, not deleted.`
   );
 }
 
@@ -120,6 +139,10 @@ export function recordedGame(runDir: string): string | undefined {
 
 /** The run directory and checkpoint a `--resume` path means (the run directory or one of its checkpoint folders). */
 export function resolveResume(path: string): { runDir: string; checkpointDir: string } {
+  const dir = resolve(path);
+  if (holdsRun(dir) && listCheckpoints(dir).length === 0) {
+    throw new RunDirectoryError(dir, `--resume ${path}: ${dir} holds ${noCheckpointYet(dir, path, recordedGame(dir) ?? 'GAME')}`);
+  }
   const resolved = resolveCheckpointPath(path);
   if (resolved.runDir === null) {
     throw new RunDirectoryError(resolved.checkpointDir, `--resume ${path}: ${resolved.checkpointDir} is a checkpoint outside any run directory; --resume takes a run directory (the --out of a training run)`);

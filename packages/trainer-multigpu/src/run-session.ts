@@ -2,7 +2,7 @@
  * A training run opened from its options (and its newest checkpoint, when resuming): everything the
  * single-process and the multi-process loops share, and how a run is saved and closed.
  */
-import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, sep } from 'node:path';
 import {
   ConfigError,
@@ -36,6 +36,7 @@ import {
   loadWeightsInto,
   verifyCheckpointFile,
   verifyCheckpointFiles,
+  writeFileAtomic,
   type BackendInfo,
   type CheckpointManifest,
   type LayersModel,
@@ -44,6 +45,7 @@ import {
 import { NetworkEvaluator, defaultPlaySimulations } from '@az/mcts';
 import type { IterationMetrics, TrainerEvents, TrainSummary } from './metrics.js';
 import { UNBOUNDED_ITERATIONS, resolveTrainOptions, type TrainOptions, type TrainOptionsInput } from './options.js';
+import { METRICS_RECORD_FILE, discardLaterMetrics, metricsRecordBytes, restoreCommittedMetrics } from './metrics-log.js';
 import { ReplayBuffer } from './replay-buffer.js';
 import { REPLAY_INDEX_FILE, loadReplay, parseReplayIndex, pruneReplay, saveReplay, type ReplayIndex } from './replay-store.js';
 import { RunDirectoryError, checkRunFitsMemory, claimRunDirectory, resolveResume, runPaths, type RunPaths } from './run-dir.js';
@@ -114,8 +116,11 @@ export interface RunSession {
   readonly events: TrainerEvents;
   readonly stopped: () => boolean;
   log(message: string): void;
-  /** A new checkpoint (weights, optimizer, iteration, weights version, rng, replay index) and the replay's new positions. */
-  saveAll(extra?: Readonly<Record<string, unknown>>): Promise<void>;
+  /**
+   * A new checkpoint (weights, optimizer, iteration, weights version, rng, replay index) and the replay's
+   * new positions; with `metrics`, the iteration's metrics record too (see metrics-log.ts).
+   */
+  saveAll(extra?: Readonly<Record<string, unknown>>, metrics?: IterationMetrics): Promise<void>;
 }
 
 export interface RunDeps {
@@ -173,29 +178,6 @@ function withRollbackHint(err: unknown, runDir: string, damaged: string): unknow
 }
 
 /**
- * Metrics lines of iterations after the checkpoint a run resumes from (it went back to an earlier
- * checkpoint) move to metrics.discarded.jsonl, so metrics.jsonl stays one history.
- */
-function discardLaterMetrics(paths: RunPaths, iteration: number, log: (m: string) => void): void {
-  if (!existsSync(paths.metrics)) return;
-  const lines = readFileSync(paths.metrics, 'utf8').split('\n').filter((l) => l.trim() !== '');
-  const later = (l: string): boolean => {
-    try {
-      return (JSON.parse(l) as { iteration?: number }).iteration! > iteration;
-    } catch {
-      return false;
-    }
-  };
-  const discarded = lines.filter(later);
-  if (discarded.length === 0) return;
-  appendFileSync(join(paths.dir, 'metrics.discarded.jsonl'), discarded.join('\n') + '\n');
-  const tmp = `${paths.metrics}.tmp`;
-  writeFileSync(tmp, lines.filter((l) => !later(l)).map((l) => l + '\n').join(''));
-  renameSync(tmp, paths.metrics);
-  log(`metrics of ${discarded.length} iteration(s) after ${iteration} moved to metrics.discarded.jsonl (the run went back to iteration ${iteration})`);
-}
-
-/**
  * A resumed run keeps the settings it was running with (options.json) unless a flag says otherwise. An
  * unreadable file is refused: resuming on the game's defaults instead (256 games an iteration where the
  * run had 6) would change the run without a word. A missing one is said out loud, then the defaults apply.
@@ -248,6 +230,22 @@ function changedOptions(previousPath: string, options: TrainOptions): Record<str
     if (JSON.stringify(previous[key]) !== JSON.stringify(value)) changes[key] = [previous[key], value];
   }
   return changes;
+}
+
+/**
+ * Writes options.json whole or not at all: a run killed or out of disk here keeps the options.json it had
+ * (none, for a new run), never an empty one no resume can read.
+ */
+async function recordRunOptions(paths: RunPaths, options: TrainOptions, gameConfig: ResolvedConfig): Promise<void> {
+  const { force: _force, ...recorded } = options;
+  mkdirSync(paths.dir, { recursive: true });
+  try {
+    await writeFileAtomic(paths.options, JSON.stringify({ ...recorded, gameConfig }, null, 2) + '\n');
+  } catch (err) {
+    throw new Error(
+      `cannot write ${paths.options} (${err instanceof Error ? err.message : String(err)}); nothing was trained and the run's files are as they were: free some disk space (or fix the cause) and run the same command again`,
+    );
+  }
 }
 
 /**
@@ -377,6 +375,7 @@ async function openClaimedRun(claimed: ClaimedRun, deps: RunDeps): Promise<RunSe
   if (resumed?.optimizerState) trainer.setOptimizerState(resumed.optimizerState);
   let replay: ReplayBuffer;
   let replayIndex: ReplayIndex | null = null;
+  let changes: Record<string, [unknown, unknown]> = {};
   const state: TrainerState = { iteration: 0, weightsVersion: 0, gamesPlayed: 0, rngState: new Rng(options.seed).getState() };
   try {
     if (resumed && resumeFrom) {
@@ -391,23 +390,23 @@ async function openClaimedRun(claimed: ClaimedRun, deps: RunDeps): Promise<RunSe
         throw withRollbackHint(err, resumeFrom.runDir, resumeFrom.checkpointDir);
       }
       discardLaterMetrics(paths, state.iteration, log);
+      restoreCommittedMetrics(paths, resumeFrom.checkpointDir, resumed.manifest, log);
       log(`resumed from ${resumeFrom.checkpointDir} at iteration ${state.iteration} (weights v${state.weightsVersion}, replay ${replay.size} positions)`);
-      const changes = changedOptions(paths.options, options);
-      if (Object.keys(changes).length) {
-        appendFileSync(paths.changes, JSON.stringify({ time: new Date().toISOString(), iteration: state.iteration, changes }) + '\n');
-        log(`resume changes ${Object.entries(changes).map(([k, [a, b]]) => `${k} ${JSON.stringify(a)} -> ${JSON.stringify(b)}`).join(', ')} (recorded in ${paths.changes})`);
-      }
+      // Read before options.json is replaced, recorded once it is (a failed write leaves both as they were).
+      changes = changedOptions(paths.options, options);
     } else {
       replay = new ReplayBuffer(options.replayCapacity, replayShape);
+    }
+    await recordRunOptions(paths, options, gameConfig);
+    if (Object.keys(changes).length) {
+      appendFileSync(paths.changes, JSON.stringify({ time: new Date().toISOString(), iteration: state.iteration, changes }) + '\n');
+      log(`resume changes ${Object.entries(changes).map(([k, [a, b]]) => `${k} ${JSON.stringify(a)} -> ${JSON.stringify(b)}`).join(', ')} (recorded in ${paths.changes})`);
     }
   } catch (err) {
     trainer.dispose();
     model.dispose();
     throw err;
   }
-  mkdirSync(paths.dir, { recursive: true });
-  const { force: _force, ...recorded } = options;
-  writeFileSync(paths.options, JSON.stringify({ ...recorded, gameConfig }, null, 2) + '\n');
 
   const rng = new Rng(0);
   rng.setState(state.rngState);
@@ -466,7 +465,7 @@ async function openClaimedRun(claimed: ClaimedRun, deps: RunDeps): Promise<RunSe
   };
 
   let latest: string | null = resumeFrom?.checkpointDir ?? null;
-  const saveAll = async (extra: Readonly<Record<string, unknown>> = {}): Promise<void> => {
+  const saveAll = async (extra: Readonly<Record<string, unknown>> = {}, metrics?: IterationMetrics): Promise<void> => {
     state.rngState = rng.getState();
     // Games may arrive while the replay segment is written (multi-process intake): the checkpoint
     // counts those its replay index holds.
@@ -490,6 +489,7 @@ async function openClaimedRun(claimed: ClaimedRun, deps: RunDeps): Promise<RunSe
         keep: options.keepCheckpoints,
         extraFiles: {
           [REPLAY_INDEX_FILE]: JSON.stringify(index) + '\n',
+          ...(metrics ? { [METRICS_RECORD_FILE]: metricsRecordBytes(metrics) } : {}),
           ...(averaged ? { [TRAINING_WEIGHTS_FILE]: new Uint8Array(serializeWeights(model).data) } : {}),
         },
       },

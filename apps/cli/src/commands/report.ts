@@ -1,5 +1,5 @@
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeFileAtomic } from '@az/nn';
 import { helpText, parseFlags, UsageError } from '../args.js';
 import { checkOutputFile } from '../output-paths.js';
 import { buildReport } from '../serve/report.js';
@@ -25,9 +25,16 @@ export async function reportCommand(argv: readonly string[]): Promise<number> {
   if (!dir) throw new UsageError('az report: give the run directory (e.g. az report runs/tictactoe)');
   if (flags.out) checkOutputFile('report', '--out', flags.out);
   const { html, run } = buildReport(dir);
+  for (const warning of run.warnings) console.error(`az report: warning: ${warning}`);
   if (run.rows.length === 0) console.error(`az report: warning: ${run.dir} has no metrics yet (no iteration has finished)`);
   const out = flags.out ?? join(run.dir, 'report.html');
-  writeFileSync(out, html);
+  try {
+    // Whole or not at all: a full disk must not leave an empty or truncated report behind.
+    await writeFileAtomic(out, html);
+  } catch (err) {
+    console.error(`az report: cannot write ${out} (${err instanceof Error ? err.message : String(err)}); no report was written (an earlier ${out}, if any, is as it was): free some disk space or choose another --out`);
+    return 1;
+  }
   console.log(`az report: ${out} (${run.rows.length} iterations, ${(html.length / 1024).toFixed(0)} KB)`);
   return 0;
 }

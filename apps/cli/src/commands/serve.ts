@@ -55,6 +55,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     run,
     simulations: flags.sims,
     seed: flags.seed,
+    warn: (message) => console.error(`az serve: warning: ${message}`),
   };
   let server: RunningServer;
   try {

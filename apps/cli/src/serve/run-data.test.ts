@@ -21,6 +21,27 @@ describe('metrics.jsonl reading', () => {
     expect(consumed).toBe('{"iteration":1}\nnot json\n{"iteration":2}\n'.length);
   });
 
+  it('skips a line without a numeric iteration (it would blank every chart), naming the file and the line', () => {
+    const dir = runDir();
+    const path = join(dir, 'metrics.jsonl');
+    writeFileSync(path, '{"iteration":1}\n\n{"note":"no iteration"}\n{"iteration":"2"}\nnot json\n{"iteration":3}\n');
+    const run = readRun(dir);
+    expect(run.rows).toEqual([{ iteration: 1 }, { iteration: 3 }]);
+    expect(run.warnings).toEqual([
+      `${path} line 3: no numeric "iteration"; skipped (the charts show the other lines)`,
+      `${path} line 4: no numeric "iteration"; skipped (the charts show the other lines)`,
+      `${path} line 5: not valid JSON; skipped (the charts show the other lines)`,
+    ]);
+    // Followed as it grows, the lines keep their numbers in the file.
+    const warnings: string[] = [];
+    const follower = new MetricsFollower(dir, (m) => warnings.push(m));
+    expect(follower.poll()).toEqual([{ iteration: 1 }, { iteration: 3 }]);
+    appendFileSync(path, '{"iteration":4}\n[4]\n');
+    expect(follower.poll()).toEqual([{ iteration: 4 }]);
+    expect(warnings.at(-1)).toBe(`${path} line 8: not a JSON object; skipped (the charts show the other lines)`);
+    expect(warnings).toHaveLength(4);
+  });
+
   it('follows appended lines, including one finished across two writes', () => {
     const dir = runDir();
     const follower = new MetricsFollower(dir);
@@ -61,6 +82,9 @@ describe('metrics.jsonl reading', () => {
     expect(readRun(fresh).rows).toEqual([]);
     // So is one holding only the trainer's lock (a run starting); a run being trained reads as any run.
     writeFileSync(join(fresh, 'train.lock'), '{"pid":1,"hostname":"h","started":"2024-05-01T10:00:00.000Z","command":"az train"}\n');
+    expect(readRun(fresh).rows).toEqual([]);
+    // And one whose options.json is being written (its hidden temporary, before the rename).
+    writeFileSync(join(fresh, '.options.json.tmp-0a1b2c3d'), '{"game":');
     expect(readRun(fresh).rows).toEqual([]);
     writeFileSync(join(run, 'train.lock'), '{"pid":1,"hostname":"h","started":"2024-05-01T10:00:00.000Z","command":"az train"}\n');
     expect(readRun(run).options).toEqual({ game: 'tictactoe' });

@@ -44,6 +44,8 @@ export interface ServeOptions {
   readonly pollMs?: number;
   /** Most games kept at once; the least recently used is dropped beyond it. */
   readonly maxSessions?: number;
+  /** Told once of each metrics.jsonl line of the run the dashboard skips (the message names file and line). */
+  readonly warn?: (message: string) => void;
 }
 
 const WEB_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'web');
@@ -254,9 +256,17 @@ export function createServeApp(options: ServeOptions = {}): { app: Hono; session
     return c.json(await session.play(body));
   });
 
+  const warned = new Set<string>();
+  const warnOnce = (message: string): void => {
+    if (warned.has(message)) return;
+    warned.add(message);
+    options.warn?.(message);
+  };
   app.get('/api/run', (c) => {
     if (!options.run) throw new PlayError('no run directory was given to az serve (--run DIR)', 404);
-    return c.json(readRun(options.run));
+    const run = readRun(options.run);
+    for (const w of run.warnings) warnOnce(w);
+    return c.json(run);
   });
   // New metrics lines as server-sent events ('metrics', one row each), starting with every row so far;
   // and 'run' ({options, summary}) first and whenever options.json or summary.json changes (a resumed
@@ -265,7 +275,7 @@ export function createServeApp(options: ServeOptions = {}): { app: Hono; session
     const dir = options.run;
     if (!dir) throw new PlayError('no run directory was given to az serve (--run DIR)', 404);
     return streamSSE(c, async (stream) => {
-      const follower = new MetricsFollower(dir);
+      const follower = new MetricsFollower(dir, warnOnce);
       let infoStamp: string | undefined;
       let timer: ReturnType<typeof setInterval> | undefined;
       const done = new Promise<void>((resolveDone) => {

@@ -7,6 +7,7 @@ import { loadCheckpoint, saveCheckpoint } from './checkpoint.js';
 import { createInferenceModelFor, openCheckpointInference, splitBackendChoice } from './inference-backend.js';
 import { buildModel } from './model.js';
 import { exportOnnx } from './onnx-export.js';
+import { tf } from './tf.js';
 import { OnnxInferenceModel, OnnxUnavailableError, setOnnxRuntimeImporterForTests } from './onnx-model.js';
 import type { InferenceModel, NetworkConfig } from '@az/core';
 import { TfjsInferenceModel } from './tfjs-model.js';
@@ -57,7 +58,7 @@ describe('createInferenceModelFor', () => {
     expectClose(await outputs(onnx, config, input, 4), expected);
     expect(await outputs(inWorker, config, input, 4)).toEqual(await outputs(onnx, config, input, 4));
     // Later changes to the tfjs weights do not reach the session.
-    model.setWeights(model.getWeights().map((w) => w.mul(0.5)));
+    model.setWeights(model.getWeights().map((w) => tf.mul(w, 0.5)));
     expectClose(await outputs(onnx, config, input, 4), expected);
     onnx.dispose();
     inWorker.dispose();

@@ -8,6 +8,7 @@ import { discoverGamePlugins } from '../plugins.js';
 import { MAX_SESSION_SIMULATIONS, createServeApp, startServer, type RunningServer } from './server.js';
 import type { PlaySnapshot } from './sessions.js';
 import { cardsNamedIn } from './test-cards.js';
+import { holdFirstRollout } from './test-searches.js';
 import { join } from 'node:path';
 import { loadModel } from '../agents.js';
 import { azInTempDir } from '../test-cli.js';
@@ -283,27 +284,6 @@ describe('a long search', () => {
     }
   });
 });
-
-/**
- * Holds the first rollout call of the mcts opponent until `release()`: a search stays in flight, its
- * start known by `begun`, with no timer. Later calls run as usual.
- */
-function holdFirstRollout(): { begun: Promise<void>; release(): void; restore(): void } {
-  const rollouts = RolloutEvaluator.prototype.evaluate;
-  let calls = 0;
-  let begin = (): void => undefined;
-  let release = (): void => undefined;
-  const begun = new Promise<void>((resolve) => (begin = resolve));
-  const released = new Promise<void>((resolve) => (release = resolve));
-  const spy = vi.spyOn(RolloutEvaluator.prototype, 'evaluate').mockImplementation(async function (this: RolloutEvaluator<unknown>, batch: LeafBatch<unknown>) {
-    if (++calls === 1) {
-      begin();
-      await released;
-    }
-    rollouts.call(this, batch);
-  });
-  return { begun, release, restore: () => spy.mockRestore() };
-}
 
 describe('searches at once', () => {
   it('answers 503 with Retry-After beyond the cap, playing nothing, and takes the request once a search is free', async () => {

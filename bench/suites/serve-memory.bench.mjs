@@ -40,6 +40,7 @@ const { discoverGamePlugins } = await import(join(cliDist, 'plugins.js'));
 const CLIENTS = 64;
 const KEPT_GAMES = 32;
 const REQUEST_LIMIT_MS = 300_000;
+const START_LIMIT_MS = 60_000;
 const RSS_SAMPLE_MS = 20;
 
 /** A process's resident set (bytes), from /proc (Linux). */
@@ -57,19 +58,28 @@ function trainToyModel(work) {
   return join(work, 'toy');
 }
 
-/** Starts `az serve` and resolves with its process and URL once it prints the URL. */
+/** Starts `az serve` and resolves with its process and URL once it prints the URL (killed if it has not within a minute). */
 function startServe(work, model) {
   const child = spawn(process.execPath, [AZ, 'serve', '--game', 'chess', '--model', model, '--port', '0'], { cwd: work, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   return new Promise((resolve, reject) => {
+    const limit = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`az serve printed no URL within ${START_LIMIT_MS / 1000} s:\n${out}`));
+    }, START_LIMIT_MS);
     const take = (d) => {
       out += d.toString();
       const m = /az serve: (http:\/\/127\.0\.0\.1:\d+)\//.exec(out);
-      if (m) resolve({ child, url: m[1] });
+      if (!m) return;
+      clearTimeout(limit);
+      resolve({ child, url: m[1] });
     };
     child.stdout.on('data', take);
     child.stderr.on('data', take);
-    child.once('exit', (code) => reject(new Error(`az serve exited (${code}) before printing its URL:\n${out}`)));
+    child.once('exit', (code) => {
+      clearTimeout(limit);
+      reject(new Error(`az serve exited (${code}) before printing its URL:\n${out}`));
+    });
   });
 }
 

@@ -33,17 +33,35 @@ class ApiError extends Error {
   }
 }
 
+/** Times a request refused because the server is busy (503) is sent again, each after the wait it names. */
+const BUSY_RETRIES = 5;
+
+/** The seconds a 503 asks to wait (its Retry-After), kept within 1..30. */
+function retryAfterSeconds(res) {
+  const seconds = Number(res.headers.get('retry-after'));
+  return Number.isFinite(seconds) ? Math.min(30, Math.max(1, Math.round(seconds))) : 2;
+}
+
 async function api(path, body) {
-  let res;
-  try {
-    res = await fetch(path, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  } catch {
-    // fetch says only 'Failed to fetch': the server is gone (stopped, or the network between).
-    throw new ApiError(`Could not reach az serve at ${location.host}: is it still running? Start it again, then retry.`, 0);
+  for (let attempt = 1; ; attempt++) {
+    let res;
+    try {
+      res = await fetch(path, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    } catch {
+      // fetch says only 'Failed to fetch': the server is gone (stopped, or the network between).
+      throw new ApiError(`Could not reach az serve at ${location.host}: is it still running? Start it again, then retry.`, 0);
+    }
+    const data = await res.json().catch(() => ({}));
+    // Busy with other games' searches: the server played nothing, so the same request is sent again.
+    if (res.status === 503 && attempt <= BUSY_RETRIES) {
+      const seconds = retryAfterSeconds(res);
+      statusEl.textContent = `The server is busy with other games' moves: trying again in ${seconds} s (${attempt} of ${BUSY_RETRIES})...`;
+      await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+      continue;
+    }
+    if (!res.ok) throw new ApiError(data.error ?? `the server answered ${res.status} ${res.statusText}`, res.status);
+    return data;
   }
-  const data = await res.json().catch(() => ({}));
-  if (!res.ok) throw new ApiError(data.error ?? `the server answered ${res.status} ${res.statusText}`, res.status);
-  return data;
 }
 
 const SEAT_NAMES = { chess: ['White', 'Black'], tictactoe: ['X', 'O'], connect4: ['Red', 'Blue'] };

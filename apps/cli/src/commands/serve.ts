@@ -15,6 +15,7 @@ export const serveSpec = {
     run: { type: 'string', description: 'training run directory for the dashboard (metrics.jsonl)', placeholder: 'DIR' },
     config: { type: 'string', description: 'settings for --game, key=value[,key=value...]', placeholder: 'K=V,...' },
     sims: { type: 'int', min: 1, max: MAX_SESSION_SIMULATIONS, description: "search simulations per computer move (default: the game's play setting)" },
+    'max-searches': { type: 'int', min: 1, description: 'most computer moves searched at once, over all games; beyond it a request is answered 503 with Retry-After (default: one per core)' },
     seed: { type: 'int', min: 0, description: 'random seed for deals and agents, the same for every game (default: a fresh seed per game)' },
     port: { type: 'int', min: 0, max: 65535, default: 8080, description: 'port to listen on (0: any free port)' },
     host: { type: 'string', default: '127.0.0.1', description: 'address to listen on; anything but loopback exposes the server to the network', placeholder: 'ADDRESS' },
@@ -56,6 +57,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     simulations: flags.sims,
     seed: flags.seed,
     warn: (message) => console.error(`az serve: warning: ${message}`),
+    maxSearches: flags['max-searches'],
   };
   let server: RunningServer;
   try {

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { discoverGamePlugins } from '../plugins.js';
 import { startServer, type RunningServer } from './server.js';
 import { cardsNamedIn } from './test-cards.js';
+import { holdFirstRollout } from './test-searches.js';
 import type { PlaySnapshot } from './sessions.js';
 import { chromium, launchChromium } from './test-browser.js';
 
@@ -220,6 +221,38 @@ describe.skipIf(chromium.path === undefined)('az serve in Chromium', () => {
     expect(await other.textContent('#status')).toBe('Your move (X).');
     expect(await other.textContent('#error')).toBe('');
     await other.close();
+  });
+
+  it('a move refused while the server is busy (503) is sent again after the wait it names, and then played', async () => {
+    // A server of its own that searches one move at a time, its one search held in flight.
+    const own = await startServer({ port: 0, simulations: 8, seed: 3, maxSearches: 1 });
+    const held = holdFirstRollout();
+    const page = await browser.newPage({ viewport: { width: 1200, height: 820 } });
+    const statuses: number[] = [];
+    page.on('response', (r) => void (r.url().includes('/move') && statuses.push(r.status())));
+    const holding = fetch(`${own.url}/api/games/tictactoe/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ opponent: 'mcts', seat: 1 }) });
+    try {
+      await page.goto(`${own.url}/play/tictactoe`);
+      await page.waitForSelector('#grid .cell.target');
+      await page.waitForFunction("document.body.dataset.busy === 'false'");
+      await held.begun;
+      await Promise.all([page.waitForResponse((r) => r.url().includes('/move') && r.status() === 503), page.click('#grid .cell[data-cell="4"]')]);
+      await page.waitForFunction("/busy with other games' moves: trying again in \\d+ s \\(1 of 5\\)/.test(document.getElementById('status').textContent)");
+      held.release();
+      await page.waitForResponse((r) => r.url().includes('/move') && r.status() === 200);
+      await page.waitForFunction("document.body.dataset.busy === 'false'");
+      expect(statuses).toEqual([503, 200]);
+      expect(await page.textContent('#error')).toBe('');
+      const snapshot = (await page.evaluate('window.azSnapshot')) as PlaySnapshot;
+      expect(snapshot.moves.map((m) => m.seat)).toEqual([0, 1]);
+      expect(snapshot.moves[0].action).toBe(4);
+    } finally {
+      held.release();
+      await holding.catch(() => undefined);
+      held.restore();
+      await page.close();
+      await own.close();
+    }
   });
 
   it('a reload shows the game in progress (Blob scores by round too); a game the server no longer has is replaced, saying so', async () => {

@@ -56,6 +56,10 @@ describe('az serve', () => {
     expect(report.stderr).toMatch(/no run directory at \/nonexistent\/run/);
     const help = spawnSync(process.execPath, [bin, 'serve', '--help'], { encoding: 'utf8' });
     expect(help.stdout).toMatch(/--host ADDRESS/);
+    expect(help.stdout).toMatch(/--max-searches N +most computer moves searched at once/);
+    const noSearches = spawnSync(process.execPath, [bin, 'serve', '--max-searches', '0'], { encoding: 'utf8' });
+    expect(noSearches.status).toBe(2);
+    expect(noSearches.stderr).toMatch(/--max-searches/);
   });
 });
 

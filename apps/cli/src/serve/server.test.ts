@@ -8,6 +8,7 @@ import { discoverGamePlugins } from '../plugins.js';
 import { MAX_SESSION_SIMULATIONS, createServeApp, startServer, type RunningServer } from './server.js';
 import type { PlaySnapshot } from './sessions.js';
 import { cardsNamedIn } from './test-cards.js';
+import { holdFirstRollout } from './test-searches.js';
 import { join } from 'node:path';
 import { loadModel } from '../agents.js';
 import { azInTempDir } from '../test-cli.js';
@@ -279,6 +280,101 @@ describe('a long search', () => {
       expect(ended).toEqual({ status: 500, json: { error: 'internal error: the test is over' } });
     } finally {
       spy.mockRestore();
+      await server.close();
+    }
+  });
+});
+
+describe('searches at once', () => {
+  it('answers 503 with Retry-After beyond the cap, playing nothing, and takes the request once a search is free', async () => {
+    const server = await startServer({ port: 0, maxSearches: 1 });
+    const held = holdFirstRollout();
+    const post = async (path: string, body: unknown): Promise<{ status: number; retryAfter: string | null; json: Record<string, unknown> }> => {
+      const res = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      return { status: res.status, retryAfter: res.headers.get('retry-after'), json: (await res.json()) as Record<string, unknown> };
+    };
+    // The computer (white) opens: its search takes the one slot and is held there.
+    const first = post('/api/games/tictactoe/sessions', { opponent: 'mcts', seat: 1, sims: 50, seed: 1 });
+    try {
+      await held.begun;
+      // A game whose computer opens needs a search: refused, and no game is kept for it.
+      const busyStart = await post('/api/games/tictactoe/sessions', { opponent: 'mcts', seat: 1, sims: 50 });
+      expect(busyStart.status).toBe(503);
+      expect(Number(busyStart.retryAfter)).toBeGreaterThan(0);
+      expect(String(busyStart.json.error)).toMatch(/^the server is busy: 1 computer move is already being searched .*--max-searches.*try again in \d+ s$/);
+      expect(server.sessions.size).toBe(0);
+      expect(server.searches.running).toBe(1);
+      // A game where the human opens starts (no search yet); its move, which the computer answers, is refused and not played.
+      const mine = await post('/api/games/tictactoe/sessions', { opponent: 'mcts', seat: 0, sims: 50, seed: 2 });
+      expect(mine.status).toBe(200);
+      const id = mine.json.id as string;
+      const busyMove = await post(`/api/sessions/${id}/move`, { action: 4 });
+      expect(busyMove.status).toBe(503);
+      expect(busyMove.retryAfter).toBe(String(Number(busyMove.retryAfter)));
+      expect(((await (await fetch(`${server.url}/api/sessions/${id}`)).json()) as PlaySnapshot).moves).toEqual([]);
+      // An opponent that does not search needs no slot.
+      expect((await post('/api/games/tictactoe/sessions', { opponent: 'random', seat: 1 })).status).toBe(200);
+
+      held.release();
+      expect((await first).status).toBe(200);
+      expect(server.searches.running).toBe(0);
+      const retried = await post(`/api/sessions/${id}/move`, { action: 4 });
+      expect(retried.status).toBe(200);
+      expect((retried.json as unknown as PlaySnapshot).moves.map((m) => m.seat)).toEqual([0, 1]);
+    } finally {
+      held.release();
+      await first.catch(() => undefined);
+      held.restore();
+      await server.close();
+    }
+  });
+
+  it('gives the slot back when a search fails', async () => {
+    const server = await startServer({ port: 0, maxSearches: 1 });
+    const spy = vi.spyOn(RolloutEvaluator.prototype, 'evaluate').mockImplementation(() => {
+      throw new Error('the evaluator broke');
+    });
+    try {
+      const post = (body: unknown): Promise<Response> => fetch(`${server.url}/api/games/tictactoe/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      expect((await post({ opponent: 'mcts', seat: 1, sims: 10 })).status).toBe(500);
+      expect(server.searches.running).toBe(0);
+      expect(server.sessions.size).toBe(0);
+      spy.mockRestore();
+      expect((await post({ opponent: 'mcts', seat: 1, sims: 10 })).status).toBe(200);
+    } finally {
+      spy.mockRestore();
+      await server.close();
+    }
+  });
+});
+
+describe('a kept game between moves', () => {
+  it('holds no search tree: the tree lives only while a computer move is searched', async () => {
+    const server = await startServer({ port: 0 });
+    const held = holdFirstRollout();
+    try {
+      const post = (path: string, body: unknown): Promise<Response> => fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const start = await post('/api/games/chess/sessions', { opponent: 'mcts', seat: 0, sims: 32, seed: 4, config: { maxPlies: 20 } });
+      expect(start.status).toBe(200);
+      const id = ((await start.json()) as PlaySnapshot).id;
+      const session = server.sessions.get(id);
+      expect(session?.treesHeld).toBe(0);
+      // The computer's reply is searched (held at its first rollout): its tree exists then.
+      const reply = post(`/api/sessions/${id}/move`, { move: 'e4' });
+      await held.begun;
+      expect(session?.treesHeld).toBe(1);
+      held.release();
+      const answered = (await (await reply).json()) as PlaySnapshot;
+      expect(answered.moves).toHaveLength(2);
+      expect(answered.analysis?.simulations).toBe(32);
+      expect(session?.treesHeld).toBe(0);
+      // And after each later move too.
+      const next = (await (await post(`/api/sessions/${id}/move`, { action: answered.legal[0].action })).json()) as PlaySnapshot;
+      expect(next.moves).toHaveLength(4);
+      expect(session?.treesHeld).toBe(0);
+    } finally {
+      held.release();
+      held.restore();
       await server.close();
     }
   });

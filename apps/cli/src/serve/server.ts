@@ -19,13 +19,14 @@ import { defaultPlaySimulations } from '@az/mcts';
 import { agentNames, gameFor, type AgentSettings, type LoadedModel } from '../agents.js';
 import { UsageError } from '../args.js';
 import { MetricsFollower, readRun, readRunInfo, RunDirError, runInfoStamp } from './run-data.js';
+import { defaultMaxSearches, SearchSlots, ServerBusyError } from './search-slots.js';
 import { PlayError, PlaySession } from './sessions.js';
 
 /**
  * The most simulations a computer move may search. A search runs in slices that let other requests in
  * (see sessions.ts), so a long one delays only its own game; this bounds how long that game waits and
- * how much it holds: a game's tree is sized for its simulations (for chess, 640,000 nodes, some 40 MB, at
- * this bound).
+ * how much its search holds: the tree is sized for its simulations (for chess, 640,000 nodes at this
+ * bound) and lives only while the move is searched.
  */
 export const MAX_SESSION_SIMULATIONS = 10_000;
 
@@ -46,6 +47,8 @@ export interface ServeOptions {
   readonly maxSessions?: number;
   /** Told once of each metrics.jsonl line of the run the dashboard skips (the message names file and line). */
   readonly warn?: (message: string) => void;
+  /** Most computer moves searched at once, over all games (default: one per core); beyond it requests get 503. */
+  readonly maxSearches?: number;
 }
 
 const WEB_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'web');
@@ -108,6 +111,7 @@ function notFoundPage(c: Context, message: string): Response {
 }
 
 function errorResponse(c: Context, err: unknown): Response {
+  if (err instanceof ServerBusyError) return c.json({ error: err.message }, 503, { 'retry-after': String(err.retryAfterSeconds) });
   if (err instanceof PlayError) return c.json({ error: err.message }, err.status);
   if (err instanceof UsageError || err instanceof ConfigError || err instanceof RunDirError) return c.json({ error: err.message }, 400);
   const message = err instanceof Error ? err.message : String(err);
@@ -150,11 +154,12 @@ export interface GameSummary {
 }
 
 /** Builds the app (without listening): tests call `app.request(...)` on it directly. */
-export function createServeApp(options: ServeOptions = {}): { app: Hono; sessions: Map<string, PlaySession>; close(): void } {
+export function createServeApp(options: ServeOptions = {}): { app: Hono; sessions: Map<string, PlaySession>; searches: SearchSlots; close(): void } {
   const app = new Hono();
   const files = staticFiles();
   const sessions = new Map<string, PlaySession>();
   const maxSessions = options.maxSessions ?? 32;
+  const searches = new SearchSlots(options.maxSearches ?? defaultMaxSearches());
   const timers = new Set<ReturnType<typeof setInterval>>();
   const modelGame = options.model ? options.game : undefined;
 
@@ -235,13 +240,15 @@ export function createServeApp(options: ServeOptions = {}): { app: Hono; session
     if (typeof seed !== 'number' || !Number.isInteger(seed) || seed < 0) throw new PlayError("'seed' must be a non-negative integer");
     const settings: AgentSettings = { simulations: sims, seed };
     const sessionId = randomBytes(9).toString('base64url');
-    const session = new PlaySession(sessionId, { plugin, game, humanSeat: seat, opponent, model, settings });
+    const session = new PlaySession(sessionId, { plugin, game, humanSeat: seat, opponent, model, settings, slots: searches });
+    // Kept only once started: a start refused for a busy server (503) or failed leaves no game, and drops none.
+    const snapshot = await session.start();
     sessions.set(sessionId, session);
     if (sessions.size > maxSessions) {
       const oldest = [...sessions.values()].sort((a, b) => a.lastUsed - b.lastUsed)[0];
       sessions.delete(oldest.id);
     }
-    return c.json(await session.start());
+    return c.json(snapshot);
   });
 
   const sessionOf = (c: Context): PlaySession => {
@@ -309,6 +316,7 @@ export function createServeApp(options: ServeOptions = {}): { app: Hono; session
   return {
     app,
     sessions,
+    searches,
     close: () => {
       for (const t of timers) clearInterval(t);
       timers.clear();
@@ -320,12 +328,14 @@ export interface RunningServer {
   readonly url: string;
   readonly server: ServerType;
   readonly sessions: Map<string, PlaySession>;
+  /** The searches running now, and the most at once. */
+  readonly searches: SearchSlots;
   close(): Promise<void>;
 }
 
 /** Starts listening (port 0: any free port) and resolves with the URL once it does. */
 export function startServer(options: ServeOptions & { readonly port?: number; readonly host?: string }): Promise<RunningServer> {
-  const { app, sessions, close } = createServeApp(options);
+  const { app, sessions, searches, close } = createServeApp(options);
   const host = options.host ?? '127.0.0.1';
   return new Promise((resolveStart, rejectStart) => {
     const server = serve({ fetch: app.fetch, port: options.port ?? 0, hostname: host }, (info: AddressInfo) => {
@@ -334,6 +344,7 @@ export function startServer(options: ServeOptions & { readonly port?: number; re
         url: `http://${shown}:${info.port}`,
         server,
         sessions,
+        searches,
         close: () =>
           new Promise<void>((resolveClose) => {
             close();

@@ -7,6 +7,7 @@
 import { RandomAgent, Rng, type Agent, type Game, type GamePlugin, type GameView, type InferenceModel } from '@az/core';
 import { NetworkEvaluator, RolloutEvaluator, selectActionFromVisits, type Evaluator, type LeafBatch, type SearchEngine } from '@az/mcts';
 import { agentNames, modelPlayFor, searchEngineFor, withGameDefaults, type AgentSettings, type LoadedModel, type ModelPlay } from '../agents.js';
+import type { SearchSlots } from './search-slots.js';
 
 /** What the search behind a computer move thought: shares of its root visits and its value estimate. */
 export interface MoveAnalysis {
@@ -46,11 +47,11 @@ export interface PlaySnapshot {
   readonly analysis?: MoveAnalysis;
 }
 
-/** A bad request about a game (illegal move, not your turn...): the server answers 400/409 with its message. */
+/** A bad request about a game (illegal move, not your turn...): the server answers 400/409 with its message (503: busy). */
 export class PlayError extends Error {
   constructor(
     message: string,
-    readonly status: 400 | 404 | 409 = 400,
+    readonly status: 400 | 404 | 409 | 503 = 400,
   ) {
     super(message);
     this.name = 'PlayError';
@@ -121,20 +122,33 @@ function slicedEvaluator<S>(evaluator: Evaluator<S>, slicer: SearchSlicer): Eval
 
 interface Opponent {
   readonly name: string;
+  /** Whether its moves are searched (and so hold a search tree while they are). */
+  readonly searches: boolean;
+  /** Search trees it holds now: 1 while a move is searched, else 0. */
+  readonly treesHeld: number;
   move(state: unknown): Promise<{ action: number; analysis?: MoveAnalysis }>;
 }
 
-/** Searches one position and plays the most visited move, keeping what it saw. */
+/**
+ * Searches one position and plays the most visited move, keeping what it saw. The search engine (its
+ * tree, sized for the simulations when it is built) exists only while a move is searched: every move
+ * searches from a fresh root anyway (no subtree is reused), so a game kept between moves holds no tree.
+ */
 class AnalyzingOpponent implements Opponent {
+  readonly searches = true;
   private readonly counts: Float32Array;
   private readonly rng: Rng;
+  private engine: SearchEngine<unknown> | undefined;
+  /** Moves searched so far: each engine's seed is the game's seed plus this, so moves differ and a seeded game replays. */
+  private searched = 0;
 
   constructor(
     readonly name: string,
     private readonly game: Game<unknown>,
-    private readonly engine: SearchEngine<unknown>,
+    /** Builds the search for one move, seeded with `seed`. */
+    private readonly buildEngine: (seed: number) => SearchEngine<unknown>,
     private readonly simulations: number,
-    seed: number,
+    private readonly seed: number,
     /** The state the engine searches for a state of the game played (a part model's projection, see `modelPlayFor`). */
     private readonly project: (state: unknown) => unknown = (state) => state,
   ) {
@@ -142,10 +156,24 @@ class AnalyzingOpponent implements Opponent {
     this.rng = new Rng(seed + 1);
   }
 
+  get treesHeld(): number {
+    return this.engine ? 1 : 0;
+  }
+
   async move(state: unknown): Promise<{ action: number; analysis?: MoveAnalysis }> {
-    this.engine.setRoot(0, this.project(state));
-    await this.engine.search();
-    this.engine.visitCounts(0, this.counts);
+    const engine = this.buildEngine(this.seed + this.searched++);
+    this.engine = engine;
+    try {
+      engine.setRoot(0, this.project(state));
+      await engine.search();
+      engine.visitCounts(0, this.counts);
+      return this.choose(state, engine);
+    } finally {
+      this.engine = undefined;
+    }
+  }
+
+  private choose(state: unknown, engine: SearchEngine<unknown>): { action: number; analysis?: MoveAnalysis } {
     const action = selectActionFromVisits(this.counts, 0, this.rng);
     const seat = this.game.currentPlayer(state);
     if (this.game.traits.information !== 'perfect') return { action };
@@ -154,12 +182,14 @@ class AnalyzingOpponent implements Opponent {
     const ranked = Array.from(this.counts.keys()).filter((a) => this.counts[a] > 0);
     ranked.sort((a, b) => this.counts[b] - this.counts[a]);
     const top = ranked.slice(0, 5).map((a) => ({ action: a, move: this.game.formatAction(state, a), share: total > 0 ? this.counts[a] / total : 0 }));
-    const value = this.engine.rootValue(0)[seat];
+    const value = engine.rootValue(0)[seat];
     return { action, analysis: { seat, value, simulations: this.simulations, top } };
   }
 }
 
 class AgentOpponent implements Opponent {
+  readonly searches = false;
+  readonly treesHeld = 0;
   constructor(private readonly agent: Agent<unknown>) {}
   get name(): string {
     return this.agent.name;
@@ -178,14 +208,18 @@ export interface SessionOptions {
   readonly opponent: string;
   readonly model?: LoadedModel;
   readonly settings: AgentSettings;
+  /** The searches the server runs at once: a request whose computer moves are searched takes one, or is refused (503). */
+  readonly slots?: SearchSlots;
 }
 
 function makeOpponent(options: SessionOptions): Opponent {
   const { plugin, game, opponent } = options;
   const settings = withGameDefaults(plugin, { ...options.settings, batchTrees: 1 });
   const seed = settings.seed;
-  const searching = (name: string, evaluator: Evaluator<unknown>, modelPlay: ModelPlay = { game, project: (state) => state }): Opponent =>
-    new AnalyzingOpponent(name, game, searchEngineFor(modelPlay.game, slicedEvaluator(evaluator, new SearchSlicer()), settings), settings.simulations, seed, modelPlay.project);
+  const searching = (name: string, evaluator: Evaluator<unknown>, modelPlay: ModelPlay = { game, project: (state) => state }): Opponent => {
+    const sliced = slicedEvaluator(evaluator, new SearchSlicer());
+    return new AnalyzingOpponent(name, game, (engineSeed) => searchEngineFor(modelPlay.game, sliced, { ...settings, seed: engineSeed }), settings.simulations, seed, modelPlay.project);
+  };
   if (opponent === 'model') {
     if (!options.model) throw new PlayError('no model was given to az serve (--model DIR)');
     return searching(`model (iteration ${options.model.manifest.iteration})`, options.model.evaluator, modelPlayFor(plugin, game, options.model));
@@ -230,10 +264,22 @@ export class PlaySession {
     return this.options.game;
   }
 
+  /** Search trees the game holds now (only while a computer move is searched; none between moves). */
+  get treesHeld(): number {
+    return this.opponent.treesHeld;
+  }
+
   /** Lets the computer seats move until the human is to act or the game ends. */
   start(): Promise<PlaySnapshot> {
     return this.serialized(async () => {
-      await this.playComputerSeats();
+      const { game, humanSeat } = this.options;
+      const computerFirst = !game.isTerminal(this.state) && game.currentPlayer(this.state) !== humanSeat;
+      const release = computerFirst ? this.takeSearchSlot() : undefined;
+      try {
+        await this.playComputerSeats();
+      } finally {
+        release?.();
+      }
       return this.snapshot();
     });
   }
@@ -246,8 +292,14 @@ export class PlaySession {
       const toAct = game.currentPlayer(this.state);
       if (toAct !== humanSeat) throw new PlayError(`it is seat ${toAct}'s turn, not yours (seat ${humanSeat})`, 409);
       const action = this.readMove(move);
-      this.record(action);
-      await this.playComputerSeats();
+      // Taken before the move is played: a refused request (503) leaves the game as it was, to retry.
+      const release = this.takeSearchSlot();
+      try {
+        this.record(action);
+        await this.playComputerSeats();
+      } finally {
+        release?.();
+      }
       return this.snapshot();
     });
   }
@@ -272,6 +324,11 @@ export class PlaySession {
       return parsed.action;
     }
     throw new PlayError("a move needs 'action' (an integer) or 'move' (text in the game's notation)");
+  }
+
+  /** A search slot for this request's computer moves when they are searched (see `SearchSlots`), else none. */
+  private takeSearchSlot(): (() => void) | undefined {
+    return this.opponent.searches ? this.options.slots?.take() : undefined;
   }
 
   private record(action: number, analysis?: MoveAnalysis): void {

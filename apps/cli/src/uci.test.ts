@@ -286,6 +286,10 @@ describe('az uci', () => {
     uci.send('position fen R5k1/5ppp/8/8/8/8/5PPP/6K1 b - - 1 1', 'go nodes 16');
     expect(await uci.next(/^bestmove /)).toBe('bestmove 0000');
     expect(uci.lines.filter((l) => l.startsWith('info string'))).toEqual([]);
+    // A dead position (insufficient material): over under FIDE rules too, but a move is still a move.
+    uci.send('position fen 8/8/8/4k3/8/8/8/4K3 w - - 0 1', 'go nodes 16');
+    expect(await uci.next(/^info string/)).toBe('info string the game is over (insufficient material); any move keeps the result');
+    expect(legalIn('8/8/8/4k3/8/8/8/4K3 w - - 0 1', (await uci.next(/^bestmove /)).split(' ')[1])).toBe(true);
     uci.send('quit');
     expect(await uci.exited()).toBe(0);
   });

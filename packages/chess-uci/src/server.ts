@@ -240,6 +240,7 @@ export async function runUciServer(lines: AsyncIterable<string>, searcher: UciSe
 
   const answerGo = async (request: GoRequest, run: RunningSearch): Promise<void> => {
     if (request.unknown.length > 0) write(`info string go: ignored '${request.unknown.join(' ')}' (not a go parameter)`);
+    if (request.numbers.has('mate')) write('info string go mate is not supported: searching with the other limits given');
     if (state === null) {
       write(`info string no valid position (${positionProblem}): send 'position startpos' or 'position fen ...'`);
       await answerAllowed(run);

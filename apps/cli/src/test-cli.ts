@@ -38,9 +38,10 @@ export interface RunningAz {
   until(pattern: RegExp): Promise<string>;
 }
 
-/** Starts `az args` in `cwd` without waiting for it. */
-export function startAz(cwd: string, args: readonly string[]): RunningAz {
-  const child = spawn(process.execPath, [AZ_BIN, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts `az args` in `cwd` without waiting for it; `stdin: 'pipe'` to talk to it (`child.stdin`). */
+export function startAz(cwd: string, args: readonly string[], options: { readonly stdin?: 'ignore' | 'pipe' } = {}): RunningAz {
+  const argv = [AZ_BIN, ...args];
+  const child = options.stdin === 'pipe' ? spawn(process.execPath, argv, { cwd, stdio: 'pipe' }) : spawn(process.execPath, argv, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let text = '';
   let exited = false;
   const waiters: { pattern: RegExp; resolve: (s: string) => void; reject: (e: Error) => void }[] = [];

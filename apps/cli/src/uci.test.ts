@@ -4,8 +4,10 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { realComponent } from '@az/core/testkit';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { AZ_BIN, azInTempDir } from './test-cli.js';
+import { actionOfUci } from '@az/chess-uci';
+import { stateFromFen } from '@az/game-chess';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { AZ_BIN, azInTempDir, startAz, type RunningAz } from './test-cli.js';
 
 const { work, az } = azInTempDir('az-uci-cli-', 300_000);
 
@@ -18,9 +20,101 @@ beforeAll(() => {
   expect(train.code, train.stderr).toBe(0);
 }, 300_000);
 
+/** How long a test waits for one answer of `az uci` before failing (rather than hanging with it). */
+const ANSWER_BOUND_MS = 60_000;
+
+/** `az uci --model toy` over pipes: lines are sent, and its stdout lines waited for (events, not timers). */
+interface UciSession {
+  /** Every stdout line so far. */
+  readonly lines: string[];
+  send(...commands: string[]): void;
+  /** The next line (after the last one returned) matching `pattern`; fails if az exits first or nothing comes within the bound. */
+  next(pattern: RegExp): Promise<string>;
+  /** Closes az's stdin (the GUI went away). */
+  endInput(): void;
+  /** Its exit code, failing if it has not exited within the bound. */
+  exited(): Promise<number | null>;
+}
+
+const sessions: RunningAz[] = [];
+afterEach(() => {
+  // A session that hung (the bug these tests catch) is killed, not left spinning.
+  for (const s of sessions.splice(0)) if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL');
+});
+
+function within<T>(promise: Promise<T>, what: string, output: () => string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`az uci: no ${what} within ${ANSWER_BOUND_MS} ms; its output:\n${output()}`)), ANSWER_BOUND_MS);
+  });
+  return Promise.race([promise, bound]).finally(() => clearTimeout(timer));
+}
+
+function uciSession(): UciSession {
+  const az = startAz(work, ['uci', '--model', 'toy'], { stdin: 'pipe' });
+  sessions.push(az);
+  const lines: string[] = [];
+  let partial = '';
+  let cursor = 0;
+  let wake = (): void => undefined;
+  let exited = false;
+  az.child.stdout?.on('data', (d: Buffer) => {
+    const parts = (partial + d.toString()).split('\n');
+    partial = parts.pop() ?? '';
+    lines.push(...parts);
+    wake();
+  });
+  void az.exit.then(() => {
+    exited = true;
+    wake();
+  });
+  const next = (pattern: RegExp): Promise<string> =>
+    within(
+      new Promise<string>((resolve, reject) => {
+        const check = (): void => {
+          const at = lines.findIndex((l, i) => i >= cursor && pattern.test(l));
+          if (at >= 0) {
+            cursor = at + 1;
+            resolve(lines[at]);
+          } else if (exited) reject(new Error(`az uci exited before printing ${pattern}:\n${az.output()}`));
+          else wake = check;
+        };
+        check();
+      }),
+      `line matching ${pattern}`,
+      az.output,
+    );
+  return {
+    lines,
+    send: (...commands) => az.child.stdin?.write(commands.map((c) => `${c}\n`).join('')),
+    next,
+    endInput: () => az.child.stdin?.end(),
+    exited: () => within(az.exit, 'exit', az.output),
+  };
+}
+
+/** Plays `script` as a GUI does: after `uci`, `isready`, a `go` (not infinite) or `stop`, waits for its answer; then quits. */
+async function converse(script: readonly string[]): Promise<string[]> {
+  const uci = uciSession();
+  for (const command of script) {
+    uci.send(command);
+    if (command === 'uci') await uci.next(/^uciok$/);
+    else if (command === 'isready') await uci.next(/^readyok$/);
+    else if (command === 'stop' || (command.startsWith('go') && !command.includes('infinite'))) await uci.next(/^bestmove /);
+  }
+  uci.send('quit');
+  expect(await uci.exited(), uci.lines.join('\n')).toBe(0);
+  return uci.lines.filter((l) => l !== '');
+}
+
+/** Whether `move` (UCI notation) is legal in `fen`. */
+function legalIn(fen: string, move: string): boolean {
+  return actionOfUci(stateFromFen(fen), move) >= 0;
+}
+
 describe('az uci', () => {
-  it('speaks UCI: handshake, options, positions with moves, go with nodes, movetime, clocks and infinite + stop', () => {
-    const script = [
+  it('speaks UCI: handshake, options, positions with moves, go with nodes, movetime, clocks and infinite + stop', async () => {
+    const lines = await converse([
       'uci',
       'setoption name Simulations value 40',
       'isready',
@@ -44,19 +138,16 @@ describe('az uci', () => {
       'go nodes 10',
       'position startpos',
       'go nodes 10',
-      'quit',
-    ].join('\n');
-    const r = az(['uci', '--model', 'toy'], script + '\n');
-    expect(r.code, r.stderr).toBe(0);
-    const lines = r.stdout.trim().split('\n');
+    ]);
     expect(lines[0]).toMatch(/^id name az .*toy/);
     expect(lines).toContain('option name Simulations type spin default 800 min 1 max 10000000');
+    expect(lines).toContain('option name Ponder type check default false');
     expect(lines.indexOf('uciok')).toBeLessThan(lines.indexOf('readyok'));
     const best = lines.filter((l) => l.startsWith('bestmove')).map((l) => l.split(' ')[1]);
     expect(best).toHaveLength(8);
     // The last info before each bestmove reports a line that starts with that move.
     for (let i = 0; i < lines.length; i++) {
-      if (!lines[i].startsWith('bestmove')) continue;
+      if (!lines[i].startsWith('bestmove') || lines[i] === 'bestmove 0000') continue;
       const lastInfo = lines.slice(0, i).reverse().find((l) => l.startsWith('info depth'));
       expect(lastInfo?.split(' pv ')[1]?.split(' ')[0], `${lastInfo} / ${lines[i]}`).toBe(lines[i].split(' ')[1]);
     }
@@ -64,21 +155,20 @@ describe('az uci', () => {
     expect(best[0]).toMatch(/^[a-h][12][a-h][1-8]$/);
     expect(best[1]).toBe('a1a8');
     expect(best[3]).toMatch(/^[a-h][78][a-h][1-8]$/);
+    // No move for a position that was refused.
+    expect(best[4]).toBe('0000');
     const infos = lines.filter((l) => l.startsWith('info depth'));
     expect(infos.length).toBeGreaterThanOrEqual(5);
     for (const l of infos) expect(l).toMatch(/^info depth \d+ seldepth \d+ nodes \d+ nps \d+ time \d+ score cp -?\d+ pv( [a-h][1-8][a-h][1-8][qrbn]?)+$/);
+    for (const l of lines.filter((x) => x.startsWith('bestmove'))) expect(l).toMatch(/^bestmove ([a-h][1-8][a-h][1-8][qrbn]?|0000)( ponder [a-h][1-8][a-h][1-8][qrbn]?)?$/);
     // nodes 64 means 64 simulations.
     expect(Number(/nodes (\d+)/.exec(infos[0])?.[1])).toBe(64);
-    expect(lines).toContain("info string illegal move 'e7e4' in the position command; position ignored");
+    expect(lines).toContain("info string illegal move 'e7e4' in the position command (position rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1); no position until a valid 'position' command");
     expect(lines).toContain("info string unknown option 'Bogus' (options: Simulations, Threads)");
   });
 
-  it("searches exactly 'go nodes N' simulations, and 'go depth D' until the mean depth of its simulations reaches D", () => {
-    const script = ['uci', 'position startpos', 'go nodes 50', 'position startpos moves e2e4', 'go nodes 33', 'position startpos', 'go nodes 1', 'position startpos moves d2d4', 'go depth 3', 'position startpos', 'go depth 40 nodes 70', 'ucinewgame', 'quit'];
-    // ('quit' stops a search: 'ucinewgame' waits for the last one to end before 'quit' is read.)
-    const r = az(['uci', '--model', 'toy'], script.join('\n') + '\n');
-    expect(r.code, r.stderr).toBe(0);
-    const lines = r.stdout.trim().split('\n');
+  it("searches exactly 'go nodes N' simulations, and 'go depth D' until the mean depth of its simulations reaches D", async () => {
+    const lines = await converse(['uci', 'position startpos', 'go nodes 50', 'position startpos moves e2e4', 'go nodes 33', 'position startpos', 'go nodes 1', 'position startpos moves d2d4', 'go depth 3', 'position startpos', 'go depth 40 nodes 70', 'ucinewgame']);
     expect(lines.filter((l) => l.startsWith('bestmove'))).toHaveLength(5);
     expect(lines.filter((l) => l.startsWith('info string'))).toEqual([]);
     // The report of each search: the last info line before its bestmove.
@@ -92,6 +182,116 @@ describe('az uci', () => {
     // A depth out of reach within the nodes given: the nodes end the search.
     expect(field(reports[4], 'nodes')).toBe(70);
     expect(field(reports[4], 'depth')).toBeLessThan(40);
+  });
+
+  it('reads on during a search: isready, stop and quit act at once; position, ucinewgame, setoption and go wait for the search, in order', async () => {
+    const uci = uciSession();
+    uci.send('uci', 'position startpos', 'go infinite');
+    await uci.next(/^uciok$/);
+    // Sent during the search (UCI says a GUI should not): they wait for it, so the search is still white's.
+    uci.send('position startpos moves e2e4', 'ucinewgame', 'setoption name Simulations value 10', 'isready');
+    await uci.next(/^readyok$/);
+    expect(uci.lines.some((l) => l.startsWith('bestmove'))).toBe(false);
+    uci.send('stop');
+    expect(await uci.next(/^bestmove /)).toMatch(/^bestmove [a-h][12][a-h][34]/);
+    // Now the waiting commands are carried out: black to move, 10 simulations.
+    uci.send('go');
+    expect(await uci.next(/^bestmove /)).toMatch(/^bestmove [a-h][78][a-h][1-8]/);
+    expect(Number(/ nodes (\d+)/.exec(uci.lines.filter((l) => l.startsWith('info depth')).at(-1) ?? '')?.[1])).toBe(10);
+    // A go behind an infinite search starts when stop ends that one, and a stop sent after it stops it too.
+    uci.send('position startpos', 'go infinite', 'position startpos moves d2d4', 'go infinite', 'stop');
+    expect(await uci.next(/^bestmove /)).toMatch(/^bestmove [a-h][12]/);
+    expect(await uci.next(/^bestmove /)).toMatch(/^bestmove [a-h][78]/);
+    // quit ends an infinite search and the process, whatever waits behind it.
+    uci.send('go infinite', 'position startpos moves e2e4', 'setoption name Simulations value 20', 'go infinite', 'quit');
+    expect(await uci.exited()).toBe(0);
+  });
+
+  it('stops the search and exits when its input ends during go infinite', async () => {
+    const uci = uciSession();
+    uci.send('position startpos', 'go infinite', 'isready');
+    await uci.next(/^readyok$/);
+    uci.endInput();
+    expect(await uci.exited()).toBe(0);
+    expect(uci.lines.filter((l) => l.startsWith('bestmove'))).toHaveLength(1);
+  });
+
+  it("honours 'go searchmoves': the search and its answer keep to the moves named", async () => {
+    const mateInOne = '6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1';
+    const uci = uciSession();
+    // Without searchmoves the mate a1a8 is found (see above); with them it is out of bounds.
+    uci.send(`position fen ${mateInOne}`, 'go nodes 64 searchmoves g1f1 h2h3');
+    const best = (await uci.next(/^bestmove /)).split(' ')[1];
+    expect(['g1f1', 'h2h3']).toContain(best);
+    // The reported line starts with it, and the root's visits went to the two moves only.
+    const report = uci.lines.filter((l) => l.startsWith('info depth')).at(-1) ?? '';
+    expect(report.split(' pv ')[1]?.split(' ')[0]).toBe(best);
+    // searchmoves before other parameters, an illegal one named and left out.
+    uci.send('position startpos', 'go searchmoves e2e5 b1c3 nodes 20');
+    expect(await uci.next(/^info string/)).toBe("info string searchmoves: 'e2e5' is not a legal move here; left out");
+    expect(await uci.next(/^bestmove /)).toMatch(/^bestmove b1c3( |$)/);
+    uci.send('quit');
+    expect(await uci.exited()).toBe(0);
+  });
+
+  it("supports go ponder: no bestmove until ponderhit (then the move time applies) or stop", async () => {
+    const uci = uciSession();
+    uci.send('uci', 'setoption name Ponder value true', 'position startpos moves e2e4', 'go ponder movetime 50');
+    await uci.next(/^uciok$/);
+    // Info lines come once a second while searching: two of them before any bestmove show the
+    // search ran on well past its 50 ms (the time runs from ponderhit).
+    expect(await uci.next(/^(info depth|bestmove)/)).toMatch(/^info depth/);
+    expect(await uci.next(/^(info depth|bestmove)/)).toMatch(/^info depth/);
+    uci.send('ponderhit');
+    expect(await uci.next(/^bestmove /)).toMatch(/^bestmove [a-h][78][a-h][1-8]/);
+    uci.send('go ponder wtime 1000 btime 1000', 'isready');
+    await uci.next(/^readyok$/);
+    uci.send('stop');
+    expect(await uci.next(/^bestmove /)).toMatch(/^bestmove [a-h][78][a-h][1-8]/);
+    expect(uci.lines.filter((l) => l.startsWith('info string'))).toEqual([]);
+    uci.send('quit');
+    expect(await uci.exited()).toBe(0);
+  });
+
+  it('after a bad position command answers go with no move rather than one for the previous position', async () => {
+    const uci = uciSession();
+    uci.send('position startpos moves e2e4', 'go nodes 8');
+    await uci.next(/^bestmove [a-h][78]/);
+    for (const bad of ['position startpos moves e2e4 e2e5', 'position fen 8/8/8/8 w - - 0 1', 'position', 'position startpos e2e4']) {
+      uci.send(bad, 'go nodes 8');
+      expect(await uci.next(/^info string/)).toMatch(/^info string (illegal move 'e2e5'|bad position|bad position command).*; no position until a valid 'position' command$/);
+      expect(await uci.next(/^info string/)).toMatch(/^info string no valid position \(.*\): send 'position startpos' or 'position fen \.\.\.'$/);
+      expect(await uci.next(/^bestmove /)).toBe('bestmove 0000');
+    }
+    uci.send('position startpos moves e2e4 e7e5', 'go nodes 8');
+    expect(await uci.next(/^bestmove /)).toMatch(/^bestmove [a-h][12][a-h][1-8]/);
+    uci.send('quit');
+    expect(await uci.exited()).toBe(0);
+  });
+
+  it('plays a legal move while FIDE has not ended the game: fifty moves and threefold repetition are claims', async () => {
+    const uci = uciSession();
+    const asked: [string, string][] = [
+      ['fen 8/8/8/4k3/8/8/R7/4K3 w - - 100 80', '8/8/8/4k3/8/8/R7/4K3 w - - 100 80'],
+      ['fen 8/8/8/4k3/8/8/R7/4K3 w - - 150 100', '8/8/8/4k3/8/8/R7/4K3 w - - 150 100'],
+      ['fen 8/8/8/4k3/8/8/R7/4K3 w - - 99 80 moves a2a3 e5e4', '8/8/8/8/4k3/R7/8/4K3 w - - 101 81'],
+      ['startpos moves g1f3 g8f6 f3g1 f6g8 g1f3 g8f6 f3g1 f6g8', 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 8 5'],
+    ];
+    for (const [position, fen] of asked) {
+      uci.send(`position ${position}`, 'go nodes 16');
+      const best = (await uci.next(/^bestmove /)).split(' ')[1];
+      expect(legalIn(fen, best), `${position}: ${best}`).toBe(true);
+    }
+    // Checkmate: no move.
+    uci.send('position fen R5k1/5ppp/8/8/8/8/5PPP/6K1 b - - 1 1', 'go nodes 16');
+    expect(await uci.next(/^bestmove /)).toBe('bestmove 0000');
+    expect(uci.lines.filter((l) => l.startsWith('info string'))).toEqual([]);
+    // A dead position (insufficient material): over under FIDE rules too, but a move is still a move.
+    uci.send('position fen 8/8/8/4k3/8/8/8/4K3 w - - 0 1', 'go nodes 16');
+    expect(await uci.next(/^info string/)).toBe('info string the game is over (insufficient material); any move keeps the result');
+    expect(legalIn('8/8/8/4k3/8/8/8/4K3 w - - 0 1', (await uci.next(/^bestmove /)).split(' ')[1])).toBe(true);
+    uci.send('quit');
+    expect(await uci.exited()).toBe(0);
   });
 
   it('refuses to start without a chess model', () => {

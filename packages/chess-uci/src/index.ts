@@ -8,6 +8,7 @@ export {
   timeForMove,
   type UciSearcher,
   type UciBudget,
+  type UciSearchControl,
   type UciInfo,
   type UciOptionDeclaration,
   type UciServerOptions,

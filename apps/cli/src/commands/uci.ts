@@ -1,8 +1,8 @@
 import { createInterface } from 'node:readline';
-import { resolveGame, type Game } from '@az/core';
+import { resolveGame, type Game, type Masker } from '@az/core';
 import { BACKEND_CHOICES, type BackendChoice } from '@az/nn';
-import { runUciServer, uciOfAction, valueToCentipawns, type UciBudget, type UciInfo, type UciSearcher } from '@az/chess-uci';
-import type { ChessState } from '@az/game-chess';
+import { runUciServer, uciOfAction, valueToCentipawns, type UciBudget, type UciInfo, type UciSearchControl, type UciSearcher } from '@az/chess-uci';
+import { legalActionsOf, type ChessState } from '@az/game-chess';
 import { BatchedMcts, defaultPlaySimulations, playSearchConfig, selectActionFromVisits, type Evaluator } from '@az/mcts';
 import { Rng } from '@az/core';
 import { gameFor, loadModel, type LoadedModel } from '../agents.js';
@@ -40,6 +40,8 @@ class ModelSearcher implements UciSearcher {
   private engine: BatchedMcts<ChessState> | null = null;
   private readonly counts: Float32Array;
   private readonly rng: Rng;
+  /** The game the search runs on, which can narrow the root's moves (`go searchmoves`). */
+  private readonly root: RootRestrictedGame;
 
   constructor(
     private model: LoadedModel,
@@ -54,6 +56,7 @@ class ModelSearcher implements UciSearcher {
     this.valueScale = settings.valueScale;
     this.counts = new Float32Array(game.masker.actionSize);
     this.rng = new Rng(settings.seed);
+    this.root = new RootRestrictedGame(game);
   }
 
   private readonly seed: number;
@@ -96,7 +99,7 @@ class ModelSearcher implements UciSearcher {
       this.engine = null;
     }
     // The tree grows with the search; an infinite search stops growing it once full (and keeps searching).
-    this.engine ??= new BatchedMcts(this.game, this.model.evaluator as unknown as Evaluator<ChessState>, 1, {
+    this.engine ??= new BatchedMcts(this.root.game, this.model.evaluator as unknown as Evaluator<ChessState>, 1, {
       ...playSearchConfig,
       simulations: STEP_SIMULATIONS,
       nodeCapacity: NODE_CAPACITY,
@@ -106,7 +109,7 @@ class ModelSearcher implements UciSearcher {
     return this.engine;
   }
 
-  async search(state: ChessState, budget: UciBudget, stopped: () => boolean, onInfo: (info: UciInfo) => void): Promise<string> {
+  async search(state: ChessState, budget: UciBudget, control: UciSearchControl, onInfo: (info: UciInfo) => void): Promise<string> {
     const engine = await this.ensureEngine();
     const started = performance.now();
     // With no limit given, the Simulations option; `go depth D` alone searches until the depth is reached.
@@ -114,8 +117,11 @@ class ModelSearcher implements UciSearcher {
     // At least 2: the first simulation evaluates the position itself, a move needs the second.
     const nodes = Math.max(MIN_SIMULATIONS, budget.infinite ? Infinity : (budget.nodes ?? (limited ? Infinity : this.simulations)));
     const depth = budget.infinite ? undefined : budget.depth;
-    const deadline = budget.timeMs === undefined || budget.infinite ? Infinity : started + budget.timeMs;
+    const moveTime = budget.timeMs === undefined || budget.infinite ? Infinity : budget.timeMs;
+    // When the limits start to apply: now, or at `ponderhit` for `go ponder`.
+    let limitsFrom = control.pondering() ? undefined : started;
     const seat = this.game.currentPlayer(state);
+    this.root.restrictTo(state, budget.searchMoves);
     engine.setRoot(0, state);
     let lastInfo = started;
     // `played`: the move about to be sent as bestmove; the line reported starts with it (visit ties are
@@ -141,25 +147,65 @@ class ModelSearcher implements UciSearcher {
     // step, so exactly N simulations are searched.
     const step = new Int32Array(1);
     for (;;) {
-      step[0] = Math.max(1, Math.min(STEP_SIMULATIONS, nodes - engine.rootVisits(0)));
+      step[0] = limitsFrom === undefined ? STEP_SIMULATIONS : Math.max(1, Math.min(STEP_SIMULATIONS, nodes - engine.rootVisits(0)));
       const sizeBefore = engine.treeSize(0);
       await engine.search(step);
       const now = performance.now();
-      if (stopped() || engine.rootVisits(0) >= nodes || now >= deadline) break;
-      // `go depth D`: the mean depth of the simulations has reached D, or it cannot grow: a step that added
-      // no node to the tree (the root's result is proven, or the tree is full) would be followed by more alike.
-      if (depth !== undefined && (engine.searchDepth(0).mean >= depth || engine.treeSize(0) === sizeBefore)) break;
+      if (control.stopped()) break;
+      if (limitsFrom === undefined && !control.pondering()) limitsFrom = now;
+      if (limitsFrom !== undefined) {
+        if (engine.rootVisits(0) >= nodes || now >= limitsFrom + moveTime) break;
+        // `go depth D`: the mean depth of the simulations has reached D, or it cannot grow: a step that added
+        // no node to the tree (the root's result is proven, or the tree is full) would be followed by more alike.
+        if (depth !== undefined && (engine.searchDepth(0).mean >= depth || engine.treeSize(0) === sizeBefore)) break;
+      }
       if (now - lastInfo >= INFO_INTERVAL_MS) {
         onInfo(info());
         lastInfo = now;
       }
-      // Let `stop` and `isready` in between steps.
+      // Let `stop`, `ponderhit`, `quit` and `isready` in between steps.
       await new Promise((resolve) => setImmediate(resolve));
     }
     engine.visitCounts(0, this.counts);
     const action = selectActionFromVisits(this.counts, 0, this.rng);
     onInfo(info(action));
     return uciOfAction(state, action) ?? '0000';
+  }
+}
+
+/**
+ * The chess game as the search sees it: the same, except that the root's legal moves can be narrowed to
+ * UCI `searchmoves`. The root is told apart by its ply count: every other state of the tree is deeper.
+ */
+class RootRestrictedGame {
+  readonly game: Game<ChessState>;
+  private rootPlies = -1;
+  private rootActions: readonly number[] | null = null;
+
+  constructor(base: Game<ChessState>) {
+    const masker: Masker<ChessState> = {
+      actionSize: base.masker.actionSize,
+      fillMask: (state, out, offset = 0) => {
+        const actions = this.restrictedActions(state);
+        if (actions === null) return base.masker.fillMask(state, out, offset);
+        out.fill(0, offset, offset + masker.actionSize);
+        for (const a of actions) out[offset + a] = 1;
+        return actions.length;
+      },
+      legalActions: (state) => this.restrictedActions(state) ?? legalActionsOf(state),
+    };
+    // The game's own methods and fields, with this masker.
+    this.game = Object.create(base, { masker: { value: masker } }) as Game<ChessState>;
+  }
+
+  /** The next search's root and the moves it may play there (all of them when `actions` is undefined). */
+  restrictTo(root: ChessState, actions: readonly number[] | undefined): void {
+    this.rootPlies = root.plies;
+    this.rootActions = actions ?? null;
+  }
+
+  private restrictedActions(state: ChessState): readonly number[] | null {
+    return this.rootActions !== null && state.plies === this.rootPlies ? this.rootActions : null;
   }
 }
 

@@ -172,11 +172,11 @@ export interface CardTableView extends ViewCommon {
   readonly trick: readonly { readonly seat: number; readonly card: string }[];
   /**
    * The last completed trick and who took it (empty before the first of the game is done). Until the
-   * first trick of a round is done it is the last trick of the round before: `lastTrickRound` says which.
+   * first trick of a round is done it may be the last trick of the round before (`lastTrickRound`).
    */
   readonly lastTrick: readonly { readonly seat: number; readonly card: string }[];
   readonly lastTrickWinner: number | null;
-  /** The round (0-based) `lastTrick` was played in; absent where the game does not say. */
+  /** Set when `lastTrick` is of an earlier round than `round`: the round (0-based) it ended. */
   readonly lastTrickRound?: number;
   /** Totals so far, and the points of the last finished round. */
   readonly scores: readonly number[];

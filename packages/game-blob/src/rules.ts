@@ -100,7 +100,7 @@ export function hookedBid(state: Pick<BlobState, 'phase' | 'toAct' | 'dealer' | 
 
 /** Why the dealer may not make the hooked bid, in words for a player. */
 export function hookReason(bid: number, cardsDealt: number): string {
-  return `the dealer may not bid ${bid}: the bids would add up to the ${cardsDealt} cards dealt`;
+  return `the dealer may not bid ${bid}: the bids would add up to the ${cardsDealt} card${cardsDealt === 1 ? '' : 's'} dealt`;
 }
 
 /** Whether `seat` holds a card of `suit`. */

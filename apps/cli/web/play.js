@@ -1,6 +1,8 @@
 // The play page: a setup form from the game's settings, then one renderer per view kind (grid, chess,
-// cards, or the game's text and a move list). The server holds the game; the page sends moves and
-// draws the snapshot it gets back, which holds only what the human's seat may see.
+// cards). A kind the page does not know (a plugin's own) is drawn as a grid when it carries one, else as
+// its lines of text (or the game's text) with a move list: never a blank page. Seats are named as the
+// view names them. The server holds the game; the page sends moves and draws the snapshot it gets back,
+// which holds only what the human's seat may see.
 import { renderGrid } from '/static/grid.js';
 import { renderChess } from '/static/chess.js';
 import { renderCards } from '/static/cards.js';
@@ -64,18 +66,19 @@ async function api(path, body) {
   }
 }
 
-const SEAT_NAMES = { chess: ['White', 'Black'], tictactoe: ['X', 'O'], connect4: ['Red', 'Blue'] };
+/** A seat as the game's view names it (Black, White), else by number. */
 export function seatName(seat) {
-  return SEAT_NAMES[gameId]?.[seat] ?? `Seat ${seat}`;
+  return snapshot?.view?.seatNames?.[seat] ?? `Seat ${seat}`;
 }
 
 function settingInput(key, field) {
   const id = `cfg-${key}`;
   let input;
-  if (field.type === 'enum') input = el('select', { id }, ...field.values.map((v) => el('option', { value: v, selected: v === field.default }, v)));
+  if (field.type === 'enum') input = el('select', { id }, ...field.values.map((v) => el('option', { value: v, selected: v === field.default }, field.valueLabels?.[v] ?? v)));
   else if (field.type === 'boolean') input = el('input', { id, type: 'checkbox', checked: field.default });
   else input = el('input', { id, type: field.type === 'string' ? 'text' : 'number', value: field.default, min: field.min, max: field.max, style: field.type === 'string' ? 'width:18rem' : 'width:5rem' });
-  return el('label', { title: field.description }, key, input);
+  // A game may give a setting a label for people; its key stays what --config takes.
+  return el('label', { title: field.description }, field.label ?? key, input);
 }
 
 function readSettings(settings) {
@@ -200,19 +203,53 @@ function describeStatus(s) {
   return `${seatName(s.toAct)} to move.`;
 }
 
-function moveList(s) {
-  const items = s.moves.map((m) => el('li', {}, el('span', { class: `seat${m.seat}` }, `${seatName(m.seat)}: `), m.text));
+/** The moves so far; `show` writes a move's text as the board does (Blob's '3S' as 3♠). */
+function moveList(s, show = (text) => text) {
+  const items = s.moves.map((m) => el('li', {}, el('span', { class: `seat${m.seat}` }, `${seatName(m.seat)}: `), show(m.text)));
   const list = el('ol', {}, ...items);
   const box = el('div', { class: 'panel moves', id: 'moves' }, el('strong', {}, 'Moves'), list);
   queueMicrotask(() => (box.scrollTop = box.scrollHeight));
   return box;
 }
 
-function legalButtons(s) {
+/** Every legal move as a button, and a box for one typed in the game's notation; `skip` leaves some out (those with a named button). */
+function legalButtons(s, skip = new Set()) {
   if (s.legal.length === 0) return null;
-  const input = el('input', { id: 'move-text', placeholder: 'type a move', style: 'width:8rem' });
+  const input = el('input', { id: 'move-text', placeholder: 'type a move', 'aria-label': 'Your move', style: 'width:8rem' });
   const form = el('form', { onsubmit: (e) => { e.preventDefault(); void sendMove({ move: input.value }); } }, input, el('button', { type: 'submit' }, 'Play'));
-  return el('div', { class: 'panel legal' }, el('strong', {}, 'Legal moves '), ...s.legal.map((m) => el('button', { class: 'move', 'data-action': m.action, onclick: () => sendMove({ action: m.action }) }, m.text)), form);
+  const moves = s.legal.filter((m) => !skip.has(m.action));
+  return el('div', { class: 'panel legal' }, el('strong', {}, 'Legal moves '), ...moves.map((m) => el('button', { class: 'move', 'data-action': m.action, onclick: () => sendMove({ action: m.action }) }, m.text)), form);
+}
+
+/**
+ * The view's named actions that no square offers (pass, resign, draw offer), one button each; usable
+ * when it is the human's move. A button pressed from the keyboard keeps the focus after the answer.
+ */
+export function actionButtons(s) {
+  const actions = s.view?.actions ?? [];
+  if (actions.length === 0) return null;
+  const mine = s.toAct === s.humanSeat && !s.over;
+  return el('div', { class: 'actions', id: 'actions', role: 'group', 'aria-label': 'other moves' },
+    ...actions.map((a) => el('button', { class: 'action', 'data-action': a.action, disabled: !mine, onclick: () => sendMove({ action: a.action }) }, a.label)));
+}
+
+/** A view the page has no renderer for and no grid in: its lines (else the game's text), its named actions, every legal move. */
+function renderText(s) {
+  const lines = s.view?.lines;
+  $('board').replaceChildren(el('pre', { class: 'render', id: 'view-text' }, Array.isArray(lines) ? lines.join('\n') : s.text), actionButtons(s) ?? '');
+  const named = new Set((s.view?.actions ?? []).map((a) => a.action));
+  $('side').append(legalButtons(s, named) ?? '', analysisPanel(s) ?? '', moveList(s));
+}
+
+/** Whether a view carries a board the grid renderer can draw (a grid, or a plugin's own kind with the grid fields). */
+function hasGrid(view) {
+  return Array.isArray(view?.cells) && Number.isInteger(view.rows) && Number.isInteger(view.cols) && Array.isArray(view.targets);
+}
+
+/** The focus on a named action button before a redraw, to put back on the same action after it. */
+function focusedAction() {
+  const active = document.activeElement;
+  return active?.closest?.('#actions') ? active.dataset.action : null;
 }
 
 /** What the search behind the computer's last move found (perfect-information games only). */
@@ -233,15 +270,18 @@ function draw(s) {
   const board = $('board');
   const side = $('side');
   side.replaceChildren();
-  const ctx = { board, side, sendMove, seatName, el, moveList, legalButtons, analysisPanel };
+  const ctx = { board, side, sendMove, seatName, el, moveList, legalButtons, analysisPanel, actionButtons };
   const kind = s.view?.kind;
-  if (kind === 'grid') renderGrid(s, ctx);
-  else if (kind === 'chess') renderChess(s, ctx);
+  const refocus = focusedAction();
+  if (kind === 'chess') renderChess(s, ctx);
   else if (kind === 'cards') renderCards(s, ctx);
-  else {
-    board.replaceChildren(el('pre', { class: 'render' }, s.text));
-    side.append(legalButtons(s) ?? '', analysisPanel(s) ?? '', moveList(s));
-  }
+  else if (kind === 'grid' || hasGrid(s.view)) renderGrid(s, ctx);
+  else renderText(s);
+  // The chess and card renderers have no place of their own for named actions: they go under the board.
+  if ((kind === 'chess' || kind === 'cards') && s.view.actions?.length) board.append(actionButtons(s));
+  if (refocus !== null) ($('actions')?.querySelector(`[data-action="${refocus}"]:not(:disabled)`) ?? board.querySelector('button:not(:disabled)'))?.focus();
+  // The seat menu says the seats as the game names them, once a view has named them.
+  for (const option of $('seat').options) option.textContent = seatName(Number(option.value));
   if (s.over) side.prepend(el('div', { class: 'panel', id: 'result' }, el('strong', {}, `Result: ${s.result.verdict}`), el('div', {}, `returns by seat: ${s.result.returns.map((r) => r.toFixed(2)).join(', ')}`)));
 }
 

@@ -131,6 +131,8 @@ export class Connect4Game implements Game<Connect4State> {
     if (!isOver(this.rules, state)) {
       for (let c = 0; c < cols; c++) if (illegalReason(this.rules, state, c) === null) targets.push({ action: c, cell: landingRow(this.rules, state, c) * cols + c });
     }
-    return { kind: 'grid', rows: this.rules.rows, cols, cells, targets };
+    // Connect Four names a move by its column alone (1 = leftmost, as `formatAction` writes): no row labels.
+    const columnLabels = Array.from({ length: cols }, (_, c) => String(c + 1));
+    return { kind: 'grid', rows: this.rules.rows, cols, cells, targets, seatNames: ['Red', 'Blue'], columnLabels };
   }
 }

@@ -39,6 +39,16 @@ describe('connect4 rules', () => {
     expect(game.render(draw)).toContain('a draw');
   });
 
+  it("the view labels each column as formatAction names its move, and the seats by their colours", () => {
+    const s = play('44');
+    const view = game.view!(s, 0);
+    if (view.kind !== 'grid') throw new Error(`a grid view, not ${view.kind}`);
+    expect(view.columnLabels).toHaveLength(7);
+    for (let col = 0; col < 7; col++) expect(view.columnLabels?.[col]).toBe(game.formatAction(s, col));
+    expect(view.rowLabels).toBeUndefined();
+    expect(view.seatNames).toEqual(['Red', 'Blue']);
+  });
+
   it('encodes HWC planes relative to the perspective seat', () => {
     const s = play('4'); // X in the bottom centre, O to move
     const out = new Float32Array(game.encoder.size);

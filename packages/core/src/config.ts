@@ -8,6 +8,8 @@ export type ResolvedConfig = Readonly<Record<string, ConfigValue>>;
 
 interface FieldBase {
   readonly description: string;
+  /** A name for people (`az serve`'s settings form: 'Largest hand'); the key stays what --config takes. */
+  readonly label?: string;
   /**
    * True for a setting a trained network does not depend on (e.g. chess's starting position): a model
    * trained with one value may play with another. Other settings must match the model's training config.
@@ -41,6 +43,8 @@ export interface EnumField extends FieldBase {
   readonly type: 'enum';
   readonly values: readonly string[];
   readonly default: string;
+  /** Names for people of some or all `values` ('turned-up' -> 'Turned-up card'), for a settings form. */
+  readonly valueLabels?: Readonly<Record<string, string>>;
 }
 export interface StringField extends FieldBase {
   readonly type: 'string';

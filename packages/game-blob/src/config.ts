@@ -9,36 +9,43 @@ export type RoundsRule = 'one' | 'game' | 'sampled';
 export const DEFAULT_MAX_HAND_CAP = 7;
 
 export const blobConfigSchema: ConfigSchema = {
-  players: { type: 'int', default: 4, min: 3, max: 8, description: 'number of players, seated in a ring' },
+  players: { type: 'int', default: 4, min: 3, max: 8, label: 'Players', description: 'number of players, seated in a ring' },
   maxHand: {
     type: 'int',
     default: 0,
     min: 0,
     max: 17,
+    label: 'Largest hand (0: auto)',
     description: 'largest hand C (cards dealt in the first and last rounds); 0 = auto: the largest C <= 7 with C * players <= 52',
   },
   trump: {
     type: 'enum',
     values: ['rotation', 'turned-up'],
     default: 'rotation',
+    label: 'Trump',
+    valueLabels: { rotation: 'in turn: ♠ ♥ ♣ ♦ none', 'turned-up': 'the turned-up card' },
     description: 'rotation: round index mod 5 -> spades, hearts, clubs, diamonds, no trump; turned-up: the first undealt card names trump',
   },
   scoring: {
     type: 'enum',
     values: ['blob', 'oh-hell'],
     default: 'blob',
+    label: 'Scoring',
+    valueLabels: { blob: 'Blob: 10 + bid if exact', 'oh-hell': 'Oh Hell: tricks + 10 if exact' },
     description: 'blob: 10 + bid for an exact bid, else 0; oh-hell: tricks taken + 10 for an exact bid',
   },
-  missPenalty: { type: 'boolean', default: false, description: 'oh-hell scoring only: a missed bid also loses the difference' },
+  missPenalty: { type: 'boolean', default: false, label: 'Missed bids lose points (Oh Hell)', description: 'oh-hell scoring only: a missed bid also loses the difference' },
   rounds: {
     type: 'enum',
     values: ['one', 'game', 'sampled'],
     default: 'game',
+    label: 'Rounds',
+    valueLabels: { one: 'one round', game: 'a whole game', sampled: 'one round drawn from a game' },
     description:
       'one: a single round of roundCards cards; game: the whole sequence of rounds; sampled: a single round drawn uniformly from the whole sequence (its cards, trump and dealer), what a network that plays whole games round by round trains on',
   },
-  roundCards: { type: 'int', default: 5, min: 1, max: 17, description: 'rounds=one only (another value with rounds=game or sampled is refused): cards dealt in that single round' },
-  firstDealer: { type: 'int', default: 0, min: 0, max: 7, description: 'seat that deals the first round (the deal then moves left)' },
+  roundCards: { type: 'int', default: 5, min: 1, max: 17, label: 'Cards (one round)', description: 'rounds=one only (another value with rounds=game or sampled is refused): cards dealt in that single round' },
+  firstDealer: { type: 'int', default: 0, min: 0, max: 7, label: 'First dealer (seat)', description: 'seat that deals the first round (the deal then moves left)' },
 };
 
 /** The config as typed, validated rules. */

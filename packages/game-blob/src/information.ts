@@ -42,6 +42,9 @@ export interface BlobInformationState {
   readonly lastRoundScores: Int16Array;
   /** Per seat, finished rounds in which it took exactly its bid. */
   readonly exactBids: Int16Array;
+  /** Per seat, its card in the last trick of the round before, or -1 (first round); and who took that trick. */
+  readonly previousTrick: Int16Array;
+  readonly previousTrickWinner: number;
 }
 
 export function blobInformationState(state: BlobState, seat: number): BlobInformationState {
@@ -75,6 +78,8 @@ export function blobInformationState(state: BlobState, seat: number): BlobInform
     scores: state.scores.slice(),
     lastRoundScores: state.lastRoundScores.slice(),
     exactBids: state.exactBids.slice(),
+    previousTrick: state.previousTrick.slice(),
+    previousTrickWinner: state.previousTrickWinner,
   };
 }
 
@@ -94,6 +99,7 @@ export function informationKey(info: BlobInformationState): string {
     info.trickNumber,
     info.ledSuit,
     info.lastTrickWinner,
+    info.previousTrickWinner,
   ];
   const arrays = [
     info.hand,
@@ -107,6 +113,7 @@ export function informationKey(info: BlobInformationState): string {
     info.scores,
     info.lastRoundScores,
     info.exactBids,
+    info.previousTrick,
   ];
   return scalars.join(',') + '|' + arrays.map((a) => a.join(',')).join('|');
 }

@@ -4,10 +4,10 @@ import { DIAMONDS, HEARTS, NO_TRUMP, SPADES, cardSuit } from './cards.js';
 import { blobConfigSchema, finalizeBlobConfig, roundSchedule } from './config.js';
 import { BLOB_TRAINING, blobPlugin } from './plugin.js';
 import { bidAction, hookedBid, roundScore, trickWinner } from './rules.js';
-import { NONE, PHASE_BID, PHASE_OVER, PHASE_PLAY } from './state.js';
+import { NONE, PHASE_BID, PHASE_OVER, PHASE_PLAY, type BlobState } from './state.js';
 import { card, makeGame, play, randomPlayout, threeSeatTwoCardDeal } from './test-helpers.js';
 
-const legalBids = (game: ReturnType<typeof makeGame>, state: Parameters<typeof hookedBid>[0]): number[] => {
+const legalBids = (game: ReturnType<typeof makeGame>, state: BlobState): number[] => {
   const mask = new Uint8Array(game.masker.actionSize);
   game.masker.fillMask(state, mask);
   const bids: number[] = [];
@@ -15,7 +15,7 @@ const legalBids = (game: ReturnType<typeof makeGame>, state: Parameters<typeof h
   return bids;
 };
 
-const legalCards = (game: ReturnType<typeof makeGame>, state: Parameters<typeof hookedBid>[0]): string[] => {
+const legalCards = (game: ReturnType<typeof makeGame>, state: BlobState): string[] => {
   const mask = new Uint8Array(game.masker.actionSize);
   game.masker.fillMask(state, mask);
   const out: string[] = [];
@@ -81,7 +81,7 @@ describe('the hook', () => {
     expect(state.phase).toBe(PHASE_BID);
     expect(hookedBid(state)).toBe(1);
     expect(legalBids(game, state)).toEqual([0, 2, 3]);
-    expect(game.parseAction(state, 'bid 1')).toEqual({ ok: false, error: 'the dealer may not bid 1: total bids would equal 3 cards' });
+    expect(game.parseAction(state, 'bid 1')).toEqual({ ok: false, error: 'the dealer may not bid 1: the bids would add up to the 3 cards dealt' });
     expect(() => game.applyAction(state, bidAction(1), new Rng(0))).toThrow(/dealer may not bid 1/);
     const zeros = atDealer([0, 0, 0]);
     expect(legalBids(zeros.game, zeros.state)).toEqual([0, 1, 2]); // forbidden value at the top of the range

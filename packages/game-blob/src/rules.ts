@@ -34,6 +34,8 @@ export function newGame(rules: BlobRules, rng: Rng): BlobState {
   state.scores.fill(0);
   state.lastRoundScores.fill(0);
   state.exactBids.fill(0);
+  state.previousTrick.fill(NONE);
+  state.previousTrickWinner = NONE;
   state.round = rules.rounds === 'sampled' ? rng.int(rules.schedule.length) : 0;
   state.moveCount = 0;
   startRound(rules, state, rng);
@@ -88,12 +90,17 @@ export function startRound(rules: BlobRules, state: BlobState, rng: Rng): void {
  * bids equal the cards dealt), or NONE when nothing is forbidden (not the dealer, or the number that
  * would complete the total is outside 0..cards).
  */
-export function hookedBid(state: BlobState): number {
+export function hookedBid(state: Pick<BlobState, 'phase' | 'toAct' | 'dealer' | 'numPlayers' | 'bids' | 'cardsDealt'>): number {
   if (state.phase !== PHASE_BID || state.toAct !== state.dealer) return NONE;
   let others = 0;
   for (let s = 0; s < state.numPlayers; s++) if (s !== state.dealer) others += state.bids[s];
   const completing = state.cardsDealt - others;
   return completing >= 0 && completing <= state.cardsDealt ? completing : NONE;
+}
+
+/** Why the dealer may not make the hooked bid, in words for a player. */
+export function hookReason(bid: number, cardsDealt: number): string {
+  return `the dealer may not bid ${bid}: the bids would add up to the ${cardsDealt} card${cardsDealt === 1 ? '' : 's'} dealt`;
 }
 
 /** Whether `seat` holds a card of `suit`. */
@@ -113,7 +120,7 @@ export function illegalReason(rules: BlobRules, state: BlobState, action: number
     if (!isBidAction(action)) return `it is time to bid, not to play a card: bid 0..${state.cardsDealt}`;
     const bid = action - BID_ACTION_BASE;
     if (bid > state.cardsDealt) return `a bid must be 0..${state.cardsDealt} (${state.cardsDealt} cards this round)`;
-    if (bid === hookedBid(state)) return `the dealer may not bid ${bid}: total bids would equal ${state.cardsDealt} cards`;
+    if (bid === hookedBid(state)) return hookReason(bid, state.cardsDealt);
     return null;
   }
   if (isBidAction(action)) return 'bidding is over: play a card';
@@ -234,6 +241,11 @@ export function applyBlobAction(rules: BlobRules, state: BlobState, action: numb
   state.tricksWon[winner]++;
   state.lastTrickWinner = winner;
   state.trickNumber++;
+  if (state.trickNumber === state.cardsDealt) {
+    // The next deal wipes this round's cards: keep its last trick for display.
+    state.previousTrick.set(state.trickCards);
+    state.previousTrickWinner = winner;
+  }
   state.trickCards.fill(NONE);
   state.trickSize = 0;
   state.ledSuit = NONE;

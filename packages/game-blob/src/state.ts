@@ -40,6 +40,12 @@ export class BlobState {
   readonly lastRoundScores: Int16Array;
   /** [P] Finished rounds in which the seat took exactly its bid (for outcome metrics). */
   readonly exactBids: Int16Array;
+  /**
+   * [P] The card each seat played to the last trick of the round before, or NONE (first round). For
+   * display only (the deal wipes the round's cards, so a page could never show that trick): the rules,
+   * the encodings and `key` never read it. Public.
+   */
+  readonly previousTrick: Int16Array;
 
   /** Round index, 0-based. */
   round = 0;
@@ -65,11 +71,15 @@ export class BlobState {
   lastTrickWinner = NONE;
   /** Actions applied since the start of the game. */
   moveCount = 0;
+  /** Who took the last trick of the round before, or NONE; for display, as `previousTrick`. */
+  previousTrickWinner = NONE;
+  /** How many entries of `data` make the position (`key`); the display-only `previousTrick` follows them. */
+  private readonly positionSize: number;
 
   constructor(numPlayers: number, data?: Int16Array) {
     this.numPlayers = numPlayers;
     const P = numPlayers;
-    this.data = data ?? new Int16Array(3 * DECK_SIZE + 8 * P);
+    this.data = data ?? new Int16Array(3 * DECK_SIZE + 9 * P);
     let at = 0;
     const view = (n: number): Int16Array => {
       const v = this.data.subarray(at, at + n);
@@ -87,6 +97,8 @@ export class BlobState {
     this.scores = view(P);
     this.lastRoundScores = view(P);
     this.exactBids = view(P);
+    this.positionSize = at;
+    this.previousTrick = view(P);
   }
 
   clone(): BlobState {
@@ -117,13 +129,14 @@ export class BlobState {
     this.ledSuit = s.ledSuit;
     this.lastTrickWinner = s.lastTrickWinner;
     this.moveCount = s.moveCount;
+    this.previousTrickWinner = s.previousTrickWinner;
   }
 
-  /** Every field, for hashing and equality. */
+  /** Every field of the position (all but the display-only previous trick), for hashing and equality. */
   key(): string {
     return (
       `${this.round},${this.cardsDealt},${this.dealer},${this.trumpSuit},${this.turnedUp},${this.phase},${this.toAct},` +
-      `${this.trickLeader},${this.trickNumber},${this.trickSize},${this.ledSuit},${this.lastTrickWinner},${this.moveCount}|${this.data.join(',')}`
+      `${this.trickLeader},${this.trickNumber},${this.trickSize},${this.ledSuit},${this.lastTrickWinner},${this.moveCount}|${this.data.subarray(0, this.positionSize).join(',')}`
     );
   }
 }

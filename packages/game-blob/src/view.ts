@@ -1,11 +1,15 @@
 import type { CardTableView } from '@az/core';
 import { DECK_SIZE, NO_TRUMP, SUIT_LETTERS, formatCard } from './cards.js';
 import type { BlobInformationState } from './information.js';
+import { formatBlobAction } from './notation.js';
+import { BID_ACTION_BASE, hookReason, hookedBid } from './rules.js';
 import { NONE, PHASE_BID, PHASE_PLAY } from './state.js';
 
 /**
  * The card table for graphical front ends, built from one seat's information state only (so it
- * cannot show another seat's cards). `legal` lists the seat's legal actions when it is to act.
+ * cannot show another seat's cards). `legal` lists the seat's legal actions when it is to act, and
+ * `refused` the bid the hook forbids the dealer. Until a trick of the round is done, the last trick
+ * shown is the round before's (`lastTrickRound`): the deal would otherwise hide how that round ended.
  */
 export function blobTableView(info: BlobInformationState, legal: readonly { action: number; label: string }[]): CardTableView {
   const P = info.numPlayers;
@@ -18,9 +22,16 @@ export function blobTableView(info: BlobInformationState, legal: readonly { acti
     }
   }
   const lastTrick: { seat: number; card: string }[] = [];
+  let lastTrickWinner = info.lastTrickWinner;
+  let lastTrickRound: number | undefined;
   if (info.trickNumber > 0) {
     for (let c = 0; c < DECK_SIZE; c++) if (info.playedInTrick[c] === info.trickNumber - 1) lastTrick.push({ seat: info.playedBy[c], card: formatCard(c) });
     lastTrick.sort((a, b) => a.seat - b.seat);
+  } else if (info.previousTrickWinner !== NONE) {
+    // No trick done yet this round: the last one of the round before, which the deal took off the table.
+    for (let seat = 0; seat < P; seat++) if (info.previousTrick[seat] !== NONE) lastTrick.push({ seat, card: formatCard(info.previousTrick[seat]) });
+    lastTrickWinner = info.previousTrickWinner;
+    lastTrickRound = info.round - 1;
   }
   return {
     kind: 'cards',
@@ -39,9 +50,18 @@ export function blobTableView(info: BlobInformationState, legal: readonly { acti
     handSizes: Array.from(info.handSizes),
     trick,
     lastTrick,
-    lastTrickWinner: info.lastTrickWinner === NONE ? null : info.lastTrickWinner,
+    lastTrickWinner: lastTrickWinner === NONE ? null : lastTrickWinner,
+    ...(lastTrickRound !== undefined ? { lastTrickRound } : {}),
     scores: Array.from(info.scores),
     lastRoundScores: Array.from(info.lastRoundScores),
     legal,
+    ...(refusedBid(info)),
   };
+}
+
+/** The dealer's bid the hook forbids, when the viewing seat is the dealer about to bid: shown disabled, with why. */
+function refusedBid(info: BlobInformationState): { refused?: { label: string; reason: string }[] } {
+  const hooked = info.toAct === info.seat ? hookedBid(info) : NONE;
+  if (hooked === NONE) return {};
+  return { refused: [{ label: formatBlobAction(BID_ACTION_BASE + hooked), reason: hookReason(hooked, info.cardsDealt) }] };
 }

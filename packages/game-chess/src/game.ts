@@ -180,6 +180,6 @@ export class ChessGame implements Game<ChessState> {
       }
     }
     const last = lastMoveSquares(state);
-    return { kind: 'chess', fen: toFen(state), moves, check: isCheck(state), ...(last ? { lastMove: [last.from, last.to] as const } : {}) };
+    return { kind: 'chess', seatNames: ['White', 'Black'], fen: toFen(state), moves, check: isCheck(state), ...(last ? { lastMove: [last.from, last.to] as const } : {}) };
   }
 }

@@ -12,6 +12,7 @@ describe('ChessGame.view', () => {
     expect(view.moves.find((m) => m.san === 'Nf3')).toMatchObject({ from: 'g1', to: 'f3' });
     expect(view.lastMove).toBeUndefined();
     expect(view.check).toBe(false);
+    expect(view.seatNames).toEqual(['White', 'Black']);
   });
 
   it('gives the squares of the last move: a push, a capture, castling (the king), en passant, a promotion', () => {

@@ -78,12 +78,13 @@ export class TicTacToeGame implements Game<TicTacToeState> {
     return parseMove(state, text);
   }
 
-  /** The 3x3 grid for graphical front ends: marks, the empty cells to click, the winning line. */
+  /** The 3x3 grid for graphical front ends: marks, the empty cells to click, the winning line, the seats' marks as names. */
   view(state: TicTacToeState): GridView {
     const cells: GridView['cells'] = Array.from(state.board, (mark) => (mark === 0 ? null : { seat: mark - 1, label: markChar(mark) }));
     const targets: { action: number; cell: number }[] = [];
     if (!isTerminalState(state)) for (let i = 0; i < CELLS; i++) if (state.board[i] === 0) targets.push({ action: i, cell: i });
     const line = state.winner === NO_WINNER ? undefined : LINES.find((l) => l.every((i) => state.board[i] === state.winner + 1));
-    return { kind: 'grid', rows: 3, cols: 3, cells, targets, ...(line ? { highlight: [...line] } : {}) };
+    // Coordinates as the notation names cells (a1 top-left, c3 bottom-right), so the board reads as `formatAction` writes.
+    return { kind: 'grid', rows: 3, cols: 3, cells, targets, ...(line ? { highlight: [...line] } : {}), seatNames: ['X', 'O'], columnLabels: ['a', 'b', 'c'], rowLabels: ['1', '2', '3'] };
   }
 }

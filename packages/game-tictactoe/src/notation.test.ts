@@ -18,6 +18,16 @@ describe('tictactoe notation', () => {
     }
   });
 
+  it("the view's coordinates name each cell as formatAction writes it, and its seats by their marks", () => {
+    const s = game.initialState(rng);
+    const view = game.view!(s, 0);
+    if (view.kind !== 'grid') throw new Error(`a grid view, not ${view.kind}`);
+    for (let cell = 0; cell < 9; cell++) {
+      expect(`${view.columnLabels?.[cell % view.cols]}${view.rowLabels?.[Math.floor(cell / view.cols)]}`).toBe(game.formatAction(s, cell));
+    }
+    expect(view.seatNames).toEqual(['X', 'O']);
+  });
+
   it('rejects garbage, explaining the notation and listing legal moves', () => {
     const s = game.initialState(rng);
     game.applyAction(s, 4, rng);

@@ -1,13 +1,14 @@
 // az serve in a real browser (Chromium through playwright-core): a whole tic-tac-toe game by clicks, a
 // chess move by drag with the search's reply, a Blob round bid and played with no hidden card ever
-// reaching the page, and the dashboard of a finished run drawing its charts and following new lines.
+// reaching the page, a plugin's grid game with a pass button and views of its own kind, and the
+// dashboard of a finished run drawing its charts and following new lines.
 // Set AZ_SCREENSHOT_DIR (e.g. docs/images) to save the screenshots the README shows.
 import { spawn } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Rng, defaultRegistry, resolveGame, resolveGameConfig, type CardTableView, type Game } from '@az/core';
+import { Rng, defaultRegistry, resolveGame, resolveGameConfig, type CardTableView, type Game, type GamePlugin } from '@az/core';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { discoverGamePlugins } from '../plugins.js';
@@ -16,6 +17,7 @@ import { cardsNamedIn } from './test-cards.js';
 import { holdFirstRollout } from './test-searches.js';
 import type { PlaySnapshot } from './sessions.js';
 import { chromium, launchChromium } from './test-browser.js';
+import { claimPlugin } from './test-pass-game.js';
 
 const screenshotDir = process.env.AZ_SCREENSHOT_DIR ? resolve(process.env.AZ_SCREENSHOT_DIR) : undefined;
 
@@ -35,6 +37,8 @@ describe.skipIf(chromium.path === undefined)('az serve in Chromium', () => {
 
   beforeAll(async () => {
     await discoverGamePlugins(defaultRegistry);
+    // A plugin game with a pass and a view kind of its own, as a third party would write one.
+    if (!defaultRegistry.has('claim')) defaultRegistry.register(claimPlugin as unknown as GamePlugin);
     server = await startServer({ port: 0, simulations: 16, seed: 3 });
     browser = await launchChromium();
   });
@@ -71,7 +75,7 @@ describe.skipIf(chromium.path === undefined)('az serve in Chromium', () => {
   });
 
   it('loads each page without a failed request or a console error', async () => {
-    for (const path of ['/', '/play/tictactoe', '/play/chess', '/play/blob']) {
+    for (const path of ['/', '/play/tictactoe', '/play/chess', '/play/blob', '/play/claim']) {
       const page = await browser.newPage();
       const problems: string[] = [];
       page.on('console', (m) => void (m.type() === 'error' && problems.push(`console: ${m.text()}`)));
@@ -90,16 +94,76 @@ describe.skipIf(chromium.path === undefined)('az serve in Chromium', () => {
     await page.waitForSelector('#grid .cell.target');
     await page.waitForFunction("document.body.dataset.busy === 'false'");
     const names = (): Promise<(string | null)[]> => page.$$eval('#grid .cell', (cells) => cells.map((c) => c.getAttribute('aria-label')));
-    expect(await names()).toEqual(['1', '2', '3'].flatMap((r) => ['1', '2', '3'].map((c) => `empty, row ${r}, column ${c}`)));
-    await page.getByRole('button', { name: 'empty, row 2, column 2' }).focus();
+    // Each cell is named as the game's notation names it (a1 top-left), and the board shows those coordinates.
+    expect(await names()).toEqual(['1', '2', '3'].flatMap((r) => ['a', 'b', 'c'].map((c) => `empty, ${c}${r}`)));
+    expect(await page.$$eval('#board-frame .coord-cols span', (s) => s.map((x) => x.textContent))).toEqual(['a', 'b', 'c']);
+    expect(await page.$$eval('#board-frame .coord-rows span', (s) => s.map((x) => x.textContent))).toEqual(['1', '2', '3']);
+    await page.getByRole('button', { name: 'empty, b2' }).focus();
     await Promise.all([page.waitForResponse((r) => r.url().includes('/move')), page.keyboard.press('Enter')]);
     await page.waitForFunction("document.body.dataset.busy === 'false'");
-    expect(await page.getByRole('button', { name: 'X, row 2, column 2' }).isDisabled()).toBe(true);
+    expect(await page.getByRole('button', { name: 'X, b2' }).isDisabled()).toBe(true);
+    expect(await page.$$eval('#moves li', (items) => items.map((i) => i.textContent)[0])).toBe('X: b2');
     expect((await names()).filter((n) => n?.startsWith('O,'))).toHaveLength(1);
     // The focus stays on the board, on an open cell, for the next move.
     expect(await page.evaluate("document.activeElement.matches('#grid .cell.target')")).toBe(true);
     expect(await page.getByRole('status').textContent()).toBe('Your move (X).');
     expect(await page.locator('#error').getAttribute('role')).toBe('alert');
+    await page.close();
+  });
+
+  it("a plugin's grid game: coordinates around the board, seats by name, and a Pass button that plays by click and from the keyboard", async () => {
+    const page = await openPage('/play/claim');
+    await page.waitForSelector('#grid .cell.target');
+    await page.waitForFunction("document.body.dataset.busy === 'false'");
+    expect(await page.$$eval('#board-frame .coord-cols span', (s) => s.map((x) => x.textContent))).toEqual(['a', 'b', 'c']);
+    expect(await page.$$eval('#board-frame .coord-rows span', (s) => s.map((x) => x.textContent))).toEqual(['2', '1']);
+    expect(await page.$$eval('#grid .cell', (cells) => cells.map((c) => c.getAttribute('aria-label')))).toEqual(['a2', 'b2', 'c2', 'a1', 'b1', 'c1'].map((c) => `empty, ${c}`));
+    // The seats are called what the game calls them: in the status, the seat menu and the move list.
+    expect(await page.textContent('#status')).toBe('Your move (Black).');
+    expect(await page.$$eval('#seat option', (options) => options.map((o) => o.textContent))).toEqual(['Black', 'White']);
+    const pass = page.getByRole('button', { name: 'Pass' });
+    expect(await pass.isEnabled()).toBe(true);
+    await Promise.all([page.waitForResponse((r) => r.url().includes('/move')), pass.click()]);
+    await page.waitForFunction("document.body.dataset.busy === 'false'");
+    const moves = (): Promise<string[]> => page.$$eval('#moves li', (items) => items.map((i) => i.textContent ?? ''));
+    expect((await moves())[0]).toBe('Black: pass');
+    expect((await moves())[1]).toMatch(/^White: ([abc][12]|pass)$/);
+    await screenshot(page, 'serve-grid-pass.png');
+    // From the keyboard: Enter on the focused Pass button passes, and the focus stays on it for the next move.
+    if (!(await page.textContent('#status'))?.startsWith('Game over')) {
+      await pass.focus();
+      await Promise.all([page.waitForResponse((r) => r.url().includes('/move')), page.keyboard.press('Enter')]);
+      await page.waitForFunction("document.body.dataset.busy === 'false'");
+      expect((await moves())[2]).toBe('Black: pass');
+      if (!(await page.textContent('#status'))?.startsWith('Game over')) expect(await page.evaluate("document.activeElement.textContent")).toBe('Pass');
+    }
+    await page.close();
+  });
+
+  it("a plugin's own view kind: drawn as a grid when it carries one, else as its text with the Pass button and the legal moves", async () => {
+    const page = await openPage('/play/claim');
+    await page.waitForSelector('#grid .cell');
+    await page.click('#extra-config summary');
+    const start = async (view: string): Promise<void> => {
+      await page.selectOption('#cfg-view', view);
+      await Promise.all([page.waitForResponse((r) => r.url().includes('/sessions')), page.click('#new-game')]);
+      await page.waitForFunction("document.body.dataset.busy === 'false'");
+    };
+    await start('custom-grid');
+    expect(((await page.evaluate('window.azSnapshot')) as PlaySnapshot).view?.kind).toBe('custom:claim');
+    expect(await page.locator('#grid .cell.target').count()).toBe(6);
+    expect(await page.locator('#actions button').allTextContents()).toEqual(['Pass']);
+    await clickAndWait(page, '#grid .cell[data-cell="0"]');
+    expect((await page.$$eval('#moves li', (items) => items.map((i) => i.textContent)))[0]).toBe('Black: a2');
+
+    await start('custom-text');
+    expect(await page.textContent('#view-text')).toBe('claimed: 0 of 6\npasses in a row: 0');
+    expect(await page.locator('#actions button').allTextContents()).toEqual(['Pass']);
+    // Every other legal move is a button of its own (the pass has its named one), and a box takes notation.
+    expect(await page.locator('.legal button.move').allTextContents()).toEqual(['a2', 'b2', 'c2', 'a1', 'b1', 'c1']);
+    await clickAndWait(page, '.legal button.move[data-action="4"]');
+    expect((await page.$$eval('#moves li', (items) => items.map((i) => i.textContent)))[0]).toBe('Black: b1');
+    expect(await page.textContent('#view-text')).toMatch(/^claimed: 2 of 6/);
     await page.close();
   });
 
@@ -141,6 +205,50 @@ describe.skipIf(chromium.path === undefined)('az serve in Chromium', () => {
       if (turn < 3) expect(await page.evaluate("document.activeElement.matches('#hand button.card.playable')"), `turn ${turn}`).toBe(true);
     }
     expect(await page.textContent('#status')).toMatch(/^Game over/);
+    await page.close();
+  });
+
+  it("Blob: the round's last trick stays on the table after the deal, the dealer's forbidden bid is shown with why, settings and moves read as the table does", async () => {
+    const page = await openPage('/play/blob');
+    await page.waitForSelector('#card-table');
+    await page.click('#extra-config summary');
+    // Settings named for people, not by their keys.
+    expect(await page.textContent('label:has(#cfg-maxHand)')).toBe('Largest hand (0: auto)');
+    expect(await page.$$eval('#cfg-trump option', (o) => o.map((x) => x.textContent))).toEqual(['in turn: ♠ ♥ ♣ ♦ none', 'the turned-up card']);
+    // Three players, one card a round; seat 2 deals first, so this seat (0) bids first, then deals round 2.
+    await page.fill('#cfg-players', '3');
+    await page.fill('#cfg-maxHand', '1');
+    await page.fill('#cfg-firstDealer', '2');
+    await Promise.all([page.waitForResponse((r) => r.url().includes('/sessions')), page.click('#new-game')]);
+    await page.waitForFunction("document.body.dataset.busy === 'false'");
+    expect(await page.locator('#bids button.refused').count()).toBe(0);
+    await clickAndWait(page, '#bids button:not(:disabled)');
+    await clickAndWait(page, '#hand button.card.playable');
+    const s = (await page.evaluate('window.azSnapshot')) as PlaySnapshot;
+    const view = s.view as CardTableView;
+    expect(view.round).toBe(1);
+    expect(view.dealer).toBe(0);
+    // Round 1's three cards, from the move list, are on the table, with who took them.
+    const cards = s.moves.filter((m) => /^(10|[2-9JQKA])[SHCD]$/.test(m.text));
+    expect(cards).toHaveLength(3);
+    expect(await page.textContent('#previous-trick')).toMatch(/^Last trick of round 1, taken by (you|Seat 1|Seat 2)$/);
+    expect((await page.$$eval('#trick .card', (c) => c.map((x) => x.getAttribute('data-card')))).sort()).toEqual(cards.map((m) => m.text).sort());
+    // The move list writes cards as the table does, with suit symbols.
+    const listed = await page.$$eval('#moves li', (items) => items.map((i) => i.textContent ?? ''));
+    expect(listed.filter((t) => /[♠♥♣♦]$/.test(t))).toHaveLength(3);
+    expect(listed.filter((t) => /: (10|[2-9JQKA])[SHCD]$/.test(t))).toEqual([]);
+    // This seat deals and bids last: the bid that would make the bids add up to the one card is there, disabled, with why.
+    // (With this seed the others bid at most the one card between them, so one bid is forbidden.)
+    const others = view.bids.reduce<number>((sum, b, seat) => sum + (seat === 0 ? 0 : (b ?? 0)), 0);
+    expect(others).toBeLessThanOrEqual(1);
+    const refused = page.locator('#bids button.refused');
+    expect(await refused.count()).toBe(1);
+    expect(await refused.isDisabled()).toBe(true);
+    expect(await refused.textContent()).toBe(String(1 - others));
+    expect(await page.textContent('#bid-refused')).toBe(`The dealer may not bid ${1 - others}: the bids would add up to the 1 card dealt.`);
+    expect(await page.getByRole('button', { name: `bid ${1 - others}, not allowed` }).getAttribute('aria-describedby')).toBe('bid-refused');
+    expect(await page.locator('#bids button:not(:disabled)').allTextContents()).toEqual([String(others)]);
+    await screenshot(page, 'serve-blob-round-end.png');
     await page.close();
   });
 
@@ -296,7 +404,7 @@ describe.skipIf(chromium.path === undefined)('az serve in Chromium', () => {
     await page.fill('#cfg-maxHand', '1');
     await Promise.all([page.waitForResponse((r) => r.url().includes('/sessions')), page.click('#new-game')]);
     await page.waitForFunction("document.body.dataset.busy === 'false'");
-    await clickAndWait(page, '#bids button');
+    await clickAndWait(page, '#bids button:not(:disabled)');
     await clickAndWait(page, '#hand button.card.playable');
     expect(await page.$$eval('#scores tr', (rows) => rows.map((r) => r.firstChild?.textContent))).toEqual(['round', '1', 'total']);
     await page.reload();
@@ -454,7 +562,7 @@ describe.skipIf(chromium.path === undefined)('az serve in Chromium', () => {
     let actions = 0;
     let shot = false;
     while (!(await page.textContent('#status'))?.startsWith('Game over')) {
-      if ((await page.locator('#bids button').count()) > 0) await clickAndWait(page, '#bids button');
+      if ((await page.locator('#bids button').count()) > 0) await clickAndWait(page, '#bids button:not(:disabled)');
       else await clickAndWait(page, '#hand button.card.playable');
       actions++;
       expect(actions).toBeLessThanOrEqual(6);

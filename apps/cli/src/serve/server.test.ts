@@ -1,13 +1,15 @@
 // The az serve API without a browser: static files cannot leave their table, bad requests get a JSON
 // error and leave the game playable, and a Blob seat never receives another seat's cards.
 import { request as httpRequest } from 'node:http';
-import { Rng, defaultRegistry, resolveGame, resolveGameConfig, type Game } from '@az/core';
+import { Rng, defaultRegistry, resolveGame, resolveGameConfig, type Game, type GamePlugin } from '@az/core';
+import { testGameContract } from '@az/core/testkit';
 import { RolloutEvaluator, type LeafBatch } from '@az/mcts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { discoverGamePlugins } from '../plugins.js';
 import { MAX_SESSION_SIMULATIONS, createServeApp, startServer, type RunningServer } from './server.js';
 import type { PlaySnapshot } from './sessions.js';
 import { cardsNamedIn } from './test-cards.js';
+import { PASS, claimPlugin } from './test-pass-game.js';
 import { holdFirstRollout } from './test-searches.js';
 import { join } from 'node:path';
 import { loadModel } from '../agents.js';
@@ -15,6 +17,8 @@ import { azInTempDir } from '../test-cli.js';
 
 beforeAll(async () => {
   await discoverGamePlugins(defaultRegistry);
+  // A plugin game with a pass and a view kind of its own, as a third party would write one.
+  if (!defaultRegistry.has('claim')) defaultRegistry.register(claimPlugin as unknown as GamePlugin);
 });
 
 const { app, close } = createServeApp({ simulations: 8 });
@@ -179,6 +183,32 @@ describe('deals', () => {
     } finally {
       seeded.close();
     }
+  });
+});
+
+describe('views a plugin fills in', () => {
+  it('the test game with a pass meets the contract kit in each of its view shapes', async () => {
+    for (const view of ['grid', 'custom-grid', 'custom-text']) {
+      const report = await testGameContract(claimPlugin, { config: { view }, playouts: 8 });
+      expect(report.checks.view, view).toBeGreaterThan(0);
+    }
+  });
+
+  it('sends the named actions and seat names of the view, and takes a pass like any move, by number or in notation', async () => {
+    const start = await post('/api/games/claim/sessions', { seat: 0, opponent: 'random', seed: 1 });
+    expect(start.status, JSON.stringify(start.json)).toBe(200);
+    let snapshot = start.json as unknown as PlaySnapshot;
+    expect(snapshot.view).toMatchObject({ kind: 'grid', actions: [{ action: PASS, label: 'Pass' }], seatNames: ['Black', 'White'], columnLabels: ['a', 'b', 'c'], rowLabels: ['2', '1'] });
+    expect(snapshot.legal.map((m) => m.text)).toContain('pass');
+    snapshot = (await post(`/api/sessions/${snapshot.id}/move`, { action: PASS })).json as unknown as PlaySnapshot;
+    expect(snapshot.moves[0]).toEqual({ seat: 0, action: PASS, text: 'pass' });
+    if (!snapshot.over) {
+      snapshot = (await post(`/api/sessions/${snapshot.id}/move`, { move: 'pass' })).json as unknown as PlaySnapshot;
+      expect(snapshot.moves[2]).toEqual({ seat: 0, action: PASS, text: 'pass' });
+    }
+    // A view of the plugin's own kind reaches the page as the plugin wrote it.
+    const custom = (await post('/api/games/claim/sessions', { seat: 0, opponent: 'random', seed: 1, config: { view: 'custom-text' } })).json as unknown as PlaySnapshot;
+    expect(custom.view).toEqual({ kind: 'custom:claim', lines: ['claimed: 0 of 6', 'passes in a row: 0'], actions: [{ action: PASS, label: 'Pass' }], seatNames: ['Black', 'White'] });
   });
 });
 

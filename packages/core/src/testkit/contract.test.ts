@@ -1,6 +1,6 @@
 // The test-kit must pass a correct game and catch each kind of broken one, naming the check.
 import { describe, expect, it } from 'vitest';
-import type { Game, GamePlugin, GridView } from '../game.js';
+import type { Game, GamePlugin, GameView, GridView } from '../game.js';
 import { GAME_CONTRACT_VERSION } from '../game.js';
 import type { Rng } from '../rng.js';
 import { ContractViolation, testGameContract, type ContractCheck, type GameContractOptions } from './contract.js';
@@ -11,6 +11,14 @@ interface Nim {
   toMove: number;
   secret: number[];
 }
+
+/**
+ * Views with the optional fields: 'button' offers "take 3" as a named button rather than a cell,
+ * 'button-and-target' offers it both ways, 'custom-grid' / 'custom-text' are a kind of the game's own
+ * with / without the grid fields, 'custom-half-grid' has some grid fields only; 'names' and 'labels'
+ * carry seat names and coordinates, the '-short' ones one too few.
+ */
+type NamedView = 'button' | 'button-and-target' | 'custom-grid' | 'custom-text' | 'custom-illegal-button' | 'custom-half-grid' | 'names' | 'names-short' | 'labels' | 'labels-short';
 
 type Tweak = Partial<{
   maskAllowsFour: boolean;
@@ -24,7 +32,7 @@ type Tweak = Partial<{
   /** Adds a legalActions list; 'right' agrees with the mask, the others break it. */
   legalList: 'right' | 'missing-one' | 'duplicate';
   /** Adds a grid view (one row of 7 cells, a stone per cell left); the others break it. */
-  view: 'right' | 'extra-target' | 'typed-array' | 'short-grid' | 'shows-secret';
+  view: 'right' | 'extra-target' | 'typed-array' | 'short-grid' | 'shows-secret' | NamedView;
 }>;
 
 function nimPlugin(tweak: Tweak = {}, information: 'perfect' | 'imperfect' = 'perfect'): GamePlugin<Nim> {
@@ -108,13 +116,37 @@ function nimPlugin(tweak: Tweak = {}, information: 'perfect' | 'imperfect' = 'pe
     informationState: (s, seat) => ({ stones: s.stones, toMove: s.toMove, seat }),
     ...(tweak.view
       ? {
-          view(s: Nim): GridView {
+          view(s: Nim): GameView {
             const cells: (GridView['cells'][number])[] = Array.from({ length: tweak.view === 'short-grid' ? start - 1 : start }, (_, i) => (i < s.stones ? { seat: 0, label: 'o' } : null));
             const targets = [0, 1, 2].filter((a) => a + 1 <= s.stones).map((a) => ({ action: a, cell: s.stones - 1 - a }));
             if (tweak.view === 'extra-target' && s.stones === 2) targets.push({ action: 2, cell: 0 });
             if (tweak.view === 'shows-secret') cells[start - 1] = { seat: 1, label: String(s.secret[0]) };
             const view = { kind: 'grid' as const, rows: 1, cols: start, cells, targets };
-            return tweak.view === 'typed-array' ? { ...view, highlight: Int32Array.of(0) as unknown as number[] } : view;
+            if (tweak.view === 'typed-array') return { ...view, highlight: Int32Array.of(0) as unknown as number[] };
+            const takeThree = s.stones >= 3 ? [{ action: 2, label: 'take all three' }] : [];
+            const cellsOnly = targets.filter((t) => t.action !== 2);
+            switch (tweak.view) {
+              case 'button':
+                return { ...view, targets: cellsOnly, actions: takeThree };
+              case 'button-and-target':
+                return { ...view, actions: takeThree };
+              case 'custom-grid':
+                return { ...view, kind: 'custom:nim-row', targets: cellsOnly, actions: takeThree, data: { stones: s.stones } };
+              case 'custom-text':
+                return { kind: 'custom:nim-row', lines: [`${s.stones} stones`], actions: takeThree };
+              case 'custom-illegal-button':
+                return { kind: 'custom:nim-row', lines: [`${s.stones} stones`], actions: s.stones === 2 ? [{ action: 2, label: 'take all three' }] : [] };
+              case 'custom-half-grid':
+                return { kind: 'custom:nim-row', rows: 1, cols: start } as unknown as GameView;
+              case 'names':
+              case 'names-short':
+                return { ...view, seatNames: tweak.view === 'names' ? ['First', 'Second'] : ['First'] };
+              case 'labels':
+              case 'labels-short':
+                return { ...view, columnLabels: ['a', 'b', 'c', 'd', 'e', 'f', 'g'].slice(0, tweak.view === 'labels' ? 7 : 6), rowLabels: ['1'] };
+              default:
+                return view;
+            }
           },
         }
       : {}),
@@ -190,6 +222,28 @@ describe('testGameContract', () => {
     expect(extra.message).toMatch(/offers actions \[0, 1, 2\] but the legal actions are \[0, 1\]/);
     expect((await violation(nimPlugin({ view: 'typed-array' }))).message).toMatch(/not plain JSON/);
     expect((await violation(nimPlugin({ view: 'short-grid' }))).message).toMatch(/grid view of 1 x 7 has 6 cells/);
+  });
+
+  it('counts named actions (a pass) among the legal actions a view offers, and each legal action once', async () => {
+    expect((await testGameContract(nimPlugin({ view: 'button' }), { playouts: 8 })).checks.view).toBeGreaterThan(0);
+    const twice = await violation(nimPlugin({ view: 'button-and-target' }));
+    expect(twice.check).toBe('view');
+    expect(twice.message).toMatch(/offers actions \[0, 1, 2, 2\] but the legal actions are \[0, 1, 2\]/);
+  });
+
+  it("accepts a plugin's own view kind, drawn as a grid when it carries one, and checks what it carries", async () => {
+    expect((await testGameContract(nimPlugin({ view: 'custom-grid' }), { playouts: 8 })).checks.view).toBeGreaterThan(0);
+    expect((await testGameContract(nimPlugin({ view: 'custom-text' }), { playouts: 8 })).checks.view).toBeGreaterThan(0);
+    const half = await violation(nimPlugin({ view: 'custom-half-grid' }));
+    expect(half.message).toMatch(/of kind custom:nim-row has rows, cols but not cells, targets: a view drawn as a grid needs all of rows, cols, cells, targets/);
+    expect((await violation(nimPlugin({ view: 'custom-illegal-button' }))).message).toMatch(/names actions \[2\] of which \[2\] are not legal/);
+  });
+
+  it('checks seat names and board coordinates: one per seat, row and column', async () => {
+    expect((await testGameContract(nimPlugin({ view: 'names' }), { playouts: 8 })).checks.view).toBeGreaterThan(0);
+    expect((await testGameContract(nimPlugin({ view: 'labels' }), { playouts: 8 })).checks.view).toBeGreaterThan(0);
+    expect((await violation(nimPlugin({ view: 'names-short' }))).message).toMatch(/seatNames must name each of the 2 seats, got \["First"\]/);
+    expect((await violation(nimPlugin({ view: 'labels-short' }))).message).toMatch(/a grid of 7 columns has 6 column labels/);
   });
 
   it("checks a masker's optional legalActions list against its mask", async () => {

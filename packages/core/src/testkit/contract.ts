@@ -30,8 +30,9 @@
  *   (with `game.determinizer` and/or the `resampleHidden` option) changes neither the seat's
  *   encoding, nor its information state, nor its view (`Game.view`), nor (for the seat to act) the
  *   mask, and the sampled state plays on to a legal end.
- * - view (games with `Game.view`): every seat's view is plain JSON of a known kind, a grid has all its
- *   cells, and the actions a view offers are exactly the legal ones.
+ * - view (games with `Game.view`): every seat's view is plain JSON of a known kind (or `custom:NAME`),
+ *   a grid has all its cells, and the actions a view offers (its targets, moves or cards, and its named
+ *   `actions` such as a pass) are exactly the legal ones.
  * - symmetry: each of `game.symmetries` maps encodings and actions one-to-one, and (for games without
  *   chance) replaying a game with every action mapped reaches the mapped position: the mapped
  *   encoding, the mapped mask and the same returns.
@@ -39,7 +40,12 @@
  */
 import { randomLegalAction } from '../agents.js';
 import { validateConfig, type ResolvedConfig } from '../config.js';
-import type { Agent, Game, GamePlugin, GameView, Symmetry } from '../game.js';
+import type { Agent, Game, GamePlugin, GameView, GridBoard, Symmetry } from '../game.js';
+
+/** The fields that make a view drawable as a grid (a `GridView`, or a plugin's own kind carrying them). */
+const GRID_FIELDS = ['rows', 'cols', 'cells', 'targets'] as const;
+/** A view kind a plugin names itself. */
+const CUSTOM_KIND = /^custom:[a-z0-9][a-z0-9-]*$/;
 import { checkContractVersion } from '../registry.js';
 import { Rng } from '../rng.js';
 
@@ -523,31 +529,61 @@ class ContractKit<S> {
       }
       const text = JSON.stringify(view);
       if (stableText(JSON.parse(text)) !== stableText(view)) this.fail('view', `view(state, ${seat}) is not plain JSON (typed arrays, undefined or functions do not survive the wire)`);
+      this.checkViewCommon(view, seat);
       let offered: number[];
-      if (view.kind === 'grid') {
-        if (!isPositiveInt(view.rows) || !isPositiveInt(view.cols) || view.cells.length !== view.rows * view.cols) {
-          this.fail('view', `a grid view of ${view.rows} x ${view.cols} has ${view.cells?.length} cells`);
-        }
-        for (const cell of view.cells) {
-          if (cell !== null && !(Number.isInteger(cell.seat) && cell.seat >= 0 && cell.seat < g.numPlayers && typeof cell.label === 'string')) this.fail('view', `grid cell ${JSON.stringify(cell)} is not null or { seat, label }`);
-        }
-        for (const t of view.targets) if (!(Number.isInteger(t.cell) && t.cell >= 0 && t.cell < view.cells.length)) this.fail('view', `grid target ${JSON.stringify(t)} points outside the grid`);
-        offered = view.targets.map((t) => t.action);
+      const gridFields = GRID_FIELDS.filter((k) => k in view);
+      const custom = typeof view.kind === 'string' && CUSTOM_KIND.test(view.kind);
+      if (view.kind === 'grid' || (custom && gridFields.length > 0)) {
+        if (gridFields.length < GRID_FIELDS.length) this.fail('view', `view(state, ${seat}) of kind ${view.kind} has ${gridFields.join(', ')} but not ${GRID_FIELDS.filter((k) => !(k in view)).join(', ')}: a view drawn as a grid needs all of ${GRID_FIELDS.join(', ')}`);
+        offered = this.checkGrid(view as GridBoard).map((t) => t.action);
       } else if (view.kind === 'chess') {
         offered = view.moves.map((m) => m.action);
       } else if (view.kind === 'cards') {
         offered = view.legal.map((m) => m.action);
-        if (seat !== toAct && offered.length > 0) this.fail('view', `the card table of seat ${seat} offers moves, but seat ${toAct} is to act`);
+        const all = [...offered, ...(view.actions ?? []).map((m) => m.action)];
+        if (seat !== toAct && all.length > 0) this.fail('view', `the card table of seat ${seat} offers moves, but seat ${toAct} is to act`);
         if (seat !== toAct) continue;
+      } else if (custom) {
+        // Without a board, the page lists every legal move anyway: its named actions need only be legal.
+        const named = (view.actions ?? []).map((m) => m.action);
+        const illegal = named.filter((a) => !legal.has(a));
+        if (illegal.length > 0 || new Set(named).size !== named.length) this.fail('view', `view(state, ${seat}) names actions [${named.join(', ')}] of which [${illegal.join(', ')}] are not legal (or one is named twice) (${this.describe(state)})`);
+        continue;
       } else {
-        this.fail('view', `view(state, ${seat}) has an unknown kind ${JSON.stringify((view as { kind?: unknown }).kind)}`);
+        this.fail('view', `view(state, ${seat}) has an unknown kind ${JSON.stringify((view as { kind?: unknown }).kind)}: use 'grid', 'chess', 'cards', or 'custom:NAME' for a kind of the game's own`);
       }
+      offered = [...offered, ...(view.actions ?? []).map((m) => m.action)];
       const unique = new Set(offered);
       if (unique.size !== offered.length || unique.size !== legal.size || offered.some((a) => !legal.has(a))) {
         this.fail('view', `view(state, ${seat}) offers actions [${offered.slice(0, 12).join(', ')}${offered.length > 12 ? ', ...' : ''}] but the legal actions are [${[...legal].slice(0, 12).join(', ')}${legal.size > 12 ? ', ...' : ''}] (${this.describe(state)})`);
       }
     }
     this.ok('view');
+  }
+
+  /** The fields any view may carry: a name per seat, and named actions with a label each. */
+  private checkViewCommon(view: GameView, seat: number): void {
+    const names = view.seatNames;
+    if (names !== undefined && !(Array.isArray(names) && names.length === this.game.numPlayers && names.every((n) => typeof n === 'string' && n !== ''))) {
+      this.fail('view', `view(state, ${seat}).seatNames must name each of the ${this.game.numPlayers} seats, got ${JSON.stringify(names)}`);
+    }
+    for (const a of view.actions ?? []) {
+      if (!(Number.isInteger(a.action) && typeof a.label === 'string' && a.label !== '')) this.fail('view', `view(state, ${seat}) action ${JSON.stringify(a)} is not { action: integer, label: text }`);
+    }
+  }
+
+  /** A grid's shape, cells, coordinates and targets; returns the targets. */
+  private checkGrid(view: GridBoard): GridBoard['targets'] {
+    if (!isPositiveInt(view.rows) || !isPositiveInt(view.cols) || view.cells.length !== view.rows * view.cols) {
+      this.fail('view', `a grid view of ${view.rows} x ${view.cols} has ${view.cells?.length} cells`);
+    }
+    for (const cell of view.cells) {
+      if (cell !== null && !(Number.isInteger(cell.seat) && cell.seat >= 0 && cell.seat < this.game.numPlayers && typeof cell.label === 'string')) this.fail('view', `grid cell ${JSON.stringify(cell)} is not null or { seat, label }`);
+    }
+    if (view.columnLabels !== undefined && view.columnLabels.length !== view.cols) this.fail('view', `a grid of ${view.cols} columns has ${view.columnLabels.length} column labels`);
+    if (view.rowLabels !== undefined && view.rowLabels.length !== view.rows) this.fail('view', `a grid of ${view.rows} rows has ${view.rowLabels.length} row labels`);
+    for (const t of view.targets) if (!(Number.isInteger(t.cell) && t.cell >= 0 && t.cell < view.cells.length)) this.fail('view', `grid target ${JSON.stringify(t)} points outside the grid`);
+    return view.targets;
   }
 
   private checkReturns(state: S, terminal: boolean): void {

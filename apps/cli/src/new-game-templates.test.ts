@@ -74,8 +74,10 @@ describe('az new-game templates, scaffold to a served model', () => {
         expect(games.map((g) => g.id)).toContain(t.name);
         const created = await fetch(`${url}/api/games/${t.name}/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ opponent: 'model', seat: 0 }) });
         expect(created.status, await created.clone().text()).toBe(200);
-        const session = (await created.json()) as { id: string; legal: { action: number; text: string }[]; moves: unknown[] };
+        const session = (await created.json()) as { id: string; legal: { action: number; text: string }[]; moves: unknown[]; view: { kind: string; actions?: { label: string }[] } | null };
         expect(session.legal.length).toBeGreaterThan(0);
+        // The board template draws a grid with the pass as a button; the card template has no view (its text is shown).
+        if (t.kind === 'board') expect(session.view).toMatchObject({ kind: 'grid', actions: [{ label: 'Pass' }] });
         // The human plays a move; the model answers it.
         const moved = await fetch(`${url}/api/sessions/${session.id}/move`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ move: session.legal[0].text }) });
         expect(moved.status, await moved.clone().text()).toBe(200);

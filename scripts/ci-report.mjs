@@ -4,8 +4,9 @@
  * for .ci/run:
  * - `counts LOG` prints "PASSED FAILED", the sums of vitest's "Tests  N passed | M failed (T)" lines;
  * - `failures LOG` prints vitest's account of each failure again ("Failed Tests" and "Unhandled
- *   Errors" sections, each package's own although turbo interleaves two packages' lines) and turbo's
- *   failed-task lines, at most 150 lines: only the end of a CI log may be read.
+ *   Errors" sections, each package's own although turbo interleaves two packages' lines), the API
+ *   reference check's list of problems (scripts/api-docs.mjs) and turbo's failed-task lines, at most
+ *   150 lines: only the end of a CI log may be read.
  */
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
@@ -37,11 +38,19 @@ export function failureReport(log, max = MAX_FAILURE_LINES) {
   const open = new Set();
   const sections = [];
   const failedTasks = [];
+  let apiDocs = false;
   for (const line of linesOf(log)) {
+    // The API reference check's problems, from their count to its closing advice.
+    if (/API reference check: \d+ problem/.test(line)) apiDocs = true;
+    if (apiDocs) {
+      sections.push(line);
+      if (/Document each exported symbol/.test(line)) apiDocs = false;
+      continue;
+    }
     const prefix = PREFIX.exec(line)?.[1] ?? '';
     if (/Failed Suites \d+|Failed Tests \d+|Unhandled Errors?|Unhandled Rejection/.test(line)) open.add(prefix);
     if (/Test Files +\d+/.test(line)) open.delete(prefix);
-    if (/ERROR +run failed|Failed: +\S+#test|ERROR +command .* exited \(\d+\)/.test(line)) failedTasks.push(line);
+    if (/ERROR +run failed|Failed: +\S+#(?:test|check:api-docs)|ERROR +command .* exited \(\d+\)/.test(line)) failedTasks.push(line);
     else if (open.has(prefix)) sections.push(line);
   }
   return [...sections.slice(0, max), ...failedTasks];

@@ -45,6 +45,20 @@ describe('ci-report', () => {
     ]);
   });
 
+  it("repeats the API reference check's problems and its failed task", () => {
+    const log = [
+      '//:check:api-docs: > node scripts/api-docs.mjs',
+      '@az/mcts:test:  ✓ src/b.test.ts (40 tests) 300ms',
+      '//:check:api-docs: API reference check: 1 problem(s) in packages/core, packages/mcts:',
+      '//:check:api-docs:   index.Rng.reseed (CallSignature), defined in @az/core/src/rng.ts, does not have any documentation',
+      '//:check:api-docs: Document each exported symbol where it is declared (a /** ... */ comment: what it is, and briefly why).',
+      '@az/mcts:test:       Tests  40 passed (40)',
+      '//#check:api-docs:  ERROR  command (/w/) /usr/bin/npm run check:api-docs exited (1)',
+      'Failed:    //#check:api-docs',
+    ].join('\n');
+    expect(failureReport(log)).toEqual([...log.split('\n').slice(2, 5), ...log.split('\n').slice(6)]);
+  });
+
   it('repeats a test file that failed to load (vitest\'s "Failed Suites") and the failed tests after it', () => {
     const log = [
       '@az/nn:test: ⎯⎯⎯⎯⎯⎯ Failed Suites 1 ⎯⎯⎯⎯⎯⎯⎯',

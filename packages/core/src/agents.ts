@@ -3,6 +3,7 @@ import { Rng } from './rng.js';
 
 /** Plays a uniformly random legal action. The baseline every game has. */
 export class RandomAgent<S> implements Agent<S> {
+  /** The agent's name in arena results. */
   readonly name = 'random';
   private readonly rng: Rng;
   private readonly mask: Uint8Array;
@@ -15,6 +16,7 @@ export class RandomAgent<S> implements Agent<S> {
     this.mask = new Uint8Array(game.masker.actionSize);
   }
 
+  /** One uniformly random legal action per state. */
   async act(states: readonly S[]): Promise<Int32Array> {
     const out = new Int32Array(states.length);
     for (let i = 0; i < states.length; i++) out[i] = randomLegalAction(this.game, states[i], this.rng, this.mask);

@@ -2,14 +2,17 @@ import type { Agent, Game } from './game.js';
 import { randomLegalAction } from './agents.js';
 import { Rng } from './rng.js';
 
+/** The outcome of a match played by {@link playArena}: counts per agent, in lineup order. */
 export interface ArenaResult {
   /** Games finished and scored (aborted games are not among them). */
   readonly games: number;
   /** Per agent (in lineup order): sum of returns over its seats' games. */
   readonly totalReturn: Float64Array;
-  /** Per agent: games where its return was strictly the highest / tied highest / lower. */
+  /** Per agent: games where its return was strictly the highest. */
   readonly wins: Int32Array;
+  /** Per agent: games where its return tied for the highest with another seat's. */
   readonly draws: Int32Array;
+  /** Per agent: games where its return was below the highest. */
   readonly losses: Int32Array;
   /**
    * Per agent: the same counts split by the seat it held, each indexed by seat. In a game where a seat
@@ -24,9 +27,13 @@ export interface ArenaResult {
 
 /** One agent's scored games by seat: `wins[s]` counts the games it won while holding seat s. */
 export interface SeatTally {
+  /** Scored games played from each seat. */
   readonly games: Int32Array;
+  /** Wins from each seat (strictly the highest return). */
   readonly wins: Int32Array;
+  /** Draws from each seat (tied for the highest return). */
   readonly draws: Int32Array;
+  /** Losses from each seat (below the highest return). */
   readonly losses: Int32Array;
 }
 
@@ -54,6 +61,7 @@ export interface ArenaGameRecord {
  * `actSettled` stops the match; the games finished so far are the result.
  */
 export interface SettlingAgent<S> extends Agent<S> {
+  /** Like `act`, but a position the agent cannot answer gets an Error in its place instead of failing the call. */
   actSettled(states: readonly S[]): Promise<(number | Error)[]>;
 }
 
@@ -61,12 +69,15 @@ function isSettling<S>(agent: Agent<S>): agent is SettlingAgent<S> {
   return typeof (agent as Partial<SettlingAgent<S>>).actSettled === 'function';
 }
 
+/** How {@link playArena} seeds, reports and varies a match; every field is optional. */
 export interface ArenaOptions {
+  /** Seeds every game (see {@link arenaGameSeed}), so a match replays exactly; default 0. */
   readonly seed?: number;
   /** Called with each finished game and which agent sat in each seat. */
   readonly onGameEnd?: (finalState: unknown, seatAgent: Int32Array, record: ArenaGameRecord) => void;
   /** Called with each abandoned game. */
   readonly onGameAborted?: (record: ArenaGameRecord) => void;
+  /** Called after each game ends, scored or abandoned, with how many have ended so far (for progress bars). */
   readonly onProgress?: (finished: number) => void;
   /** The lineup of game g starts rotated by `g + rotationOffset` seats (to continue a match in chunks). */
   readonly rotationOffset?: number;

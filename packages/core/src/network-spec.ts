@@ -7,6 +7,7 @@ export type NetworkSpec = MlpSpec | ResNetSpec;
 
 /** Dense tower for flat inputs (any input shape is flattened). */
 export interface MlpSpec {
+  /** Tells the spec kinds apart. */
   readonly kind: 'mlp';
   /** Hidden layer widths, e.g. [64, 64]. */
   readonly hidden: readonly number[];
@@ -14,8 +15,11 @@ export interface MlpSpec {
 
 /** AlphaZero residual tower for spatial inputs (HWC): 3x3 stem, residual blocks with batch norm, two heads. */
 export interface ResNetSpec {
+  /** Tells the spec kinds apart. */
   readonly kind: 'resnet';
+  /** Channels of the stem and of every residual block. */
   readonly filters: number;
+  /** Residual blocks in the tower. */
   readonly blocks: number;
   /** 1x1 conv filters in the policy head (default 2). */
   readonly policyFilters?: number;
@@ -35,8 +39,11 @@ export interface ResNetSpec {
 
 /** Everything needed to rebuild a network: architecture plus the game's tensor sizes. */
 export interface NetworkConfig {
+  /** The architecture. */
   readonly spec: NetworkSpec;
+  /** The encoder's shape: [height, width, channels] or [n]. */
   readonly inputShape: readonly number[];
+  /** Length of the policy output: the masker's action count. */
   readonly actionSize: number;
   /** Length of the value output: the number of seats. */
   readonly numSeats: number;
@@ -48,9 +55,11 @@ export interface NetworkConfig {
  * writes `count * actionSize` policy logits and `count * numSeats` values (perspective-relative).
  */
 export interface InferenceModel {
+  /** The network's architecture and tensor sizes, which callers check against the game's. */
   readonly config: NetworkConfig;
   /** Which engine runs it, for logs ("wasm", "onnx", ...). */
   readonly backendName: string;
+  /** Runs `count` positions: writes their policy logits to `policyOut` and their values to `valueOut`. */
   predict(input: Float32Array, count: number, policyOut: Float32Array, valueOut: Float32Array): Promise<void>;
   /**
    * Optional: `predict` returning only the logits of listed actions. `actions` holds `count * width` action
@@ -61,5 +70,6 @@ export interface InferenceModel {
    * chess at 512 positions (~30 legal moves of 4,672), which the search would read ~1% of.
    */
   predictLegal?(input: Float32Array, count: number, actions: Int32Array, width: number, policyOut: Float32Array, valueOut: Float32Array): Promise<void>;
+  /** Frees the engine's memory and sessions; the model must not be used after. */
   dispose(): void;
 }

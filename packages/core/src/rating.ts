@@ -21,8 +21,11 @@ export function eloFromScore(score: number): number {
   return -400 * Math.log10(1 / score - 1);
 }
 
+/** A confidence interval, as returned by {@link wilsonInterval}. */
 export interface Interval {
+  /** Lower bound. */
   readonly low: number;
+  /** Upper bound. */
   readonly high: number;
 }
 
@@ -57,42 +60,59 @@ export function studentT975(df: number): number {
 }
 
 /** Results of player `a` against player `b` (from a's side). */
+/** The games two players played against each other, from `a`'s side: the input of {@link fitElo}. */
 export interface PairResult {
+  /** One player's name. */
   readonly a: string;
+  /** The other player's name. */
   readonly b: string;
+  /** Games `a` won. */
   readonly wins: number;
+  /** Games drawn. */
   readonly draws: number;
+  /** Games `a` lost. */
   readonly losses: number;
 }
 
+/** One player's rating in an {@link EloFit}. */
 export interface RatedPlayer {
+  /** The player's name, as in the results. */
   readonly name: string;
+  /** The fitted rating (the anchor's is fixed). */
   readonly elo: number;
   /** Standard error relative to the anchor (0 for the anchor). */
   readonly se: number;
-  /** 95% interval. */
+  /** Lower end of the 95% interval of `elo`. */
   readonly low: number;
+  /** Upper end of the 95% interval of `elo`. */
   readonly high: number;
+  /** Games the player played (the prior's virtual draws not counted). */
   readonly games: number;
   /** Score over all its games (draws half). */
   readonly score: number;
 }
 
+/** The result of {@link fitElo}: every player's rating relative to one anchor. */
 export interface EloFit {
   /** Best first. */
   readonly players: readonly RatedPlayer[];
+  /** The player whose rating was held fixed. */
   readonly anchor: string;
+  /** The anchor's fixed rating. */
   readonly anchorElo: number;
   /** Virtual draws added to every pair that played (keeps all-win records finite). */
   readonly priorDraws: number;
   /** Likelihood of superiority: `los[i][j]` = P(player i stronger than player j), in `players` order. */
   readonly los: readonly (readonly number[])[];
+  /** Newton steps taken before the fit converged (200 at most). */
   readonly iterations: number;
 }
 
+/** How {@link fitElo} anchors the scale and regularizes lopsided records. */
 export interface EloFitOptions {
   /** The player whose rating is fixed (default: the first name in `results`). */
   readonly anchor?: string;
+  /** The anchor's rating (default 0), e.g. a known engine's published Elo. */
   readonly anchorElo?: number;
   /**
    * Virtual draws added to each pair that played (default 1): without them a player who won every game
@@ -293,11 +313,16 @@ export function losFromRecord(wins: number, losses: number): number {
   return normalCdf((wins - losses) / Math.sqrt(wins + losses));
 }
 
+/** What an SPRT says to do: accept H0, accept H1, or play more games. */
 export type SprtDecision = 'H0' | 'H1' | 'continue';
 
+/** The state of a sequential probability ratio test after some games (see {@link sprt}). */
 export interface SprtResult {
+  /** The log-likelihood ratio of H1 against H0 so far. */
   readonly llr: number;
+  /** The bound at or below which H0 is accepted, log(beta / (1 - alpha)). */
   readonly lower: number;
+  /** The bound at or above which H1 is accepted, log((1 - beta) / alpha). */
   readonly upper: number;
   /** 'H1': the Elo difference is elo1 rather than elo0 (accept); 'H0': elo0 rather than elo1 (reject). */
   readonly decision: SprtDecision;

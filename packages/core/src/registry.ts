@@ -8,6 +8,10 @@ export const GAME_PLUGIN_TOKEN = Symbol.for('az:game-plugin');
 
 /** A plugin that cannot be registered (bad contract version, duplicate id, malformed traits). */
 export class PluginError extends Error {
+  /**
+   * @param pluginId The id of the plugin refused, so a caller loading many can say which one failed.
+   * @param message What is wrong, and how to fix it.
+   */
   constructor(
     readonly pluginId: string,
     message: string,
@@ -40,6 +44,10 @@ export function checkContractVersion(id: string, version: unknown): void {
  * mechanism. Tests use their own child container; the CLI uses the root one.
  */
 export class GameRegistry {
+  /**
+   * @param container The tsyringe container the plugins are registered in (default: the root container).
+   * @param ownGamesOnly Lists only the games registered in this container, not those of the containers above it.
+   */
   constructor(
     readonly container: DependencyContainer = rootContainer,
     /** Lists only the games registered in this container, not those of the containers above it. */
@@ -54,6 +62,7 @@ export class GameRegistry {
     return new GameRegistry(rootContainer.createChildContainer(), true);
   }
 
+  /** Adds a game; throws a PluginError for an invalid id, a contract version mismatch, bad seat counts or a duplicate id. */
   register<S>(plugin: GamePlugin<S>): void {
     const id = plugin?.traits?.id;
     if (typeof id !== 'string' || !ID_PATTERN.test(id)) {
@@ -68,15 +77,18 @@ export class GameRegistry {
     this.container.register(GAME_PLUGIN_TOKEN, { useValue: plugin });
   }
 
+  /** Whether a game with this id is registered. */
   has(id: string): boolean {
     return this.list().some((p) => p.traits.id === id);
   }
 
+  /** The registered games. */
   list(): GamePlugin[] {
     if (!this.container.isRegistered(GAME_PLUGIN_TOKEN, !this.ownGamesOnly)) return [];
     return this.container.resolveAll<GamePlugin>(GAME_PLUGIN_TOKEN);
   }
 
+  /** The game with this id; throws a PluginError naming the registered ids when there is none. */
   resolve(id: string): GamePlugin {
     const found = this.list().find((p) => p.traits.id === id);
     if (!found) {
@@ -100,20 +112,25 @@ export function resolveGameConfig(plugin: GamePlugin, rawConfig: Readonly<Record
   return plugin.finalizeConfig ? plugin.finalizeConfig(config) : config;
 }
 
+/** The registry on tsyringe's root container: where built-in games and loaded plugins register, and what the CLI reads. */
 export const defaultRegistry = new GameRegistry();
 
+/** {@link GameRegistry.register} on `registry` (default: {@link defaultRegistry}). */
 export function registerGame<S>(plugin: GamePlugin<S>, registry: GameRegistry = defaultRegistry): void {
   registry.register(plugin);
 }
 
+/** {@link GameRegistry.resolve} on `registry` (default: {@link defaultRegistry}). */
 export function resolveGame(id: string, registry: GameRegistry = defaultRegistry): GamePlugin {
   return registry.resolve(id);
 }
 
+/** {@link GameRegistry.list} on `registry` (default: {@link defaultRegistry}). */
 export function listGames(registry: GameRegistry = defaultRegistry): GamePlugin[] {
   return registry.list();
 }
 
+/** {@link GameRegistry.create} on `registry` (default: {@link defaultRegistry}): validates the config and creates the game. */
 export function createGame(id: string, rawConfig: Readonly<Record<string, unknown>> = {}, registry: GameRegistry = defaultRegistry): Game<unknown> {
   return registry.create(id, rawConfig);
 }

@@ -17,6 +17,7 @@ export class Rng {
     this.reseed(seed);
   }
 
+  /** Restarts the stream from `seed` (a string is hashed), as a new `Rng(seed)` would. */
   reseed(seed: number | string): void {
     let s = typeof seed === 'number' ? seed >>> 0 : hashString(seed);
     const next = (): number => {
@@ -34,6 +35,7 @@ export class Rng {
     for (let i = 0; i < 12; i++) this.nextUint32();
   }
 
+  /** The next raw output: a uniform integer in [0, 2^32). Every other draw is built on it. */
   nextUint32(): number {
     const t = (((this.a + this.b) >>> 0) + this.d) >>> 0;
     this.d = (this.d + 1) >>> 0;
@@ -124,10 +126,12 @@ export class Rng {
     return child;
   }
 
+  /** The four state words, to save in a checkpoint; `setState` resumes the stream exactly there. */
   getState(): [number, number, number, number] {
     return [this.a, this.b, this.c, this.d];
   }
 
+  /** Resumes the stream from words saved by `getState` (throws unless there are four). */
   setState(state: readonly number[]): void {
     if (state.length !== 4) throw new Error('Rng.setState: expected 4 words');
     [this.a, this.b, this.c, this.d] = state.map((x) => x >>> 0) as [number, number, number, number];

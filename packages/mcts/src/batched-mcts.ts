@@ -6,6 +6,10 @@ import { forcedPlayouts, prunedRootVisits } from './forced-playouts.js';
 import { GumbelSearch, type TreeArrays } from './gumbel.js';
 import { normalizeVisits } from './policy.js';
 
+/**
+ * Every setting of one search: the budget, the exploration terms and the root-selection rule. Callers pass
+ * a `Partial` and get the rest from {@link defaultSearchConfig}.
+ */
 export interface SearchConfig {
   /** New simulations per tree per `search` call. */
   readonly simulations: number;
@@ -78,6 +82,7 @@ export interface SearchConfig {
 /** How the root spends simulations: see `SearchConfig.rootSelection`. */
 export type RootSelection = 'puct' | 'gumbel';
 
+/** The self-play settings, which any field a caller leaves out is taken from. */
 export const defaultSearchConfig: SearchConfig = {
   simulations: 64,
   leavesPerTree: 8,
@@ -129,11 +134,17 @@ export interface SearchStats {
  * implements it over several worlds per slot. Self-play, agents and arenas only use this.
  */
 export interface SearchEngine<S> {
+  /** How many slots (games searched side by side) the engine holds. */
   readonly numTrees: number;
+  /** Running totals since the engine was built. */
   readonly stats: SearchStats;
+  /** Average positions per evaluator call so far: how well the batching works. */
   readonly averageBatchSize: number;
+  /** Starts the slot's search afresh at a copy of `state`. */
   setRoot(slot: number, state: S): void;
+  /** Takes the slot out of the search (e.g. its game ended), so `search` skips it. */
   clearTree(slot: number): void;
+  /** Whether the slot has a root, i.e. takes part in `search`. */
   hasTree(slot: number): boolean;
   /** The real game moved on by `action` to `nextState`; keep what can be kept. */
   advance(slot: number, action: number, nextState: S): void;
@@ -185,8 +196,11 @@ const NO_ACTIONS: ArrayLike<number> = new Int32Array(0);
  * and hold no state (`states[n]` undefined), so expansion writes a child's fields but never clears its state.
  */
 export class BatchedMcts<S> implements SearchEngine<S> {
+  /** How many trees (one per game or world searched) this instance holds. */
   readonly numTrees: number;
+  /** The settings in force: {@link defaultSearchConfig} with the constructor's overrides. */
   readonly config: SearchConfig;
+  /** Running totals since construction. */
   readonly stats: SearchStats = { evaluations: 0, evaluatorCalls: 0, simulations: 0, collisions: 0, capacityHits: 0 };
 
   private readonly P: number;
@@ -250,6 +264,12 @@ export class BatchedMcts<S> implements SearchEngine<S> {
   /** Gumbel root search state (`rootSelection: 'gumbel'`), else null. */
   private readonly gumbel: GumbelSearch | null;
 
+  /**
+   * @param game The rules searched.
+   * @param evaluator Scores the leaves of every step in one call.
+   * @param numTrees How many roots are searched side by side.
+   * @param config Overrides of {@link defaultSearchConfig}.
+   */
   constructor(
     readonly game: Game<S>,
     readonly evaluator: Evaluator<S>,
@@ -350,6 +370,7 @@ export class BatchedMcts<S> implements SearchEngine<S> {
     this.resetDepth(tree);
   }
 
+  /** Whether tree `tree` has a root (has been set and not cleared). */
   hasTree(tree: number): boolean {
     return this.hasRoot[tree] === 1;
   }
@@ -451,6 +472,7 @@ export class BatchedMcts<S> implements SearchEngine<S> {
     }
   }
 
+  /** Visits of tree `tree`'s root: the simulations spent on its current position so far (a UCI node budget counts them). */
   rootVisits(tree: number): number {
     return this.visits[this.rootOf[tree]];
   }
@@ -484,7 +506,14 @@ export class BatchedMcts<S> implements SearchEngine<S> {
    * own first evaluation is depth 0, a root child 1; a simulation ending at a terminal or proven node
    * counts that node's depth). UCI engines report these as `depth` and `seldepth`.
    */
-  searchDepth(tree: number): { readonly simulations: number; readonly mean: number; readonly max: number } {
+  searchDepth(tree: number): {
+    /** Simulations counted. */
+    readonly simulations: number;
+    /** Mean leaf depth, in plies below the root (0 before any simulation). */
+    readonly mean: number;
+    /** Deepest leaf reached, in plies below the root. */
+    readonly max: number;
+  } {
     const simulations = this.depthSims[tree];
     return { simulations, mean: simulations > 0 ? this.depthSum[tree] / simulations : 0, max: this.depthMax[tree] };
   }

@@ -1,8 +1,11 @@
 import type { Game } from '@az/core';
 import type { Evaluator, LeafBatch } from './evaluator.js';
 
+/** A `CachingEvaluator`'s running counts, to judge whether the cache pays for its memory. */
 export interface EvaluationCacheStats {
+  /** Leaves asked about. */
   lookups: number;
+  /** Leaves answered without a position sent to the inner evaluator (found in the cache, or repeated in the same batch). */
   hits: number;
 }
 
@@ -20,6 +23,7 @@ export interface EvaluationCacheStats {
 export class CachingEvaluator<S> implements Evaluator<S> {
   readonly needsInputs: boolean;
   readonly needsMasks: boolean;
+  /** Running counts since construction (not reset by `clear`). */
   readonly stats: EvaluationCacheStats = { lookups: 0, hits: 0 };
   private readonly index = new Map<string, number>();
   private readonly keys: (string | undefined)[];
@@ -31,6 +35,12 @@ export class CachingEvaluator<S> implements Evaluator<S> {
   private source = new Int32Array(0);
   private readonly pending = new Map<string, number>();
 
+  /**
+   * @param game Supplies `hash` (the cache key) and the buffer sizes.
+   * @param inner The evaluator asked about positions not in the cache.
+   * @param capacity Most positions kept.
+   * @param generation Read on every call; when its value changes (a new network) the cache empties.
+   */
   constructor(
     private readonly game: Game<S>,
     private readonly inner: Evaluator<S>,
@@ -51,16 +61,19 @@ export class CachingEvaluator<S> implements Evaluator<S> {
     return this.stats.lookups ? this.stats.hits / this.stats.lookups : 0;
   }
 
+  /** Positions held now. */
   get size(): number {
     return this.index.size;
   }
 
+  /** Forgets every position (the stats are kept). */
   clear(): void {
     this.index.clear();
     this.keys.fill(undefined);
     this.next = 0;
   }
 
+  /** Answers cached leaves by copy and sends the rest, each position once, to the inner evaluator in one call. */
   async evaluate(batch: LeafBatch<S>): Promise<void> {
     const gen = this.generation();
     if (gen !== this.lastGeneration) {

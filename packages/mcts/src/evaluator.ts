@@ -6,8 +6,11 @@ import { Rng, randomPlayoutReturns } from '@az/core';
  * between calls; an evaluator reads `count` entries and writes `policyLogits` and `values`.
  */
 export interface LeafBatch<S> {
+  /** Leaves in this call; the buffers may be longer (they are sized for the largest batch). */
   readonly count: number;
+  /** The game's action count: the row width of `masks` and `policyLogits`. */
   readonly actionSize: number;
+  /** The game's seat count: the row width of `values`. */
   readonly numSeats: number;
   /** `states[i]` is leaf i (do not keep or mutate). */
   readonly states: readonly S[];
@@ -50,6 +53,7 @@ export interface Evaluator<S> {
    * false, rows are full. Wrappers that copy rows of logits must leave it unset or handle both layouts.
    */
   readonly legalLogits?: boolean;
+  /** Writes the batch's policy logits and values for its first `count` leaves; the search awaits it before backing up. */
   evaluate(batch: LeafBatch<S>): Promise<void> | void;
 }
 

@@ -23,6 +23,7 @@ export interface TreeArrays {
   readonly virtualLoss: number;
 }
 
+/** The three Gumbel root-search settings of `SearchConfig`, checked together by {@link checkGumbelSettings}. */
 export interface GumbelSettings {
   /** m: root actions sampled (Gumbel-top-k) and searched by sequential halving. */
   readonly gumbelConsideredActions: number;

@@ -12,13 +12,17 @@ export function defaultPlaySimulations(plugin: GamePlugin): number {
   return plugin.training?.playSimulations ?? Math.max(100, plugin.training?.simulations ?? 0);
 }
 
+/** What `MctsAgent.create` may change from its defaults. */
 export interface MctsAgentOptions {
+  /** The agent's name in arena results (default 'mcts'). */
   readonly name?: string;
   /** Trees searched together per evaluator call (states beyond it are searched in chunks). */
   readonly maxBatchTrees?: number;
+  /** Overrides of the search settings (root noise is off unless set here). */
   readonly search?: Partial<SearchConfig>;
   /** 0 = most visited move. */
   readonly temperature?: number;
+  /** Seeds the search and the move sampling, so a run can be repeated. */
   readonly seed?: number;
 }
 
@@ -32,6 +36,13 @@ export class MctsAgent<S> implements Agent<S> {
   private readonly counts: Float32Array;
   private readonly rng: Rng;
 
+  /**
+   * @param name The agent's name in arena results.
+   * @param engine The search; its slots bound how many states are searched at once.
+   * @param actionSize The game's action count.
+   * @param temperature 0 plays the most visited move; above 0 samples from the visit counts.
+   * @param seed Seeds the move sampling.
+   */
   constructor(
     readonly name: string,
     private readonly engine: SearchEngine<S>,
@@ -50,10 +61,12 @@ export class MctsAgent<S> implements Agent<S> {
     return new MctsAgent(options.name ?? 'mcts', engine, game.masker.actionSize, options.temperature ?? 0, seed);
   }
 
+  /** The search's running totals, for logs. */
   get stats(): SearchEngine<S>['stats'] {
     return this.engine.stats;
   }
 
+  /** Searches every state (in chunks of the engine's slot count) and returns one move per state. */
   async act(states: readonly S[]): Promise<Int32Array> {
     const out = new Int32Array(states.length);
     const B = this.engine.numTrees;

@@ -9,6 +9,12 @@ import { topLegalAction } from './policy.js';
 export class PolicyAgent<S> implements Agent<S> {
   private readonly batch: LeafBatch<S> & { count: number; states: S[] };
 
+  /**
+   * @param name The agent's name in arena results.
+   * @param game The rules, for the legal moves and the encoding.
+   * @param evaluator The policy, usually a `NetworkEvaluator`.
+   * @param batchSize States evaluated per call.
+   */
   constructor(
     readonly name: string,
     private readonly game: Game<S>,
@@ -30,6 +36,7 @@ export class PolicyAgent<S> implements Agent<S> {
     };
   }
 
+  /** The highest-rated legal move of each state, evaluated in batches; throws on a finished game. */
   async act(states: readonly S[]): Promise<Int32Array> {
     const { game, batch } = this;
     const A = batch.actionSize;

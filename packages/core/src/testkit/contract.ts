@@ -49,6 +49,7 @@ const CUSTOM_KIND = /^custom:[a-z0-9][a-z0-9-]*$/;
 import { checkContractVersion } from '../registry.js';
 import { Rng } from '../rng.js';
 
+/** The name of one promise the contract kit checks (listed, with what each checks, at the top of this module). */
 export type ContractCheck =
   | 'plugin'
   | 'shape'
@@ -66,6 +67,7 @@ export type ContractCheck =
   | 'view'
   | 'bots';
 
+/** How hard {@link testGameContract} tries: how many games, which config, how many states checked deeply. */
 export interface GameContractOptions<S> {
   /** Raw game config (as from `--config`), validated with the plugin's schema. Default: all defaults. */
   readonly config?: Readonly<Record<string, unknown>>;
@@ -100,12 +102,17 @@ export interface GameContractOptions<S> {
   readonly hiddenSamples?: number;
 }
 
+/** What {@link testGameContract} did when nothing failed, so a test can assert that no check was skipped. */
 export interface GameContractReport {
+  /** The plugin's game id. */
   readonly gameId: string;
+  /** The config the game was created with, after validation. */
   readonly config: ResolvedConfig;
+  /** Random games played. */
   readonly playouts: number;
   /** Actions played in all playouts. */
   readonly moves: number;
+  /** Actions in the longest playout, to compare with the game's declared maximum length. */
   readonly longestGame: number;
   /** How many times each check ran (a check that ran 0 times did not apply or was skipped). */
   readonly checks: Readonly<Record<ContractCheck, number>>;
@@ -115,6 +122,13 @@ export interface GameContractReport {
 
 /** A broken promise of the game contract. `check` names it; the message says where and how to replay. */
 export class ContractViolation extends Error {
+  /**
+   * @param gameId The game whose plugin broke the contract.
+   * @param check Which promise it broke.
+   * @param message Where and how.
+   * @param seed Seed of the playout it happened in, when it happened in one.
+   * @param move Actions played in that playout before it happened.
+   */
   constructor(
     readonly gameId: string,
     readonly check: ContractCheck,

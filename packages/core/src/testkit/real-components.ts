@@ -9,7 +9,9 @@ import { delimiter, join } from 'node:path';
 /** Where Debian puts binaries that root's PATH may not hold (stockfish lives in /usr/games). */
 const EXTRA_DIRS = ['/usr/games', '/usr/local/games', '/usr/sbin', '/usr/bin'];
 
+/** A looked-up component: where it is, or why the suite that needs it is skipped. */
 export interface RealComponent {
+  /** The component's name, as asked for. */
   readonly name: string;
   /** Absolute path of the executable, or undefined when it is not installed. */
   readonly path: string | undefined;

@@ -8,6 +8,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+/** How {@link RedisServerProcess.start} runs the server. */
 export interface RedisServerOptions {
   /** The redis-server executable (from realComponent). */
   readonly executable: string;
@@ -23,8 +24,9 @@ export interface RedisServerOptions {
 export interface TestCertificates {
   /** The CA certificate clients trust. */
   readonly caFile: string;
-  /** The server certificate (for 127.0.0.1 and localhost) and its key. */
+  /** The server certificate, for 127.0.0.1 and localhost. */
   readonly certFile: string;
+  /** The server certificate's private key. */
   readonly keyFile: string;
 }
 
@@ -57,16 +59,23 @@ export function freePort(): Promise<number> {
   });
 }
 
+/**
+ * A redis-server child process on its own port and directory, for tests that need a real Redis (the
+ * trainer's distributed transport); `dispose` stops it and removes its directory.
+ */
 export class RedisServerProcess {
   private child: ChildProcess | null = null;
   private exited: Promise<void> | null = null;
 
   private constructor(
     private readonly options: RedisServerOptions,
+    /** The loopback port it listens on. */
     readonly port: number,
+    /** Its working directory (the append-only file lives here), deleted by `dispose`. */
     readonly dir: string,
   ) {}
 
+  /** Picks a free port and a fresh directory, starts the server and resolves once it accepts connections. */
   static async start(options: RedisServerOptions): Promise<RedisServerProcess> {
     const server = new RedisServerProcess(options, await freePort(), mkdtempSync(join(tmpdir(), 'az-redis-')));
     await server.launch();
@@ -78,6 +87,7 @@ export class RedisServerProcess {
     return `${this.options.tls ? 'rediss' : 'redis'}://${auth ? `${auth}@` : ''}127.0.0.1:${this.port}/0`;
   }
 
+  /** The server's process id while it runs, else undefined. */
   get pid(): number | undefined {
     return this.child?.pid;
   }

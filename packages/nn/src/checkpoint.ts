@@ -16,10 +16,10 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { ResolvedConfig } from '@az/core';
-import { exportOnnx } from './onnx-export.js';
+import { exportOnnx } from './onnx/onnx-export.js';
 import type { NetworkConfig } from '@az/core';
 import { tf } from './tf.js';
-import { checkModelMatchesConfig, ModelShapeError } from './tfjs-model.js';
+import { checkModelMatchesConfig, ModelShapeError } from './tfjs/tfjs-model.js';
 import { CheckpointError, errorMessage, faultPoint, isNotFound, moveIntoPlace, readBytesOrNull, readTextOrNull, refuseToClobber, sha256, syncDirectory, toArrayBuffer, writeFileSynced } from './checkpoint-files.js';
 
 import { isFileList, manifestProblem, nonFiniteWeight, type CheckpointFileEntry } from './checkpoint-checks.js';

@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { initBackend } from './backend.js';
 import { loadCheckpoint, saveCheckpoint } from './checkpoint.js';
-import { createInferenceModelFor, openCheckpointInference, splitBackendChoice } from './inference-backend.js';
+import { createInferenceModelFor, openCheckpointInference, splitBackendChoice } from './engine-registry.js';
 import { buildModel } from './model.js';
-import { exportOnnx } from './onnx-export.js';
-import { OnnxInferenceModel, OnnxUnavailableError, setOnnxRuntimeImporterForTests } from './onnx-model.js';
+import { exportOnnx } from './onnx/onnx-export.js';
+import { OnnxInferenceModel, OnnxUnavailableError, setOnnxRuntimeImporterForTests } from './onnx/onnx-model.js';
 import type { InferenceModel, NetworkConfig } from '@az/core';
-import { TfjsInferenceModel } from './tfjs-model.js';
+import { TfjsInferenceModel } from './tfjs/tfjs-model.js';
 import { TINY_RESNET, randomArray } from './test-nets.js';
 
 const brokenOrt = async (): Promise<never> => {

@@ -16,11 +16,11 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { BACKEND_NAMES, currentBackend, initBackend, type BackendName } from './backend.js';
 import { ONNX_MODEL_FILE, loadCheckpoint, readCheckpointManifest, verifyCheckpointFiles, type CheckpointExpectation, type CheckpointManifest } from './checkpoint.js';
-import { exportOnnx } from './onnx-export.js';
-import { OnnxInferenceModel, OnnxUnavailableError, type OnnxThread } from './onnx-model.js';
+import { exportOnnx } from './onnx/onnx-export.js';
+import { OnnxInferenceModel, OnnxUnavailableError, type OnnxThread } from './onnx/onnx-model.js';
 import type { InferenceModel, NetworkConfig } from '@az/core';
 import type { tf } from './tf.js';
-import { TfjsInferenceModel } from './tfjs-model.js';
+import { TfjsInferenceModel } from './tfjs/tfjs-model.js';
 
 export type InferenceBackendName = 'auto' | 'onnx' | 'onnx-cuda' | 'tfjs';
 export const INFERENCE_BACKEND_NAMES: readonly InferenceBackendName[] = ['auto', 'onnx', 'onnx-cuda', 'tfjs'];

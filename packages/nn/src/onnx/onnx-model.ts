@@ -14,7 +14,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type * as Ort from 'onnxruntime-node';
-import { POLICY_OUTPUT_NAME, VALUE_OUTPUT_NAME } from './model.js';
+import { POLICY_OUTPUT_NAME, VALUE_OUTPUT_NAME } from '../model.js';
 import { ONNX_INPUT_NAME } from './onnx-export.js';
 import { LEGAL_INPUT_NAME, LEGAL_OUTPUT_NAME, openOnnxSession } from './onnx-legal.js';
 import type { OnnxValueMetadata, OnnxWorkerBuffers, OnnxWorkerFault, OnnxWorkerInit, OnnxWorkerReply, OnnxWorkerRequest } from './onnx-worker-protocol.js';
@@ -409,7 +409,7 @@ class InThreadRunner implements OnnxRunner {
 function onnxWorkerScript(): string {
   const here = fileURLToPath(import.meta.url);
   if (!here.endsWith('.ts')) return fileURLToPath(new URL('./onnx-worker.js', import.meta.url));
-  const built = fileURLToPath(new URL('../dist/onnx-worker.js', import.meta.url));
+  const built = fileURLToPath(new URL('../../dist/onnx/onnx-worker.js', import.meta.url));
   if (!existsSync(built)) throw new Error(`the onnxruntime worker ${built} is missing: build @az/nn first (npx turbo run build --filter=@az/nn)`);
   return built;
 }

@@ -1,29 +1,32 @@
 /**
- * Choosing the inference engine. tfjs trains (wasm on a CPU, tfjs-node-gpu on a GPU box); the search's
- * network calls (self-play, `az play`, `az eval`) go to onnxruntime whenever it loads, because it is
- * several times faster than tfjs on a CPU, and to tfjs otherwise.
+ * The inference engines and how one is chosen. tfjs trains (wasm on a CPU, tfjs-node-gpu on a GPU box); the
+ * search's network calls (self-play, `az play`, `az eval`) go to an engine of this registry:
  *
- *   auto       onnxruntime on the CPU if it loads; else tfjs (the reason is logged)
- *   onnx       onnxruntime on the CPU; OnnxUnavailableError if it cannot load
- *   onnx-cuda  onnxruntime with the CUDA 12 provider; OnnxUnavailableError if it is missing
- *   tfjs       the LayersModel on the current tfjs backend
+ *   name       priority  runs on
+ *   onnx       100       onnxruntime on the CPU (onnx/onnx-engine.ts)
+ *   onnx-cuda  -         onnxruntime with the CUDA 12 provider; only when named
+ *   tfjs       0         the LayersModel on the current tfjs backend (tfjs/tfjs-engine.ts)
  *
- * The command line has one `--backend` flag for both engines (`BACKEND_CHOICES`): a tfjs backend name
- * (cpu, wasm, node, gpu) runs everything on tfjs; `onnx`/`onnx-cuda` pick the inference engine and leave
- * training on tfjs's `auto`; `auto` is auto for both.
+ * `auto` tries the engines with a priority, highest first, and takes the first that is available and
+ * opens, saying through `log` why it passed over the others; a named engine opens or throws.
+ *
+ * The command line has one `--backend` flag for the tfjs backend and the engine (`BACKEND_CHOICES`;
+ * docs/backends.md): a tfjs backend name (cpu, wasm, node, gpu) runs everything on tfjs; `onnx`/`onnx-cuda`
+ * pick the engine and leave training on tfjs's `auto`; `auto` is auto for both.
  */
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { NetworkConfig } from '@az/core';
 import { BACKEND_NAMES, currentBackend, initBackend, type BackendName } from './backend.js';
-import { ONNX_MODEL_FILE, loadCheckpoint, readCheckpointManifest, verifyCheckpointFiles, type CheckpointExpectation, type CheckpointManifest } from './checkpoint.js';
-import { exportOnnx } from './onnx/onnx-export.js';
-import { OnnxInferenceModel, OnnxUnavailableError, type OnnxThread } from './onnx/onnx-model.js';
-import type { InferenceModel, NetworkConfig } from '@az/core';
+import { loadCheckpoint, readCheckpointManifest, verifyCheckpointFiles, type CheckpointExpectation, type CheckpointManifest } from './checkpoint.js';
+import { EngineUnavailableError, type InferenceEngine, type InferenceEngineChoice, type InferenceEngineEntry, type InferenceEngineOptions } from './engine.js';
+import { ONNX_CUDA_ENGINE, ONNX_ENGINE } from './onnx/onnx-engine.js';
 import type { tf } from './tf.js';
-import { TfjsInferenceModel } from './tfjs/tfjs-model.js';
+import { TFJS_ENGINE } from './tfjs/tfjs-engine.js';
 
-export type InferenceBackendName = 'auto' | 'onnx' | 'onnx-cuda' | 'tfjs';
-export const INFERENCE_BACKEND_NAMES: readonly InferenceBackendName[] = ['auto', 'onnx', 'onnx-cuda', 'tfjs'];
+/** Every engine, in the order `--help` lists them. */
+export const INFERENCE_ENGINES: readonly InferenceEngineEntry[] = [ONNX_ENGINE, ONNX_CUDA_ENGINE, TFJS_ENGINE];
+export const INFERENCE_ENGINE_CHOICES: readonly InferenceEngineChoice[] = ['auto', ...INFERENCE_ENGINES.map((e) => e.name)];
 
 /** What `--backend` accepts: a tfjs backend (training and inference on tfjs), or an onnx inference engine. */
 export type BackendChoice = BackendName | 'onnx' | 'onnx-cuda';
@@ -34,119 +37,121 @@ export const BACKEND_CHOICES: readonly BackendChoice[] = [...BACKEND_NAMES, 'onn
  * `auto` -> (auto, auto); `onnx`/`onnx-cuda` -> (auto, that); `cpu`/`wasm`/`node`/`gpu` -> (that, tfjs),
  * since naming a tfjs backend asks for tfjs.
  */
-export function splitBackendChoice(choice: BackendChoice): { readonly training: BackendName; readonly inference: InferenceBackendName } {
-  if (choice === 'onnx' || choice === 'onnx-cuda') return { training: 'auto', inference: choice };
-  if (choice === 'auto') return { training: 'auto', inference: 'auto' };
+export function splitBackendChoice(choice: BackendChoice): { readonly training: BackendName; readonly engine: InferenceEngineChoice } {
+  if (choice === 'onnx' || choice === 'onnx-cuda') return { training: 'auto', engine: choice };
+  if (choice === 'auto') return { training: 'auto', engine: 'auto' };
   if (!BACKEND_NAMES.includes(choice)) throw new RangeError(`unknown backend '${String(choice)}' (choose one of ${BACKEND_CHOICES.join(', ')})`);
-  return { training: choice, inference: 'tfjs' };
-}
-
-export interface InferenceModelOptions {
-  /** Default 'auto'. */
-  readonly backend?: InferenceBackendName;
-  /** onnxruntime intra-op threads (default: the cores available to the process; 1 per process when N processes share N cores). */
-  readonly threads?: number;
-  /** Which thread runs onnxruntime (default 'main'; see `OnnxThread`). tfjs ignores it. */
-  readonly onnxThread?: OnnxThread;
-  /**
-   * Whether the returned model may take the LayersModel (default false). With onnx the graph holds a copy of
-   * the weights, so an owned LayersModel is disposed at once; with tfjs, `dispose()` disposes it.
-   */
-  readonly ownsModel?: boolean;
-  /** An ONNX graph already exported from these weights (skips exporting again). */
-  readonly onnx?: Uint8Array;
-  /** Where `auto` reports falling back to tfjs (default console.warn). */
-  readonly log?: (message: string) => void;
+  return { training: choice, engine: 'tfjs' };
 }
 
 /**
- * An InferenceModel for `model`'s current weights on the chosen engine. With onnx the weights are exported
- * (a snapshot: later training does not reach the session; call again to refresh). `auto` falls back to a
- * TfjsInferenceModel when onnxruntime cannot be used, saying why through `log`.
+ * The engines `choice` may open, in the order to try them: the named one, or for `auto` those with a
+ * priority, highest first. A RangeError names an unknown choice.
  */
-export async function createInferenceModelFor(model: tf.LayersModel, config: NetworkConfig, options: InferenceModelOptions = {}): Promise<InferenceModel> {
-  const backend = options.backend ?? 'auto';
-  checkInferenceBackend(backend);
-  const ownsModel = options.ownsModel ?? false;
-  if (backend !== 'tfjs') {
+export function engineCandidates(choice: InferenceEngineChoice, engines: readonly InferenceEngineEntry[] = INFERENCE_ENGINES): readonly InferenceEngineEntry[] {
+  if (choice === 'auto') {
+    const ranked = engines.filter((e) => e.priority !== null).sort((a, b) => (b.priority ?? 0) - (a.priority ?? 0));
+    if (ranked.length === 0) throw new RangeError(`no inference engine for 'auto': none of ${engines.map((e) => e.name).join(', ')} has a priority; name one`);
+    return ranked;
+  }
+  const entry = engines.find((e) => e.name === choice);
+  if (!entry) throw new RangeError(`unknown inference engine '${String(choice)}' (choose one of auto, ${engines.map((e) => e.name).join(', ')})`);
+  return [entry];
+}
+
+export interface OpenEngineOptions extends InferenceEngineOptions {
+  /** Default 'auto'. */
+  readonly engine?: InferenceEngineChoice;
+}
+
+/**
+ * The network `model` on the chosen engine, at `options.weightsVersion`; `refresh` follows the model's later
+ * weights. `auto` passes over an engine that is unavailable or fails to open, saying why through `log`.
+ */
+export async function openInferenceEngine(model: tf.LayersModel, config: NetworkConfig, options: OpenEngineOptions = {}): Promise<InferenceEngine> {
+  return openOnModel(engineCandidates(options.engine ?? 'auto'), model, config, options);
+}
+
+/** The first of `candidates` that is available and opens on `model`; the last one's error is thrown. */
+export async function openOnModel(candidates: readonly InferenceEngineEntry[], model: tf.LayersModel, config: NetworkConfig, options: InferenceEngineOptions): Promise<InferenceEngine> {
+  for (let i = 0; ; i++) {
+    const entry = candidates[i]!;
+    const next = candidates[i + 1];
+    if (next === undefined) return entry.open(model, config, options);
+    const availability = await entry.available();
+    if (!availability.available) {
+      passOver(options, entry, next, availability.reason);
+      continue;
+    }
     try {
-      const graph = options.onnx ?? exportOnnx(model, config);
-      const onnx = await openOnnx(graph, config, backend, options);
-      if (ownsModel) model.dispose();
-      return onnx;
+      return await entry.open(model, config, options);
     } catch (err) {
-      if (backend !== 'auto') throw err;
-      (options.log ?? console.warn)(`inference on tfjs (${currentBackend()?.name ?? 'current backend'}), not onnxruntime: ${errorMessage(err)}`);
+      passOver(options, entry, next, errorMessage(err));
     }
   }
-  return new TfjsInferenceModel(model, config, { ownsModel });
 }
 
-/** onnxruntime on the chosen provider ('auto' means the CPU). */
-function openOnnx(
-  graph: Uint8Array | string,
-  config: NetworkConfig,
-  backend: Exclude<InferenceBackendName, 'tfjs'>,
-  options: Pick<InferenceModelOptions, 'threads' | 'onnxThread'>,
-): Promise<OnnxInferenceModel> {
-  return OnnxInferenceModel.create(graph, config, { threads: options.threads, thread: options.onnxThread, executionProvider: backend === 'onnx-cuda' ? 'cuda' : 'cpu' });
+function passOver(options: Pick<InferenceEngineOptions, 'log'>, entry: InferenceEngineEntry, next: InferenceEngineEntry, reason: string): void {
+  (options.log ?? console.warn)(`inference on ${next.label()}, not ${entry.label()}: ${reason}`);
 }
 
-export interface CheckpointInferenceOptions extends Omit<InferenceModelOptions, 'ownsModel' | 'onnx'> {
+export interface CheckpointInferenceOptions extends Omit<OpenEngineOptions, 'ownsModel' | 'onnx'> {
   readonly expect?: CheckpointExpectation;
 }
 
 export interface CheckpointInference {
   readonly manifest: CheckpointManifest;
-  readonly inference: InferenceModel;
-  /** Where the network came from: the checkpoint's model.onnx, or its tfjs weights (exported or run on tfjs). */
-  readonly source: 'model.onnx' | 'tfjs';
+  /** The network, at the checkpoint's weights version. */
+  readonly inference: InferenceEngine;
+  /** Where the network came from: an engine's own file (the checkpoint's model.onnx), or its tfjs weights (run on tfjs or exported). */
+  readonly source: string;
 }
 
 /**
- * Opens a checkpoint for inference. onnx (or auto, when onnxruntime loads) uses the checkpoint's model.onnx
- * directly, without building a tfjs model; a checkpoint without one (written before az exported ONNX) is
- * exported from its tfjs weights. tfjs, or auto without onnxruntime, loads the tfjs model on the current tfjs
- * backend (initialising `auto` if none was chosen yet). Checkpoint problems are CheckpointErrors.
+ * Opens a checkpoint for inference. An engine with a file of its own in the checkpoint (onnx: model.onnx)
+ * opens it without building the tfjs model; without one (a checkpoint written before az exported ONNX), or
+ * with one the engine refuses (corrupt, written by a future az: logged), the engines open on the
+ * checkpoint's tfjs weights, loaded on the current tfjs backend (`auto` if none was chosen). Checkpoint
+ * problems are CheckpointErrors.
  */
-export async function openCheckpointInference(dir: string, options: CheckpointInferenceOptions = {}): Promise<CheckpointInference> {
-  const backend = options.backend ?? 'auto';
-  checkInferenceBackend(backend);
+export async function openCheckpointInference(dir: string, options: CheckpointInferenceOptions = {}, engines: readonly InferenceEngineEntry[] = INFERENCE_ENGINES): Promise<CheckpointInference> {
+  const candidates = engineCandidates(options.engine ?? 'auto', engines);
   const target = resolve(dir);
   const manifest = await readCheckpointManifest(target, options.expect);
   // Every file the manifest lists is checked, not only the one opened: a damaged checkpoint is refused whole.
   await verifyCheckpointFiles(target, manifest);
-  const onnxPath = join(target, ONNX_MODEL_FILE);
   const log = options.log ?? console.warn;
-  if (backend !== 'tfjs' && existsSync(onnxPath)) {
-    try {
-      return { manifest, inference: await openOnnx(onnxPath, manifest.network, backend, options), source: ONNX_MODEL_FILE };
-    } catch (err) {
-      if (!(err instanceof OnnxUnavailableError)) {
-        // A graph onnxruntime refuses (corrupt file, written by a future az): export the tfjs weights instead.
-        log(`${onnxPath} is unusable (${errorMessage(err)}); exporting the checkpoint's tfjs weights instead`);
-      } else if (backend === 'auto') {
-        log(`inference on tfjs, not onnxruntime: ${err.message}`);
-        return { manifest, inference: await tfjsFromCheckpoint(target, options.expect, 'tfjs'), source: 'tfjs' };
-      } else {
-        throw err;
+  const engineOptions: InferenceEngineOptions = { ...options, weightsVersion: manifest.weightsVersion };
+  for (let i = 0; i < candidates.length; i++) {
+    const entry = candidates[i]!;
+    const next = candidates[i + 1];
+    if (next !== undefined) {
+      const availability = await entry.available();
+      if (!availability.available) {
+        passOver(options, entry, next, availability.reason);
+        continue;
       }
     }
+    const file = entry.checkpointFile;
+    const path = file ? join(target, file.name) : null;
+    if (file && path && existsSync(path)) {
+      try {
+        return { manifest, inference: await file.open(path, manifest.network, engineOptions), source: file.name };
+      } catch (err) {
+        if (err instanceof EngineUnavailableError) {
+          if (next === undefined) throw err;
+          passOver(options, entry, next, err.message);
+          continue;
+        }
+        log(`${path} is unusable (${errorMessage(err)}); exporting the checkpoint's tfjs weights instead`);
+      }
+    }
+    // This engine and those after it, on the tfjs weights.
+    if (currentBackend() === null) await initBackend('auto');
+    const { model } = await loadCheckpoint(target, options.expect);
+    return { manifest, inference: await openOnModel(candidates.slice(i), model, manifest.network, { ...engineOptions, ownsModel: true }), source: 'tfjs' };
   }
-  return { manifest, inference: await tfjsFromCheckpoint(target, options.expect, backend, options), source: 'tfjs' };
-}
-
-/** The checkpoint's tfjs model (on the current tfjs backend, `auto` if none was chosen), as `backend` inference. */
-async function tfjsFromCheckpoint(target: string, expect: CheckpointExpectation | undefined, backend: InferenceBackendName, options: InferenceModelOptions = {}): Promise<InferenceModel> {
-  if (currentBackend() === null) await initBackend('auto');
-  const { model, manifest } = await loadCheckpoint(target, expect);
-  return createInferenceModelFor(model, manifest.network, { ...options, backend, ownsModel: true });
-}
-
-function checkInferenceBackend(backend: InferenceBackendName): void {
-  if (!INFERENCE_BACKEND_NAMES.includes(backend)) {
-    throw new RangeError(`unknown inference backend '${String(backend)}' (choose one of ${INFERENCE_BACKEND_NAMES.join(', ')})`);
-  }
+  throw new Error(`no inference engine opened ${target}`);
 }
 
 function errorMessage(err: unknown): string {

@@ -77,14 +77,26 @@ export {
   type OnnxThread,
 } from './onnx/onnx-model.js';
 export {
-  createInferenceModelFor,
+  openInferenceEngine,
   openCheckpointInference,
+  engineCandidates,
   splitBackendChoice,
-  INFERENCE_BACKEND_NAMES,
+  INFERENCE_ENGINES,
+  INFERENCE_ENGINE_CHOICES,
   BACKEND_CHOICES,
-  type InferenceBackendName,
   type BackendChoice,
-  type InferenceModelOptions,
+  type OpenEngineOptions,
   type CheckpointInferenceOptions,
   type CheckpointInference,
 } from './engine-registry.js';
+export {
+  EngineUnavailableError,
+  type InferenceEngine,
+  type InferenceEngineName,
+  type InferenceEngineChoice,
+  type InferenceEngineEntry,
+  type InferenceEngineOptions,
+  type InferenceWorkload,
+  type EngineAvailability,
+} from './engine.js';
+export { onnxThreadFor, ONNX_WORKER_MIN_OUTPUT_BYTES } from './onnx/onnx-engine.js';

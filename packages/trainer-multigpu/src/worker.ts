@@ -21,11 +21,11 @@ import {
   type BackendName,
   type LayersModel,
 } from '@az/nn';
-import { CachingEvaluator, NetworkEvaluator, type Evaluator, type LeafBatch } from '@az/mcts';
+import { NetworkEvaluator, type Evaluator, type LeafBatch } from '@az/mcts';
 import { encodeGameRecord } from './game-record.js';
 import { selfPlaySettings } from './options.js';
 import { SelfPlay } from './self-play.js';
-import { createSelfPlayEngine, selfPlayWorkload } from './search-settings.js';
+import { createSelfPlayEngine, selfPlayEvaluationCache, selfPlayWorkload } from './search-settings.js';
 import type { FinishedGameMessage, FromWorkerMessage, ToWorkerMessage, WorkerPlayStats, WorkerSetup } from './transport.js';
 
 type InitMessage = Extract<ToWorkerMessage, { t: 'init' }>;
@@ -112,8 +112,8 @@ async function run(init: InitMessage): Promise<void> {
   let positionsSent = 0;
   const options = setup.options;
   const leafEvaluator = heartbeatingEvaluator(network, () => beatIfDue());
-  // The cache empties whenever new weights arrive (the engine's weights version moves); its counters keep counting.
-  const cache = options.evalCacheSize > 0 ? new CachingEvaluator(game, leafEvaluator, options.evalCacheSize, () => inference.weightsVersion) : undefined;
+  // The cache empties whenever new weights arrive; its counters keep counting.
+  const cache = selfPlayEvaluationCache(game, leafEvaluator, options, inference);
   const engine = createSelfPlayEngine(game, cache ?? leafEvaluator, options, options.parallelGames, init.seed);
   const selfPlay = new SelfPlay(game, engine, { ...selfPlaySettings(options, game.traits.information), seed: (init.seed ^ 0x5bd1e995) >>> 0, weightsVersion: first.version });
 

@@ -114,8 +114,8 @@ export interface CheckpointInference {
  * checkpoint's tfjs weights, loaded on the current tfjs backend (`auto` if none was chosen). Checkpoint
  * problems are CheckpointErrors.
  */
-export async function openCheckpointInference(dir: string, options: CheckpointInferenceOptions = {}, engines: readonly InferenceEngineEntry[] = INFERENCE_ENGINES): Promise<CheckpointInference> {
-  const candidates = engineCandidates(options.engine ?? 'auto', engines);
+export async function openCheckpointInference(dir: string, options: CheckpointInferenceOptions = {}): Promise<CheckpointInference> {
+  const candidates = engineCandidates(options.engine ?? 'auto');
   const target = resolve(dir);
   const manifest = await readCheckpointManifest(target, options.expect);
   // Every file the manifest lists is checked, not only the one opened: a damaged checkpoint is refused whole.

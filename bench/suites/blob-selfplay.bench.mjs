@@ -21,7 +21,7 @@
 //
 // Run: npm run bench -- blob-selfplay   (or: node bench/suites/blob-selfplay.bench.mjs after a build)
 import { RandomAgent, Rng, validateConfig } from '@az/core';
-import { TfjsInferenceModel, buildModel, createInferenceModelFor, initBackend } from '@az/nn';
+import { TfjsInferenceModel, buildModel, initBackend, openInferenceEngine } from '@az/nn';
 import { BLOB_TRAINING, BlobGame, HeuristicAgent, blobConfigSchema, blobPlugin } from '@az/game-blob';
 import { createSearchEngine } from '@az/imperfect-info';
 import { MctsAgent, NetworkEvaluator, RolloutEvaluator } from '@az/mcts';
@@ -51,7 +51,7 @@ for (const variant of variantNames) {
   const spec = VARIANTS[variant];
   if (!spec) throw new Error(`BLOB_BENCH_VARIANTS: unknown variant ${variant} (known: ${Object.keys(VARIANTS).join(', ')})`);
   const model = buildModel(networkConfig, { seed: 1 });
-  const inference = ENGINE === 'wasm' ? new TfjsInferenceModel(model, networkConfig) : await createInferenceModelFor(model, networkConfig, { backend: 'onnx' });
+  const inference = ENGINE === 'wasm' ? new TfjsInferenceModel(model, networkConfig) : await openInferenceEngine(model, networkConfig, { engine: 'onnx' });
   const engine = createSearchEngine(game, new NetworkEvaluator(inference), options.parallelGames, searchConfigFrom(options, 7, false), {
     determinizations: options.determinizations,
     ...spec.search,

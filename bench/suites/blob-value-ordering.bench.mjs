@@ -28,7 +28,7 @@ const scratchMask = new Uint8Array(A);
 
 let network = null;
 if (MODEL) {
-  const { manifest, inference } = await openCheckpointInference(resolveCheckpointPath(MODEL).checkpointDir, { backend: 'auto', threads: 1, expect: { gameId: 'blob' } });
+  const { manifest, inference } = await openCheckpointInference(resolveCheckpointPath(MODEL).checkpointDir, { engine: 'auto', threads: 1, expect: { gameId: 'blob' } });
   for (const [key, value] of Object.entries(GAME_CONFIG)) {
     if (manifest.gameConfig[key] !== value) throw new Error(`${MODEL} was trained with ${key}=${manifest.gameConfig[key]}; this benchmark needs ${key}=${value}`);
   }

@@ -26,7 +26,7 @@
 // CHESS_BENCH_NETWORK=onnx leaves out tfjs and writes no result file either.
 import { PerformanceObserver } from 'node:perf_hooks';
 import { resolveGameConfig } from '@az/core';
-import { TfjsInferenceModel, buildModel, createInferenceModelFor, exportOnnx, initBackend } from '@az/nn';
+import { TfjsInferenceModel, buildModel, exportOnnx, initBackend, openInferenceEngine } from '@az/nn';
 import { chessPlugin } from '@az/game-chess';
 import { NetworkEvaluator } from '@az/mcts';
 import { SelfPlay, createSelfPlayEngine, resolveTrainOptions } from '@az/trainer-multigpu';
@@ -107,8 +107,7 @@ function fullPolicyOnly(inference) {
   return {
     config: inference.config,
     backendName: inference.backendName,
-    thread: inference.thread,
-    threads: inference.threads,
+    describe: () => inference.describe(),
     fullPolicy: true,
     predict: (input, count, policy, value) => inference.predict(input, count, policy, value),
     dispose: () => {},
@@ -199,7 +198,7 @@ async function rawInference(game, inference, batch) {
 /** Which engine and thread ran the network, for the results file. */
 function describe(inference) {
   const output = inference.predictLegal ? ', legal actions\' logits only' : inference.fullPolicy ? ', full policy output' : '';
-  return inference.thread ? `${inference.backendName}, ${inference.thread} thread, ${inference.threads} onnxruntime threads${output}` : inference.backendName;
+  return `${inference.describe ? inference.describe() : inference.backendName}${output}`;
 }
 
 const networkConfig = (game) => ({ spec: options.network, inputShape: game.encoder.shape, actionSize: game.masker.actionSize, numSeats: game.numPlayers });
@@ -213,8 +212,8 @@ for (const [label, fen] of [['start', ''], ['middlegame', MIDDLEGAME]]) {
   const rawEngines = {};
   if (!WITHOUT_NETWORK_ONLY) try {
     const graph = exportOnnx(model, networkConfig(game));
-    engines.onnx = await createInferenceModelFor(model, networkConfig(game), { backend: 'onnx', onnx: graph });
-    engines.onnxWorker = await createInferenceModelFor(model, networkConfig(game), { backend: 'onnx', onnx: graph, onnxThread: 'worker' });
+    engines.onnx = await openInferenceEngine(model, networkConfig(game), { engine: 'onnx', onnx: graph });
+    engines.onnxWorker = await openInferenceEngine(model, networkConfig(game), { engine: 'onnx', onnx: graph, onnxThread: 'worker' });
     rawEngines.onnxWorker = engines.onnx;
     // The same session asked for every logit, as the search did before compact rows: the before/after of one run.
     engines.onnxFullPolicy = fullPolicyOnly(engines.onnx);

@@ -62,7 +62,7 @@ const selfPlaySims = shared.simulations ?? plugin.training?.simulations ?? 64;
 const variantOptions = (v) => (typeof VARIANTS[v] === 'function' ? VARIANTS[v](selfPlaySims) : VARIANTS[v]);
 
 async function assess(dir) {
-  const { manifest, inference } = await openCheckpointInference(resolveCheckpointPath(dir).checkpointDir, { backend: 'auto', expect: { gameId } });
+  const { manifest, inference } = await openCheckpointInference(resolveCheckpointPath(dir).checkpointDir, { engine: 'auto', expect: { gameId } });
   try {
     const game = plugin.create(manifest.gameConfig);
     const evaluator = new NetworkEvaluator(inference);

@@ -3,7 +3,7 @@
 // Goal from the foundation issue: ratio >= 0.8. Tic-tac-toe with two MLPs (its default 64x64 and a big one),
 // Connect Four with its default net (the plugin's training hints: a 32-filter, 2-block residual tower).
 import { Rng, resolveGameConfig } from '@az/core';
-import { buildModel, createInferenceModel, createInferenceModelFor, initBackend } from '@az/nn';
+import { buildModel, createInferenceModel, initBackend, openInferenceEngine } from '@az/nn';
 import { BatchedMcts, NetworkEvaluator } from '@az/mcts';
 import { ticTacToePlugin } from '@az/game-tictactoe';
 import { connect4Plugin } from 'az-game-connect4';
@@ -23,7 +23,7 @@ const runs = [
 for (const [label, game, spec, engineName] of runs) {
   const config = { spec, inputShape: game.encoder.shape, actionSize: game.masker.actionSize, numSeats: 2 };
   const model = buildModel(config, { seed: 1 });
-  const inference = engineName === 'wasm' ? createInferenceModel(model, config) : await createInferenceModelFor(model, config, { backend: 'onnx', threads: 1 });
+  const inference = engineName === 'wasm' ? createInferenceModel(model, config) : await openInferenceEngine(model, config, { engine: 'onnx', threads: 1 });
   const engine = new BatchedMcts(game, new NetworkEvaluator(inference), settings.parallelGames, {
     simulations: settings.simulations,
     leavesPerTree: settings.leavesPerTree,

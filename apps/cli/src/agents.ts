@@ -89,11 +89,11 @@ export interface LoadedModel extends ModelManifest {
 /** Loads a trained model for `plugin`; the checkpoint's game config is what the network was trained for. */
 export async function loadModel(plugin: GamePlugin, path: string, options: ModelLoadOptions = {}): Promise<LoadedModel> {
   const dir = resolveCheckpointPath(path).checkpointDir;
-  const { training, inference: engine } = splitBackendChoice(options.backend ?? 'auto');
+  const { training, engine } = splitBackendChoice(options.backend ?? 'auto');
   // A named tfjs backend means tfjs; otherwise tfjs is only the fallback, initialised if it is needed.
   if (engine === 'tfjs') await initBackend(training);
   // onnx opens the checkpoint's model.onnx directly (no tfjs model is built), or exports older checkpoints.
-  const { manifest, inference } = await openCheckpointInference(dir, { backend: engine, threads: options.threads, expect: { gameId: plugin.traits.id }, log: options.log });
+  const { manifest, inference } = await openCheckpointInference(dir, { engine, threads: options.threads, expect: { gameId: plugin.traits.id }, log: options.log });
   return { manifest, evaluator: new NetworkEvaluator(inference), dir, backendName: inference.backendName, dispose: () => inference.dispose() };
 }
 

@@ -18,10 +18,10 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { ResolvedConfig } from '@az/core';
-import { exportOnnx } from './onnx-export.js';
+import { exportOnnx } from './onnx/onnx-export.js';
 import type { NetworkConfig } from '@az/core';
 import { tf } from './tf.js';
-import { checkModelMatchesConfig, ModelShapeError } from './tfjs-model.js';
+import { checkModelMatchesConfig, ModelShapeError } from './tfjs/tfjs-model.js';
 import { CheckpointError, errorMessage, faultPoint, isNotFound, moveIntoPlace, refuseToClobber, sha256, syncDirectory, toArrayBuffer, writeFileSynced } from './checkpoint-files.js';
 import { checkFileName, fileByteLimit, fileNameProblem, folderFileExists, hashFolderFile, kindLimit, METADATA_FILE_MAX_BYTES, ModelFolderError, readFolderFile, type ByteLimit } from './model-folder.js';
 import { networkWeightShapes, NetworkConfigError } from './model.js';
@@ -354,15 +354,16 @@ export async function verifyCheckpointFiles(dir: string, manifest: CheckpointMan
 }
 
 /**
- * The path of the checkpoint's model.onnx for onnxruntime to open, or null when it has none. The file is
- * held to the model-folder rules (a ModelFolderError), and from format 2 on it must be one the manifest
- * lists (a CheckpointError: the caller may export the tfjs weights instead).
+ * The path of a file of the checkpoint that an engine opens itself (onnxruntime: model.onnx), or null when
+ * the checkpoint has none. The file is held to the model-folder rules (a ModelFolderError), and from
+ * format 2 on it must be one the manifest lists (a CheckpointError: the caller may fall back to the tfjs
+ * weights).
  */
-export async function checkpointOnnxPath(dir: string, manifest: CheckpointManifest): Promise<string | null> {
+export async function checkpointFilePath(dir: string, manifest: CheckpointManifest, name: string): Promise<string | null> {
   const target = resolve(dir);
-  if (!(await folderFileExists(target, ONNX_MODEL_FILE, byteLimit(manifest, ONNX_MODEL_FILE)))) return null;
-  const path = join(target, ONNX_MODEL_FILE);
-  if (manifest.formatVersion >= 2 && !manifest.files?.[ONNX_MODEL_FILE]) throw new CheckpointError(path, unlistedMessage(path));
+  if (!(await folderFileExists(target, name, byteLimit(manifest, name)))) return null;
+  const path = join(target, name);
+  if (manifest.formatVersion >= 2 && !manifest.files?.[name]) throw new CheckpointError(path, unlistedMessage(path));
   return path;
 }
 

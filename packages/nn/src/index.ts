@@ -27,7 +27,7 @@ export {
   VALUE_OUTPUT_NAME,
   type BuildModelOptions,
 } from './model.js';
-export { TfjsInferenceModel, createInferenceModel, checkModelMatchesConfig, ModelShapeError, type TfjsInferenceOptions } from './tfjs-model.js';
+export { TfjsInferenceModel, createInferenceModel, checkModelMatchesConfig, ModelShapeError, type TfjsInferenceOptions } from './tfjs/tfjs-model.js';
 export { NetworkTrainer, OptimizerStateError, type TrainerOptions, type TrainLosses, type OptimizerState } from './training.js';
 export { serializeWeights, loadWeightsInto, foldWeightsAverage, weightsByteLength, WeightsMismatchError, type SerializedWeights, type WeightSpec } from './weights.js';
 export {
@@ -65,7 +65,7 @@ export {
 export { faultPoint, sha256, writeFileSynced, writeFileAtomic, syncDirectory } from './checkpoint-files.js';
 
 // Inference on onnxruntime (tfjs trains; the search runs the exported graph) and choosing the engine.
-export { exportOnnx, OnnxExportError, ONNX_INPUT_NAME, ONNX_OPSET_VERSION } from './onnx-export.js';
+export { exportOnnx, OnnxExportError, ONNX_INPUT_NAME, ONNX_OPSET_VERSION } from './onnx/onnx-export.js';
 export {
   OnnxInferenceModel,
   OnnxUnavailableError,
@@ -76,16 +76,28 @@ export {
   type OnnxBackendName,
   type OnnxSessionOptions,
   type OnnxThread,
-} from './onnx-model.js';
+} from './onnx/onnx-model.js';
 export {
-  createInferenceModelFor,
+  openInferenceEngine,
   openCheckpointInference,
+  engineCandidates,
   splitBackendChoice,
-  INFERENCE_BACKEND_NAMES,
+  INFERENCE_ENGINES,
+  INFERENCE_ENGINE_CHOICES,
   BACKEND_CHOICES,
-  type InferenceBackendName,
   type BackendChoice,
-  type InferenceModelOptions,
+  type OpenEngineOptions,
   type CheckpointInferenceOptions,
   type CheckpointInference,
-} from './inference-backend.js';
+} from './engine-registry.js';
+export {
+  EngineUnavailableError,
+  type InferenceEngine,
+  type InferenceEngineName,
+  type InferenceEngineChoice,
+  type InferenceEngineEntry,
+  type InferenceEngineOptions,
+  type InferenceWorkload,
+  type EngineAvailability,
+} from './engine.js';
+export { onnxThreadFor, ONNX_WORKER_MIN_OUTPUT_BYTES } from './onnx/onnx-engine.js';

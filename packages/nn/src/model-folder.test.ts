@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { initBackend } from './backend.js';
 import { CheckpointError, loadCheckpoint, readCheckpointManifest, saveCheckpoint, verifyCheckpointFiles } from './checkpoint.js';
 import { sha256 } from './checkpoint-files.js';
-import { openCheckpointInference } from './inference-backend.js';
+import { openCheckpointInference } from './engine-registry.js';
 import { buildModel } from './model.js';
 import { fileNameProblem, ModelFolderError } from './model-folder.js';
 import { manifestFor, resignManifest, tamper } from './test-checkpoints.js';
@@ -140,7 +140,7 @@ describe('a model folder is untrusted input', () => {
     unlinkSync(join(dir, 'zeros.bin'));
     resignManifest(dir, (m) => delete m.files['zeros.bin']);
     symlinkSync('/dev/stdin', join(dir, 'model.onnx'));
-    await expect(openCheckpointInference(dir, { backend: 'onnx', threads: 1 })).rejects.toThrow(/model\.onnx: it is a symbolic link/);
+    await expect(openCheckpointInference(dir, { engine: 'onnx', threads: 1 })).rejects.toThrow(/model\.onnx: it is a symbolic link/);
   });
 
   it('refuses a file bigger than the manifest lists, and a manifest listing more bytes than the network can have, before reading it', async () => {
@@ -188,7 +188,7 @@ describe('a model folder is untrusted input', () => {
   it('a folder that keeps the rules still opens', async () => {
     const dir = await savedFolder();
     await openFolder(dir);
-    const opened = await openCheckpointInference(dir, { backend: 'onnx', threads: 1 });
+    const opened = await openCheckpointInference(dir, { engine: 'onnx', threads: 1 });
     expect(opened.source).toBe('model.onnx');
     opened.inference.dispose();
   });

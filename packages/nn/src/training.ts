@@ -12,7 +12,7 @@
  */
 import type { NetworkConfig } from '@az/core';
 import { tf } from './tf.js';
-import { checkModelMatchesConfig } from './tfjs-model.js';
+import { checkModelMatchesConfig } from './tfjs/tfjs-model.js';
 
 export interface TrainerOptions {
   /** Adam step size (default 1e-3). Can be changed between steps with `learningRate`. */

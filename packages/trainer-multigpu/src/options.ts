@@ -1,5 +1,5 @@
 import { DEFAULT_LEAF_VALUES, gamePlayoutWeightFor, playSettingsOf, type GamePlugin, type InformationKind, type LeafValues, type NetworkSpec, type SearchMethod, type WorldSampling } from '@az/core';
-import type { BackendName, InferenceBackendName } from '@az/nn';
+import type { BackendName, InferenceEngineChoice } from '@az/nn';
 import { DEFAULT_DETERMINIZATIONS } from '@az/imperfect-info';
 import { defaultSearchConfig, type RootSelection } from '@az/mcts';
 import type { SelfPlayOptions } from './self-play.js';
@@ -99,7 +99,7 @@ export interface TrainOptions {
   /** The tfjs backend that trains (and runs inference when `inferenceBackend` is 'tfjs' or onnx is unavailable). */
   readonly backend: BackendName;
   /** The engine self-play and evaluation search with: 'auto' = onnxruntime when it loads, else tfjs. */
-  readonly inferenceBackend: InferenceBackendName;
+  readonly inferenceBackend: InferenceEngineChoice;
   /** onnxruntime intra-op threads (default: the cores available to the process). */
   readonly inferenceThreads?: number;
   readonly out: string;
@@ -140,7 +140,7 @@ export const FRAMEWORK_TRAIN_DEFAULTS = {
   evalGames: 20,
   keepCheckpoints: 5,
   backend: 'auto' as BackendName,
-  inferenceBackend: 'auto' as InferenceBackendName,
+  inferenceBackend: 'auto' as InferenceEngineChoice,
   seed: 1,
 } as const;
 

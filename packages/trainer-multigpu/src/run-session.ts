@@ -13,18 +13,14 @@ import {
   type Game,
   type GamePlugin,
   type GameRegistry,
-  type InferenceModel,
   type NetworkConfig,
   type ResolvedConfig,
 } from '@az/core';
 import {
   CheckpointError,
   NetworkTrainer,
-  OnnxInferenceModel,
-  type OnnxThread,
-  TfjsInferenceModel,
   buildModel,
-  createInferenceModelFor,
+  openInferenceEngine,
   foldWeightsAverage,
   initBackend,
   listCheckpoints,
@@ -39,6 +35,7 @@ import {
   writeFileAtomic,
   type BackendInfo,
   type CheckpointManifest,
+  type InferenceEngine,
   type LayersModel,
   type OptimizerState,
 } from '@az/nn';
@@ -50,15 +47,8 @@ import { ReplayBuffer } from './replay-buffer.js';
 import { REPLAY_INDEX_FILE, loadReplay, parseReplayIndex, pruneReplay, saveReplay, type ReplayIndex } from './replay-store.js';
 import { RunDirectoryError, checkRunFitsMemory, claimRunDirectory, resolveResume, runPaths, type RunPaths } from './run-dir.js';
 import { acquireRunLock, checkRunUnlocked, type RunLock, type RunLockOptions } from './run-lock.js';
-import { makeSearchAgent } from './search-settings.js';
+import { makeSearchAgent, selfPlayWorkload } from './search-settings.js';
 import { TimeBudget, formatDuration } from './time-budget.js';
-
-/**
- * The policy output a network call (at the search's largest batch) must reach for onnxruntime to run in a
- * worker thread. A judgement, not a measured crossover: chess's full 9.5 MB gained (see runTraining), 1 MB
- * is well below it and well above every other game's (tic-tac-toe 18 KB, Blob 123 KB at 64 x 8 leaves).
- */
-const ONNX_WORKER_MIN_OUTPUT_BYTES = 1 << 20;
 
 /**
  * With a weights average on, a checkpoint's model files (model.json, weights.bin, model.onnx) hold the
@@ -98,13 +88,13 @@ export interface RunSession {
   readonly state: TrainerState;
   /** Drives every seed of the run (self-play, sampling); its state is checkpointed. */
   readonly rng: Rng;
-  /** The network the search calls: an onnxruntime session on a snapshot of the weights, or the training model (tfjs). */
-  inference: InferenceModel;
+  /** The network the search calls, on the inference engine (an onnxruntime session on a snapshot of the weights, or the training model on tfjs). */
+  readonly inference: InferenceEngine;
   /** The trained network with search: single-process self-play. */
   readonly evaluator: NetworkEvaluator<unknown>;
   /** `playingModel` with search: evaluation and the final assessment (`evaluator` when there is no average). */
   readonly playingEvaluator: NetworkEvaluator<unknown>;
-  /** Brings both evaluators up to the current weights (a fresh onnx export when the weights version moved). */
+  /** Brings both evaluators' engines up to the current weights version (`InferenceEngine.refresh`). */
   refreshInference(): Promise<void>;
   /** Folds the weights just trained in `iteration` into `playingModel` (nothing without an average). */
   foldWeightsAverage(iteration: number): void;
@@ -410,52 +400,23 @@ async function openClaimedRun(claimed: ClaimedRun, deps: RunDeps): Promise<RunSe
 
   const rng = new Rng(0);
   rng.setState(state.rngState);
-  // The search runs on onnxruntime when it loads (several times faster than tfjs on a CPU) while tfjs
-  // trains; 'auto' falls back to the training model itself, with the reason logged.
-  // With outputs of megabytes a call, onnxruntime runs in a worker thread of its own: the new buffers it
-  // allocates for them are then collected on that thread's small heap, not on this one with the search
-  // trees live (chess's full policy, 9.5 MB a call: 26,200 against 19,800 evaluations/s at the start,
-  // 23,600 against 21,100 in a middlegame; see docs/performance.md). A game that lists its legal actions
-  // gets only their logits from onnxruntime (predictLegal: ~80 KB a call for chess), so it stays in this
-  // thread with every smaller output, where the hop to a worker would be overhead (chess with compact
-  // rows, in the bench's paired rows: ahead of the worker in 6 of 12, within 0.02 of its ratio in 4,
-  // behind in 2). The NN cache keeps
-  // full rows (it stores them), so with it the full output counts.
-  const compactRows = game.masker.legalActions !== undefined && options.evalCacheSize === 0;
-  const policyWidth = compactRows ? 0 : networkConfig.actionSize;
-  const policyBytesPerCall = policyWidth * options.parallelGames * options.leavesPerTree * 4;
-  const onnxThread: OnnxThread = policyBytesPerCall >= ONNX_WORKER_MIN_OUTPUT_BYTES ? 'worker' : 'main';
-  const inferenceOptions = { threads: options.inferenceThreads, onnxThread, log };
-  const inference = await createInferenceModelFor(model, networkConfig, { ...inferenceOptions, backend: options.inferenceBackend });
-  log(`inference: ${inference instanceof OnnxInferenceModel ? `${inference.backendName} (onnxruntime, ${inference.threads} thread${inference.threads > 1 ? 's' : ''}, run in ${inference.thread === 'worker' ? 'a worker thread' : 'the main thread'})` : `tfjs ${inference.backendName}`}`);
-  if (compactRows && inference instanceof OnnxInferenceModel && !inference.legalInGraph) {
-    log('inference: onnxruntime would not open this graph with the legal-logits gather, so every call returns the full policy (slower for a large action space)');
-  }
+  // The search runs on the registry's engine (onnxruntime when it loads) while tfjs trains; 'auto' falls
+  // back to the training model itself, with the reason logged.
+  const engineOptions = { threads: options.inferenceThreads, workload: selfPlayWorkload(game, options), weightsVersion: state.weightsVersion, log };
+  const inference = await openInferenceEngine(model, networkConfig, { ...engineOptions, engine: options.inferenceBackend });
+  log(`inference: ${inference.describe()}`);
   const evaluator = new NetworkEvaluator(inference);
   const averaged = playingModel !== model;
   if (game.traits.information === 'imperfect' && options.selfPlaySearchMethod === 'information-set') {
     log(`self-play: information-set search, one tree per game, ${options.determinizations} x ${options.simulations} simulations a move, a world each (--self-play-search information-set)`);
   }
   if (averaged) log(`playing network: the moving average of the trained weights (decay ${options.weightsAverageDecay} per iteration); self-play uses the trained weights`);
-  let playingInference = averaged ? await createInferenceModelFor(playingModel, networkConfig, { ...inferenceOptions, backend: inference instanceof OnnxInferenceModel ? inference.backendName : 'tfjs' }) : inference;
+  // The playing network on the engine the trained one got, without passing over engines again.
+  const playingInference = averaged ? await openInferenceEngine(playingModel, networkConfig, { ...engineOptions, engine: inference.name }) : inference;
   const playingEvaluator = averaged ? new NetworkEvaluator(playingInference) : evaluator;
-  let inferenceVersion = state.weightsVersion;
   const refreshInference = async (): Promise<void> => {
-    const current = session.inference;
-    // tfjs inference runs the models themselves, so it is always current.
-    if (inferenceVersion === state.weightsVersion || current instanceof TfjsInferenceModel) return;
-    const engine = { ...inferenceOptions, backend: current.backendName === 'onnx-cuda' ? ('onnx-cuda' as const) : ('onnx' as const) };
-    const next = await createInferenceModelFor(model, networkConfig, engine);
-    evaluator.setModel(next);
-    current.dispose();
-    session.inference = next;
-    if (averaged) {
-      const nextPlaying = await createInferenceModelFor(playingModel, networkConfig, engine);
-      playingEvaluator.setModel(nextPlaying);
-      playingInference.dispose();
-      playingInference = nextPlaying;
-    }
-    inferenceVersion = state.weightsVersion;
+    await inference.refresh(state.weightsVersion);
+    if (averaged) await playingInference.refresh(state.weightsVersion);
   };
   const foldAverage = (iteration: number): void => {
     if (!averaged) return;

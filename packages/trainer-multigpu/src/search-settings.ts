@@ -1,7 +1,8 @@
 /** The search settings of self-play and evaluation, from a run's options; shared by the trainer and the workers. */
 import type { Agent, Game, SearchMethod } from '@az/core';
 import { createSearchEngine } from '@az/imperfect-info';
-import { MctsAgent, playSearchConfig, type Evaluator, type SearchConfig, type SearchEngine } from '@az/mcts';
+import { CachingEvaluator, MctsAgent, playSearchConfig, type Evaluator, type SearchConfig, type SearchEngine } from '@az/mcts';
+import type { InferenceEngine, InferenceWorkload } from '@az/nn';
 import type { TrainOptions } from './options.js';
 
 /** The search settings self-play and evaluation use, from the run's options. */
@@ -69,4 +70,24 @@ export function createSelfPlayEngine<S>(game: Game<S>, evaluator: Evaluator<S>, 
 export function makeSearchAgent<S>(game: Game<S>, evaluator: Evaluator<S>, o: TrainOptions, seed: number): Agent<S> {
   const engine = createSearchEngine(game, evaluator, 64, searchConfigFrom(o, seed, true), hiddenInformationSearchFrom(o, true));
   return new MctsAgent('az', engine, game.masker.actionSize, 0, seed);
+}
+
+/**
+ * What self-play asks of the network per call, for the inference engine to tune itself to: up to
+ * parallelGames x leavesPerTree positions, each with every action's logit unless the game lists its legal
+ * actions (compact rows) and no evaluation cache is on (the cache stores full rows).
+ */
+export function selfPlayWorkload(game: Game<unknown>, options: TrainOptions): InferenceWorkload {
+  return {
+    positionsPerCall: options.parallelGames * options.leavesPerTree,
+    fullPolicyRows: game.masker.legalActions === undefined || options.evalCacheSize > 0,
+  };
+}
+
+/**
+ * The self-play network-evaluation cache (`--eval-cache`), or undefined when it is off. Its answers belong
+ * to one weights version: it empties when `engine`'s version moves (the engine object itself stays).
+ */
+export function selfPlayEvaluationCache<S>(game: Game<S>, evaluator: Evaluator<S>, options: TrainOptions, engine: Pick<InferenceEngine, 'weightsVersion'>): CachingEvaluator<S> | undefined {
+  return options.evalCacheSize > 0 ? new CachingEvaluator(game, evaluator, options.evalCacheSize, () => engine.weightsVersion) : undefined;
 }

@@ -2,13 +2,12 @@
  * The single-device AlphaZero loop: self-play (all games of an iteration in lock-step) -> replay
  * buffer -> training -> arena evaluation -> checkpoint, repeated; metrics appended to metrics.jsonl.
  */
-import { CachingEvaluator } from '@az/mcts';
 import { finishIteration } from './iteration.js';
 import { cacheHitRateField, type IterationMetrics, type TrainSummary } from './metrics.js';
 import { selfPlaySettings, type TrainOptionsInput } from './options.js';
 import { OutcomeTally } from './outcome-tally.js';
 import { anotherIteration, closeRun, disposeRun, endRun, openRun, type RunDeps } from './run-session.js';
-import { createSelfPlayEngine } from './search-settings.js';
+import { createSelfPlayEngine, selfPlayEvaluationCache } from './search-settings.js';
 import { SelfPlay } from './self-play.js';
 
 /**
@@ -32,7 +31,7 @@ export async function runTraining(
 
       // Self-play with the current weights.
       // A fresh cache per iteration: the weights change between iterations.
-      const cache = options.evalCacheSize > 0 ? new CachingEvaluator(game, evaluator, options.evalCacheSize, () => evaluator.model) : undefined;
+      const cache = selfPlayEvaluationCache(game, evaluator, options, run.inference);
       const engine = createSelfPlayEngine(game, cache ?? evaluator, options, Math.min(options.parallelGames, options.gamesPerIteration), rng.nextUint32());
       const selfPlay = new SelfPlay(game, engine, { ...selfPlaySettings(options, game.traits.information), seed: rng.nextUint32(), weightsVersion: state.weightsVersion });
       events.phase?.('self-play', options.gamesPerIteration, iteration);

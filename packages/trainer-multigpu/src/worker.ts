@@ -10,24 +10,22 @@
  */
 import {
   GameRegistry,
-  type InferenceModel,
   resolveGameConfig,
   type GamePlugin,
 } from '@az/core';
 import {
-  TfjsInferenceModel,
-  createInferenceModelFor,
+  openInferenceEngine,
   buildModel,
   initBackend,
   loadWeightsInto,
   type BackendName,
   type LayersModel,
 } from '@az/nn';
-import { CachingEvaluator, NetworkEvaluator, type Evaluator, type LeafBatch } from '@az/mcts';
+import { NetworkEvaluator, type Evaluator, type LeafBatch } from '@az/mcts';
 import { encodeGameRecord } from './game-record.js';
 import { selfPlaySettings } from './options.js';
 import { SelfPlay } from './self-play.js';
-import { createSelfPlayEngine } from './search-settings.js';
+import { createSelfPlayEngine, selfPlayEvaluationCache, selfPlayWorkload } from './search-settings.js';
 import type { FinishedGameMessage, FromWorkerMessage, ToWorkerMessage, WorkerPlayStats, WorkerSetup } from './transport.js';
 
 type InitMessage = Extract<ToWorkerMessage, { t: 'init' }>;
@@ -98,15 +96,15 @@ async function run(init: InitMessage): Promise<void> {
   const first = pendingWeights && pendingWeights.version > init.weights.version ? pendingWeights : init.weights;
   pendingWeights = null;
   loadWeightsInto(model, { specs, data: exactBuffer(first.data) });
-  // Search runs on onnxruntime when it loads (several times tfjs's speed on a CPU), one thread per
-  // worker since the workers already fill the cores; tfjs (this model) otherwise.
-  const openInference = (): Promise<InferenceModel> =>
-    createInferenceModelFor(model, setup.network, {
-      backend: setup.options.inferenceBackend,
-      threads: setup.options.inferenceThreads ?? 1,
-      log: (m) => process.stderr.write(`${m}\n`),
-    });
-  let inference = await openInference();
+  // Search runs on the registry's engine (onnxruntime when it loads), one thread per worker since the
+  // workers already fill the cores; tfjs (this model) otherwise.
+  const inference = await openInferenceEngine(model, setup.network, {
+    engine: setup.options.inferenceBackend,
+    threads: setup.options.inferenceThreads ?? 1,
+    workload: selfPlayWorkload(game, setup.options),
+    weightsVersion: first.version,
+    log: (m) => process.stderr.write(`${m}\n`),
+  });
   const network = new NetworkEvaluator(inference);
 
   let lastBeat = 0;
@@ -114,8 +112,8 @@ async function run(init: InitMessage): Promise<void> {
   let positionsSent = 0;
   const options = setup.options;
   const leafEvaluator = heartbeatingEvaluator(network, () => beatIfDue());
-  // The cache empties whenever new weights arrive (the network's model changes); its counters keep counting.
-  const cache = options.evalCacheSize > 0 ? new CachingEvaluator(game, leafEvaluator, options.evalCacheSize, () => network.model) : undefined;
+  // The cache empties whenever new weights arrive; its counters keep counting.
+  const cache = selfPlayEvaluationCache(game, leafEvaluator, options, inference);
   const engine = createSelfPlayEngine(game, cache ?? leafEvaluator, options, options.parallelGames, init.seed);
   const selfPlay = new SelfPlay(game, engine, { ...selfPlaySettings(options, game.traits.information), seed: (init.seed ^ 0x5bd1e995) >>> 0, weightsVersion: first.version });
 
@@ -180,13 +178,7 @@ async function run(init: InitMessage): Promise<void> {
       if (next && next.version !== selfPlay.weightsVersion) {
         pendingWeights = null;
         loadWeightsInto(model, { specs, data: exactBuffer(next.data) });
-        if (!(inference instanceof TfjsInferenceModel)) {
-          // An onnx session holds a snapshot of the weights: open one on the new weights.
-          const fresh = await openInference();
-          network.setModel(fresh);
-          inference.dispose();
-          inference = fresh;
-        }
+        await inference.refresh(next.version);
         selfPlay.weightsVersion = next.version;
         void beat();
       }

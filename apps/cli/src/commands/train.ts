@@ -237,7 +237,7 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
     network: flags.network ? parseNetworkSpec(flags.network) : undefined,
     // One flag, two engines: the tfjs backend that trains and the engine the search runs on.
     backend: splitBackendChoice((flags.backend ?? 'auto') as BackendChoice).training,
-    inferenceBackend: splitBackendChoice((flags.backend ?? 'auto') as BackendChoice).inference,
+    inferenceBackend: splitBackendChoice((flags.backend ?? 'auto') as BackendChoice).engine,
     inferenceThreads: flags.threads,
     out: flags.out,
     resume: flags.resume,

@@ -19,11 +19,11 @@
  * Weights are read by their stable layer names (see model.ts), from a LayersModel or from
  * `SerializedWeights` (a self-play process can export what it was sent without a tfjs model).
  */
-import { BATCH_NORM_EPSILON, DEFAULT_POLICY_FILTERS, DEFAULT_VALUE_FILTERS, DEFAULT_VALUE_HIDDEN, POLICY_OUTPUT_NAME, VALUE_OUTPUT_NAME, validateNetworkConfig } from './model.js';
+import { BATCH_NORM_EPSILON, DEFAULT_POLICY_FILTERS, DEFAULT_VALUE_FILTERS, DEFAULT_VALUE_HIDDEN, POLICY_OUTPUT_NAME, VALUE_OUTPUT_NAME, validateNetworkConfig } from '../model.js';
 import { encodeOnnxModel, type OnnxAttribute, type OnnxInitializer, type OnnxNode } from './onnx-proto.js';
 import type { MlpSpec, NetworkConfig, ResNetSpec } from '@az/core';
-import type { tf } from './tf.js';
-import type { SerializedWeights } from './weights.js';
+import type { tf } from '../tf.js';
+import type { SerializedWeights } from '../weights.js';
 
 /** Name of the ONNX graph's input. */
 export const ONNX_INPUT_NAME = 'input';

@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { initBackend } from './backend.js';
-import { buildModel } from './model.js';
+import { initBackend } from '../backend.js';
+import { buildModel } from '../model.js';
 import { exportOnnx } from './onnx-export.js';
 import { OnnxInferenceModel, OnnxUnavailableError, onnxRuntimeStatus, setOnnxRuntimeImporterForTests, setOnnxWorkerFaultForTests } from './onnx-model.js';
-import { TINY_MLP, TINY_RESNET, randomArray } from './test-nets.js';
+import { TINY_MLP, TINY_RESNET, randomArray } from '../test-nets.js';
 import { encodeOnnxGraphExtension } from './onnx-proto.js';
 
 describe('OnnxInferenceModel', () => {

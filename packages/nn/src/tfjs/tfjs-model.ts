@@ -2,7 +2,7 @@
  * `InferenceModel` over a tfjs LayersModel: what the search calls to evaluate positions.
  */
 import type { InferenceModel, NetworkConfig } from '@az/core';
-import { tf } from './tf.js';
+import { tf } from '../tf.js';
 
 export interface TfjsInferenceOptions {
   /**

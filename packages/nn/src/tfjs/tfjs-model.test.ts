@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { initBackend } from './backend.js';
-import { buildModel } from './model.js';
-import { tf } from './tf.js';
+import { initBackend } from '../backend.js';
+import { buildModel } from '../model.js';
+import { tf } from '../tf.js';
 import { createInferenceModel, ModelShapeError } from './tfjs-model.js';
-import { TINY_MLP, TINY_RESNET, randomArray } from './test-nets.js';
+import { TINY_MLP, TINY_RESNET, randomArray } from '../test-nets.js';
 
 describe('TfjsInferenceModel', () => {
   beforeAll(async () => {

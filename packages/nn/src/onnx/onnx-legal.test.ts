@@ -7,13 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Rng } from '@az/core';
 import type { NetworkConfig } from '@az/core';
 import type * as Ort from 'onnxruntime-node';
-import { initBackend } from './backend.js';
-import { buildModel } from './model.js';
+import { initBackend } from '../backend.js';
+import { buildModel } from '../model.js';
 import { exportOnnx } from './onnx-export.js';
 import { LEGAL_INPUT_NAME, LEGAL_OUTPUT_NAME, withLegalGather } from './onnx-legal.js';
 import { OnnxInferenceModel, type OnnxThread } from './onnx-model.js';
 import { encodeOnnxModel } from './onnx-proto.js';
-import { randomArray } from './test-nets.js';
+import { randomArray } from '../test-nets.js';
 
 // Action spaces far larger than the rows: most of the dense policy is never asked for, as in chess.
 const LEGAL_MLP: NetworkConfig = { spec: { kind: 'mlp', hidden: [16, 12] }, inputShape: [7], actionSize: 300, numSeats: 3 };

@@ -14,11 +14,12 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type * as Ort from 'onnxruntime-node';
-import { POLICY_OUTPUT_NAME, VALUE_OUTPUT_NAME } from './model.js';
+import { POLICY_OUTPUT_NAME, VALUE_OUTPUT_NAME } from '../model.js';
 import { ONNX_INPUT_NAME } from './onnx-export.js';
 import { LEGAL_INPUT_NAME, LEGAL_OUTPUT_NAME, openOnnxSession } from './onnx-legal.js';
 import type { OnnxValueMetadata, OnnxWorkerBuffers, OnnxWorkerFault, OnnxWorkerInit, OnnxWorkerReply, OnnxWorkerRequest } from './onnx-worker-protocol.js';
 import type { InferenceModel, NetworkConfig } from '@az/core';
+import { EngineUnavailableError } from '../engine.js';
 
 /** Where onnxruntime runs the graph: its bundled CPU provider, or CUDA 12 (Linux x64, NVIDIA GPU). */
 export type OnnxExecutionProvider = 'cpu' | 'cuda';
@@ -60,12 +61,12 @@ export function setOnnxWorkerFaultForTests(fault: OnnxWorkerFault | undefined): 
 }
 
 /** onnxruntime-node (or its CUDA provider) cannot be used here; the message says why and what to do. */
-export class OnnxUnavailableError extends Error {
+export class OnnxUnavailableError extends EngineUnavailableError {
   constructor(
     readonly backend: OnnxBackendName,
     message: string,
   ) {
-    super(message);
+    super(backend, message);
     this.name = 'OnnxUnavailableError';
   }
 }
@@ -160,7 +161,8 @@ function cudaProviderPath(): string | null {
   }
 }
 
-function checkCudaProvider(): void {
+/** Throws OnnxUnavailableError unless the CUDA provider library is installed (it does not check for a GPU). */
+export function checkCudaProvider(): void {
   const path = cudaProviderPath();
   if (path === null) {
     throw new OnnxUnavailableError('onnx-cuda', `--backend onnx-cuda: onnxruntime-node ships its CUDA provider for Linux x64 only (this is ${process.platform}/${process.arch}); use --backend onnx`);
@@ -409,7 +411,7 @@ class InThreadRunner implements OnnxRunner {
 function onnxWorkerScript(): string {
   const here = fileURLToPath(import.meta.url);
   if (!here.endsWith('.ts')) return fileURLToPath(new URL('./onnx-worker.js', import.meta.url));
-  const built = fileURLToPath(new URL('../dist/onnx-worker.js', import.meta.url));
+  const built = fileURLToPath(new URL('../../dist/onnx/onnx-worker.js', import.meta.url));
   if (!existsSync(built)) throw new Error(`the onnxruntime worker ${built} is missing: build @az/nn first (npx turbo run build --filter=@az/nn)`);
   return built;
 }

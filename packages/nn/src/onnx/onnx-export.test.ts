@@ -2,16 +2,16 @@
 // builder makes. Also proves the CPU library loads from node_modules (a session is created in every case).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Rng } from '@az/core';
-import { initBackend } from './backend.js';
-import { buildModel } from './model.js';
+import { initBackend } from '../backend.js';
+import { buildModel } from '../model.js';
 import { exportOnnx, OnnxExportError } from './onnx-export.js';
 import { OnnxInferenceModel } from './onnx-model.js';
 import type { NetworkConfig } from '@az/core';
-import { tf } from './tf.js';
-import { TfjsInferenceModel } from './tfjs-model.js';
-import { NetworkTrainer } from './training.js';
-import { TINY_RESNET, randomArray, randomBatch } from './test-nets.js';
-import { serializeWeights } from './weights.js';
+import { tf } from '../tf.js';
+import { TfjsInferenceModel } from '../tfjs/tfjs-model.js';
+import { NetworkTrainer } from '../training.js';
+import { TINY_RESNET, randomArray, randomBatch } from '../test-nets.js';
+import { serializeWeights } from '../weights.js';
 
 const TICTACTOE_MLP: NetworkConfig = { spec: { kind: 'mlp', hidden: [64, 64] }, inputShape: [27], actionSize: 9, numSeats: 2 };
 // The full chess-sized tower (928k parameters): at batch 64 tfjs wasm takes ~0.3 s, so the real size is affordable.

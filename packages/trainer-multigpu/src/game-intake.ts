@@ -5,7 +5,7 @@
  * it `IncomingGame`s directly.
  */
 import type { Device } from './devices.js';
-import { decodeGameRecord } from './game-record.js';
+import { decodeGameRecord, gameRecordContentProblem, type GameRecord } from './game-record.js';
 import type { DeviceIterationMetrics } from './metrics.js';
 import { OutcomeTally } from './outcome-tally.js';
 import type { ReplayBuffer } from './replay-buffer.js';
@@ -37,9 +37,9 @@ export interface MultiProcessSummary {
    * iteration had closed. Dropped, so every iteration trains on exactly `gamesPerIteration` games.
    */
   readonly surplusGamesDropped: number;
-  /** Games whose bytes did not decode or held non-finite values (never expected; counted so none vanish silently). */
+  /** Games over local IPC whose bytes did not decode or failed `gameRecordContentProblem` (never expected; counted so none vanish silently). */
   readonly corruptGames: number;
-  /** Records from the Redis stream dropped by validation (fields, game, a weights version never published, record header). */
+  /** Records from the Redis stream dropped by validation (signature, fields, game, a weights version never published, the record itself: `gameRecordContentProblem`). */
   readonly invalidRecords: number;
   /** Games received twice (a resend, or a restarted learner re-reading what its checkpoint holds) and taken in once. */
   readonly duplicateGames: number;
@@ -147,13 +147,13 @@ export class GameIntake {
       totals.surplus++;
       return;
     }
-    let record;
+    let record: GameRecord;
     try {
-      record = decodeGameRecord(incoming.bytes);
+      record = incoming.record ?? this.decodeSound(incoming.bytes);
       replay.addGame(record);
     } catch (err) {
       totals.corrupt++;
-      this.o.log(`dropped an unreadable game from worker ${incoming.workerId} (${incoming.device}): ${err instanceof Error ? err.message : String(err)}`);
+      this.o.log(`dropped an invalid game from worker ${incoming.workerId} (${incoming.device}), incarnation ${incoming.incarnation}, game ${incoming.seq}: ${err instanceof Error ? err.message : String(err)}`);
       return;
     }
     totals.accepted++;
@@ -174,6 +174,14 @@ export class GameIntake {
       // wants more, so the ratio of training steps to games stays what the options say.
       if (!this.inSelfPlayPhase) this.o.setPaused(true);
     }
+  }
+
+  /** The record in `bytes`, or an error naming what is wrong with it: the same checks a Redis record meets. */
+  private decodeSound(bytes: Uint8Array): GameRecord {
+    const record = decodeGameRecord(bytes);
+    const problem = gameRecordContentProblem(record, this.o.replay.shape);
+    if (problem) throw new Error(problem);
+    return record;
   }
 
   /**

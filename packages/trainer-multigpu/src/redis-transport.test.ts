@@ -18,7 +18,11 @@ import { IncompatibleRunError, RedisWorkerAgent, type LocalPlugin } from './redi
 import type { IterationMetrics } from './metrics.js';
 import type { WorkerEvent, WorkerSetup } from './transport.js';
 import { RedisTransport } from './redis-transport.js';
-import { encodeGameRecord } from './game-record.js';
+import { encodeGameRecord, type GameRecord } from './game-record.js';
+import { BatchedMcts, UniformEvaluator } from '@az/mcts';
+import type { TicTacToeState } from '@az/game-tictactoe';
+import { SelfPlay } from './self-play.js';
+import { poisonedRecords } from './test-records.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const tictactoeUrl = pathToFileURL(join(here, '..', '..', 'game-tictactoe', 'dist', 'index.js')).href;
@@ -49,7 +53,7 @@ function transportSetup(inputSize: number): WorkerSetup {
     gameId: 'tictactoe',
     gameConfig: {},
     encoderVersion: 'test',
-    network: { inputShape: [inputSize], numSeats: 2 },
+    network: { inputShape: [inputSize], numSeats: 2, actionSize: 9 },
     weightSpecs: [],
     options: {},
   } as unknown as WorkerSetup;
@@ -528,6 +532,49 @@ describe.skipIf(redis.path === undefined)('RedisTransport reading through a loss
     } finally {
       writer.disconnect();
       await transport.close();
+    }
+  });
+
+  it('a well-formed but poisoned record is dropped, named by worker, incarnation and game, and its entry acknowledged at once; the sound games around it are taken in', async () => {
+    const run = 'poisoned';
+    const keys = runKeys(run);
+    const game = ticTacToePlugin.create({});
+    const played: GameRecord[] = [];
+    await new SelfPlay(game, new BatchedMcts(game, new UniformEvaluator<TicTacToeState>(), 1, { simulations: 8, leavesPerTree: 2, seed: 3 }), { temperatureMoves: 2, seed: 3 }).play(1, (r) => played.push(r));
+    const base = played[0];
+    const poisons = poisonedRecords(base, 9);
+    const last = poisons.length + 1;
+    const transport = new RedisTransport({ endpoint: parseRedisUrl(`redis://127.0.0.1:${server.port}/0`), run, plugin: localPlugin, heartbeatTimeoutMs: 4000 });
+    const seqs: number[] = [];
+    const dropped: string[] = [];
+    let lastArrived: () => void = () => undefined;
+    const allRead = new Promise<void>((resolve) => (lastArrived = resolve));
+    transport.onGame((g) => {
+      seqs.push(g.seq);
+      if (g.seq === last) lastArrived();
+    });
+    transport.onWorkerEvent((e) => void (e.kind === 'dropped' && dropped.push(`${e.reason}: ${e.detail}`)));
+    const writer = new Redis({ host: '127.0.0.1', port: server.port, protocol: 2 });
+    const entry = (seq: number, record: GameRecord) => writer.xadd(keys.games, '*', ...entryFields('m#1/0', 'cpu:0', 3, 'tictactoe', [{ seq, version: 0, bytes: encodeGameRecord(record) }]));
+    const soundIds: (string | null)[] = [];
+    try {
+      await transport.start(transportSetup(game.encoder.size), { version: 0, data: new Uint8Array(0) });
+      soundIds.push(await entry(0, base));
+      for (let k = 0; k < poisons.length; k++) await entry(k + 1, poisons[k].record);
+      soundIds.push(await entry(last, base));
+      await allRead;
+    } finally {
+      await transport.close();
+    }
+    try {
+      expect(seqs).toEqual([0, last]);
+      expect(dropped).toHaveLength(poisons.length);
+      poisons.forEach((p, k) => expect(dropped[k], p.kind).toMatch(new RegExp(`^invalid: entry \\S+, game ${k + 1} of m#1/0 incarnation 3: .*${p.problem.source}`)));
+      // No checkpoint was written: only the sound games' entries wait for one; a resumed learner never sees the poisoned ones.
+      const pending = (await writer.xpending(keys.games, 'learner', '-', '+', 100)) as [string, ...unknown[]][];
+      expect(pending.map((p) => p[0])).toEqual(soundIds);
+    } finally {
+      writer.disconnect();
     }
   });
 

@@ -11,13 +11,15 @@
  * those the checkpoint already has. So a learner crash loses nothing and adds nothing twice.
  *
  * Every stream entry is validated before it is trusted: a record with missing fields, another game, a
- * weights version this run never published, or bytes whose header disagrees with the run's shapes is
- * dropped and reported ('dropped' events), and the learner goes on.
+ * weights version this run never published, or a record that is not sound (its header against the run's
+ * shapes, then every value, offset and index: `gameRecordContentProblem`) is dropped and reported
+ * ('dropped' events, naming the worker, incarnation and game), and the learner goes on. An entry of which
+ * no game was taken in is acknowledged at once, so a resumed learner never reads it again.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
-import { gameRecordProblem } from './game-record.js';
+import { decodeGameRecord, gameRecordContentProblem, gameRecordProblem, type GameRecord, type RecordLimits } from './game-record.js';
 import { resolveResume } from './run-dir.js';
 import type { Device } from './devices.js';
 import {
@@ -116,7 +118,7 @@ export class RedisTransport implements SelfPlayTransport {
   /** Stream ids in the checkpoint being written (from `checkpointState`), acknowledged by `checkpointed`. */
   private toAcknowledge: string[] = [];
   private setup: RemoteRunSetup | null = null;
-  private expected = { inputSize: 0, numSeats: 0 };
+  private expected: RecordLimits = { inputSize: 0, numSeats: 0, actionSize: 0 };
   /** Highest weights version this run has announced (games claiming a later one are forged). */
   private maxVersion = 0;
   private paused = false;
@@ -128,6 +130,8 @@ export class RedisTransport implements SelfPlayTransport {
   private readerConnection = 0;
   private gate: { promise: Promise<void>; open: () => void } | null = null;
   private publishChain: Promise<void> = Promise.resolve();
+  /** Acknowledgements of entries that held no game taken in, in order. */
+  private acknowledging: Promise<void> = Promise.resolve();
   private scanTimer: NodeJS.Timeout | null = null;
   private lastMachineLine = '';
   private agent: RedisWorkerAgent | null = null;
@@ -175,7 +179,7 @@ export class RedisTransport implements SelfPlayTransport {
       options: setup.options,
       heartbeatTimeoutMs: this.options.heartbeatTimeoutMs,
     };
-    this.expected = { inputSize: setup.network.inputShape.reduce((a, b) => a * b, 1), numSeats: setup.network.numSeats };
+    this.expected = { inputSize: setup.network.inputShape.reduce((a, b) => a * b, 1), numSeats: setup.network.numSeats, actionSize: setup.network.actionSize };
     try {
       await this.cmd.xgroup('CREATE', k.games, GAMES_GROUP, '0', 'MKSTREAM');
     } catch (err) {
@@ -293,6 +297,7 @@ export class RedisTransport implements SelfPlayTransport {
   async close(): Promise<void> {
     if (!this.stopping) await this.stop();
     this.gate?.open();
+    await this.acknowledging;
     await Promise.allSettled([this.cmd.quit(), this.reader.quit()]);
   }
 
@@ -393,6 +398,19 @@ export class RedisTransport implements SelfPlayTransport {
 
   private handleEntry(id: string, fields: Map<string, Buffer> | null): void {
     this.delivered.push(id);
+    // An entry none of whose games was taken in is acknowledged at once: a resumed learner must not read a
+    // forged or broken record again (its good games, if any, are acknowledged with the checkpoint that holds them).
+    if (!this.takeEntry(id, fields)) {
+      // Failing, it is acknowledged with the next checkpoint (it is among `delivered`).
+      this.acknowledging = this.acknowledging.then(() => this.cmd.xack(this.keys.games, GAMES_GROUP, id)).then(
+        () => undefined,
+        () => undefined,
+      );
+    }
+  }
+
+  /** The games of one entry, each checked on its own; true when any of them was handed to the listeners. */
+  private takeEntry(id: string, fields: Map<string, Buffer> | null): boolean {
     // Trimmed while pending: nothing to read (only possible when something else trimmed the stream).
     if (fields === null) return this.dropped('invalid', 'unknown', `entry ${id} was deleted before it was read`);
     const text = (name: string): string | undefined => fields.get(name)?.toString('latin1');
@@ -408,18 +426,20 @@ export class RedisTransport implements SelfPlayTransport {
     if (text(FIELD.game) !== this.setup?.gameId) {
       // Counted per game, as every other drop is.
       for (let k = 0; k < games.length; k++) this.dropped('invalid', source, `entry ${id}: game '${text(FIELD.game)}' is not this run's '${this.setup?.gameId}'`);
-      return;
+      return false;
     }
-    for (const g of games) this.takeGame(id, worker, device, incarnation, source, g);
+    let taken = false;
+    for (const g of games) taken = this.takeGame(id, worker, device, incarnation, source, g) || taken;
+    return taken;
   }
 
-  /** One game of an entry: checked, de-duplicated by (worker, incarnation, seq), then handed to the listeners. */
-  private takeGame(id: string, worker: string, device: string, incarnation: number, source: string, g: EntryGame): void {
+  /** One game of an entry: checked, de-duplicated by (worker, incarnation, seq), then handed to the listeners (true). */
+  private takeGame(id: string, worker: string, device: string, incarnation: number, source: string, g: EntryGame): boolean {
     const { seq, version, bytes } = g;
-    if (version > this.maxVersion) return this.dropped('invalid', source, `entry ${id}: weights version ${version} was never published (newest ${this.maxVersion})`);
-    // The header, checked against the run's shapes: a forged or truncated record never reaches the buffer.
-    const problem = gameRecordProblem(bytes, { ...this.expected, weightsVersion: version });
-    if (problem) return this.dropped('invalid', source, `entry ${id}: ${problem}`);
+    const which = `entry ${id}, game ${seq} of ${worker} incarnation ${incarnation}`;
+    if (version > this.maxVersion) return this.dropped('invalid', source, `${which}: weights version ${version} was never published (newest ${this.maxVersion})`);
+    const record = this.soundRecord(bytes, version);
+    if (typeof record === 'string') return this.dropped('invalid', source, `${which}: ${record}`);
     const key = `${worker}|${incarnation}`;
     const last = this.accepted.get(key) ?? -1;
     if (seq <= last) return this.dropped('duplicate', source, `entry ${id}: game ${seq} of ${key} was already taken in`);
@@ -435,7 +455,7 @@ export class RedisTransport implements SelfPlayTransport {
     if (seq > last + 1) this.emit({ kind: 'gap', workerId: remote.id, device: `${remote.machine}/${remote.device}`, expected: last + 1, got: seq });
     this.accepted.set(key, seq);
     remote.gamesReceived++;
-    const game: IncomingGame = { workerId: remote.id, device: `${remote.machine}/${remote.device}`, incarnation, seq, weightsVersion: version, bytes };
+    const game: IncomingGame = { workerId: remote.id, device: `${remote.machine}/${remote.device}`, incarnation, seq, weightsVersion: version, bytes, record };
     for (const listener of this.gameListeners) {
       try {
         listener(game);
@@ -444,10 +464,30 @@ export class RedisTransport implements SelfPlayTransport {
         this.dropped('invalid', source, `entry ${id}: ${err instanceof Error ? err.message : String(err)}`);
       }
     }
+    return true;
   }
 
-  private dropped(reason: 'invalid' | 'duplicate', source: string, detail: string): void {
+  /**
+   * The record in `bytes`, or what is wrong with it: first the header against the run's shapes (cheap, before
+   * decoding), then every value, offset and index (`gameRecordContentProblem`), so nothing a forged or buggy
+   * worker sends can reach the replay buffer and stop training.
+   */
+  private soundRecord(bytes: Uint8Array, version: number): GameRecord | string {
+    const header = gameRecordProblem(bytes, { ...this.expected, weightsVersion: version });
+    if (header) return header;
+    let record: GameRecord;
+    try {
+      record = decodeGameRecord(bytes);
+    } catch (err) {
+      return err instanceof Error ? err.message : String(err);
+    }
+    return gameRecordContentProblem(record, this.expected) ?? record;
+  }
+
+  /** Reports a record not taken in; false, for `return this.dropped(...)` in the checks above. */
+  private dropped(reason: 'invalid' | 'duplicate', source: string, detail: string): false {
     this.emit({ kind: 'dropped', reason, source, detail });
+    return false;
   }
 
   private remoteWorker(name: string, device: string): RemoteWorker {

@@ -7,6 +7,7 @@
 import type { NetworkConfig, ResolvedConfig } from '@az/core';
 import type { WeightSpec } from '@az/nn';
 import type { Device } from './devices.js';
+import type { GameRecord } from './game-record.js';
 import type { TrainOptions } from './options.js';
 
 /** Where a worker imports the game plugin from (workers are separate programs: they cannot share the trainer's registry). */
@@ -58,6 +59,11 @@ export interface IncomingGame {
   readonly weightsVersion: number;
   /** The game in `encodeGameRecord` form. */
   readonly bytes: Uint8Array;
+  /**
+   * The game already decoded and found sound (`gameRecordContentProblem`) by the transport, which checks
+   * untrusted records before it takes them in; absent, the intake decodes and checks `bytes` itself.
+   */
+  readonly record?: GameRecord;
 }
 
 export type WorkerExitReason = 'crashed' | 'hung' | 'stopped';

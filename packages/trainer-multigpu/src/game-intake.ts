@@ -41,6 +41,8 @@ export interface MultiProcessSummary {
   readonly corruptGames: number;
   /** Records from the Redis stream dropped by validation (signature, fields, game, a weights version never published, the record itself: `gameRecordContentProblem`). */
   readonly invalidRecords: number;
+  /** Heartbeat values over Redis the run key did not sign (each counted once): no worker was shown for them. */
+  readonly forgedHeartbeats: number;
   /** Games received twice (a resend, or a restarted learner re-reading what its checkpoint holds) and taken in once. */
   readonly duplicateGames: number;
   readonly restarts: number;
@@ -107,7 +109,7 @@ export interface GameIntakeOptions {
 
 export class GameIntake {
   private readonly perDevice = new Map<string, DeviceCounters>();
-  private readonly totals = { received: 0, accepted: 0, positions: 0, stale: 0, surplus: 0, corrupt: 0, invalid: 0, duplicates: 0, restarts: 0, crashes: 0, hangs: 0, gaps: 0, ageSum: 0 };
+  private readonly totals = { received: 0, accepted: 0, positions: 0, stale: 0, surplus: 0, corrupt: 0, invalid: 0, forgedHeartbeats: 0, duplicates: 0, restarts: 0, crashes: 0, hangs: 0, gaps: 0, ageSum: 0 };
   private readonly waiters = new Set<() => void>();
   /** How the accepted games ended, taken (and reset) with each iteration's metrics. */
   readonly outcomes: OutcomeTally;
@@ -221,9 +223,10 @@ export class GameIntake {
         return;
       }
       case 'dropped': {
-        const n = e.reason === 'duplicate' ? ++this.totals.duplicates : ++this.totals.invalid;
+        const n = e.reason === 'duplicate' ? ++this.totals.duplicates : e.reason === 'heartbeat' ? ++this.totals.forgedHeartbeats : ++this.totals.invalid;
+        const what = e.reason === 'invalid' ? 'an invalid record' : e.reason === 'duplicate' ? 'a duplicate game' : 'a forged heartbeat';
         // The first few in full, then every hundredth: a rogue sender must not flood the log.
-        if (n <= 5 || n % 100 === 0) log(`dropped ${e.reason === 'invalid' ? 'an invalid record' : 'a duplicate game'} from ${e.source}: ${e.detail} (${n} so far)`);
+        if (n <= 5 || n % 100 === 0) log(`dropped ${what} from ${e.source}: ${e.detail} (${n} so far)`);
         return;
       }
       case 'gap':
@@ -290,6 +293,7 @@ export class GameIntake {
       surplusGamesDropped: t.surplus,
       corruptGames: t.corrupt,
       invalidRecords: t.invalid,
+      forgedHeartbeats: t.forgedHeartbeats,
       duplicateGames: t.duplicates,
       restarts: t.restarts,
       crashes: t.crashes,

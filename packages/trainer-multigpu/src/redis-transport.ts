@@ -25,7 +25,9 @@ import type { Device } from './devices.js';
 import {
   FIELD,
   GAMES_CONSUMER,
+  currentWeightsSigned,
   entryGames,
+  entrySigned,
   parseCount,
   type EntryGame,
   GAMES_GROUP,
@@ -40,6 +42,7 @@ import {
   type RunKeys,
 } from './redis-common.js';
 import { RedisWorkerAgent } from './redis-worker-agent.js';
+import { RUN_KEY_ENV, RunSigner, type RunKey } from './run-key.js';
 import type { IncomingGame, PublishedWeights, SelfPlayTransport, WorkerEvent, WorkerPlayStats, WorkerSetup, WorkerStatus } from './transport.js';
 import { workerPlayStatsOf } from './transport.js';
 
@@ -59,6 +62,11 @@ export interface RedisRunOptions {
   /** Weights versions kept in Redis besides the current one (default 2), for workers that read the current key just before it moved. */
   readonly keepOldWeights?: number;
   /**
+   * The run key (run-key.ts) the learner signs the setup and weights with and checks every entry and
+   * heartbeat against. Absent, `az train` uses the run directory's (made on the first start).
+   */
+  readonly runKey?: RunKey;
+  /**
    * Entries read per XREADGROUP (default 4, up to 4 x GAMES_PER_ENTRY = 128 games: a batch is delivered
    * whole, so it bounds how far an iteration overshoots).
    */
@@ -73,6 +81,7 @@ export function readRedisCheckpointState(resume: string, run: string): RedisChec
 }
 
 export interface RedisTransportOptions extends RedisRunOptions {
+  readonly runKey: RunKey;
   /** A worker whose heartbeat key has been silent this long is reported lost (the key's TTL). */
   readonly heartbeatTimeoutMs: number;
   /** The learner's own self-play devices (served through Redis by an in-process agent). */
@@ -137,10 +146,13 @@ export class RedisTransport implements SelfPlayTransport {
   private agent: RedisWorkerAgent | null = null;
   private agentDone: Promise<void> | null = null;
   private readonly agentAbort = new AbortController();
-  private droppedLogged = 0;
+  private readonly signer: RunSigner;
+  /** Per heartbeat key, the last value refused as unsigned: a forged key is counted once, not at every scan. */
+  private readonly refusedBeats = new Map<string, string>();
 
   constructor(private readonly options: RedisTransportOptions) {
     this.keys = runKeys(options.run);
+    this.signer = new RunSigner(options.runKey.secret, options.run);
     const log = options.log ?? (() => undefined);
     this.cmd = connectRedis(options.endpoint, `az-learner:${options.run}`, log);
     this.reader = connectRedis(options.endpoint, `az-learner-reader:${options.run}`, log);
@@ -166,7 +178,7 @@ export class RedisTransport implements SelfPlayTransport {
     const epoch = await this.cmd.incr(k.epoch);
     // Versions announced before a learner restart stay valid: games played with them are real games.
     const previous = parseCurrentWeights(await this.cmd.get(k.weightsCurrent));
-    this.maxVersion = Math.max(weights.version, previous?.version ?? 0);
+    this.maxVersion = Math.max(weights.version, previous && currentWeightsSigned(previous, this.signer) ? previous.version : 0);
     this.setup = {
       format: 1,
       epoch,
@@ -186,8 +198,13 @@ export class RedisTransport implements SelfPlayTransport {
       if (!String(err).includes('BUSYGROUP')) throw err;
     }
     await this.writeWeights(weights);
-    await this.cmd.multi().set(k.setup, JSON.stringify(this.setup)).set(k.paused, this.paused ? '1' : '0').set(k.state, 'running').publish(k.events, `epoch ${epoch}`).exec();
-    this.options.log?.(`redis: run '${this.options.run}' on ${this.options.endpoint.display} (epoch ${epoch}); workers join with: az worker --connect ${this.options.endpoint.display} --run ${this.options.run} --devices cpu:N`);
+    await this.cmd.multi().set(k.setup, this.signer.seal('setup', JSON.stringify(this.setup))).set(k.paused, this.paused ? '1' : '0').set(k.state, 'running').publish(k.events, `epoch ${epoch}`).exec();
+    const key = this.options.runKey;
+    const keyHint = key.file !== undefined ? ` --run-key-file ${key.file}` : '';
+    const envHint = key.file === undefined ? ` (with ${RUN_KEY_ENV} set to this run's key)` : ' (a copy of that file on their machine)';
+    this.options.log?.(
+      `redis: run '${this.options.run}' on ${this.options.endpoint.display} (epoch ${epoch}); workers join with: az worker --connect ${this.options.endpoint.display} --run ${this.options.run}${keyHint} --devices cpu:N${envHint}`,
+    );
     this.readLoop = this.readGames();
     const tick = Math.min(1000, Math.max(50, Math.floor(this.options.heartbeatTimeoutMs / 8)));
     this.scanTimer = setInterval(() => void this.scanWorkers(), tick);
@@ -200,6 +217,7 @@ export class RedisTransport implements SelfPlayTransport {
         devices: local,
         workersPerDevice: this.options.workersPerDevice,
         resolvePlugin: () => ({ ...this.options.plugin, moduleUrl: setup.plugin.moduleUrl }),
+        runKey: this.options.runKey,
         backendFor: this.options.backendFor,
         seed: this.options.seed,
         execArgv: this.options.workerExecArgv,
@@ -316,7 +334,7 @@ export class RedisTransport implements SelfPlayTransport {
     const tx = this.cmd
       .multi()
       .set(k.weights(weights.version), Buffer.from(weights.data.buffer, weights.data.byteOffset, weights.data.byteLength))
-      .set(k.weightsCurrent, formatCurrentWeights(weights.version, weights.data))
+      .set(k.weightsCurrent, formatCurrentWeights(weights.version, weights.data, this.signer))
       .publish(k.events, `weights ${weights.version}`);
     if (weights.version - keep - 1 >= 0) tx.del(k.weights(weights.version - keep - 1));
     await tx.exec();
@@ -418,6 +436,8 @@ export class RedisTransport implements SelfPlayTransport {
     const device = text(FIELD.device);
     const incarnation = parseCount(text(FIELD.incarnation)) ?? -1;
     const source = worker && worker.length <= 200 ? worker : 'unknown';
+    // Signed by a worker holding the run key, or not taken in at all (its count of games is not trusted either).
+    if (!entrySigned(fields, this.signer)) return this.dropped('invalid', source, `entry ${id}: not signed with the run key (written by someone without it, or by a worker given another key)`);
     if (!worker || worker.length > 200 || !device || device.length > 64 || incarnation < 0) {
       return this.dropped('invalid', source, `entry ${id}: missing or malformed fields`);
     }
@@ -534,13 +554,18 @@ export class RedisTransport implements SelfPlayTransport {
     for (let i = 0; i < names.length; i++) {
       const value = values[i];
       if (value === null) continue;
+      const name = names[i].slice(k.workerPrefix.length);
+      const text = this.signer.open('heartbeat', value, name);
+      if (text === undefined) {
+        this.refusedHeartbeat(name, value);
+        continue;
+      }
       let beat: RemoteHeartbeat;
       try {
-        beat = JSON.parse(value) as RemoteHeartbeat;
+        beat = JSON.parse(text) as RemoteHeartbeat;
       } catch {
         continue;
       }
-      const name = names[i].slice(k.workerPrefix.length);
       seen.add(name);
       const known = this.workersByName.get(name);
       const w = known ?? this.remoteWorker(name, beat.device);
@@ -583,6 +608,14 @@ export class RedisTransport implements SelfPlayTransport {
       this.emit({ kind: 'exited', workerId: w.id, device: `${w.machine}/${w.device}`, pid: w.pid, incarnation: w.incarnation, reason: 'hung', code: null, signal: null, gamesSent: w.gamesReceived, detail: 'its heartbeat key expired' });
     }
     this.logWorkersPerMachine();
+  }
+
+  /** A heartbeat key whose value the run key did not sign: no worker is shown for it; counted once per value. */
+  private refusedHeartbeat(name: string, value: string): void {
+    if (this.refusedBeats.get(name) === value) return;
+    this.refusedBeats.set(name, value);
+    if (this.refusedBeats.size > 10_000) this.refusedBeats.clear();
+    this.emit({ kind: 'dropped', reason: 'heartbeat', source: name.slice(0, 200), detail: 'a heartbeat not signed with the run key (written by someone without it, or by a worker given another key); no worker is shown for it' });
   }
 
   /** Says how many workers each machine runs, when that changed since it last said so. */

@@ -87,8 +87,11 @@ export type WorkerEvent =
   | { readonly kind: 'restarting'; readonly workerId: number; readonly device: string; readonly incarnation: number; readonly delayMs: number }
   /** A game that arrived with a sequence number other than the next expected one. */
   | { readonly kind: 'gap'; readonly workerId: number; readonly device: string; readonly expected: number; readonly got: number }
-  /** A record from another machine that was not taken in: invalid (counted, never trusted) or a duplicate of one already taken in. */
-  | { readonly kind: 'dropped'; readonly reason: 'invalid' | 'duplicate'; readonly source: string; readonly detail: string }
+  /**
+   * Something from another machine that was not taken in: an invalid record (counted, never trusted), a
+   * duplicate of a game already taken in, or a heartbeat the run key did not sign.
+   */
+  | { readonly kind: 'dropped'; readonly reason: 'invalid' | 'duplicate' | 'heartbeat'; readonly source: string; readonly detail: string }
   /** The run cannot continue (a worker cannot start at all, e.g. the game module fails to load). */
   | { readonly kind: 'fatal'; readonly message: string };
 

@@ -380,6 +380,50 @@ describe.skipIf(redis.path === undefined)('training over Redis (real redis-serve
   });
 });
 
+describe.skipIf(redis.path === undefined)('the ACL users docs/distributed.md suggests (real redis-server)', () => {
+  const run = 'acl';
+  // As in docs/distributed.md, "What is trusted", for run 'acl'.
+  const learnerRule = `learner on >learner-secret ~az:{${run}}:* &az:{${run}}:* +@all`;
+  const workerRule = `worker on >worker-secret %R~az:{${run}}:* ~az:{${run}}:games ~az:{${run}}:worker:* ~az:{${run}}:serial &az:{${run}}:events +@read +@stream +@pubsub +set +incr +multi +exec +ping +auth +hello +client|setname +info`;
+  let server: RedisServerProcess;
+  const work = mkdtempSync(join(tmpdir(), 'az-redis-acl-'));
+  beforeAll(async () => {
+    server = await RedisServerProcess.start({ executable: redis.path ?? '', users: ['default off', learnerRule, workerRule] });
+  });
+  afterAll(async () => {
+    await server?.dispose();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('a worker user that may write only games, heartbeats and its serial plays a run; it cannot touch the weights, the setup or the state', async () => {
+    const agentAbort = new AbortController();
+    const agent = new RedisWorkerAgent({ endpoint: parseRedisUrl(server.url('worker:worker-secret')), run, devices: parseDeviceSpec('cpu:1'), resolvePlugin: () => localPlugin, runKey, machine: 'aclbox', log: debug, execArgv: [] });
+    const agentDone = agent.run(agentAbort.signal);
+    // A worker the ACL refuses fails the test at once (the learner would wait for its games for ever).
+    const agentFailed = agentDone.then(() => new Promise<never>(() => undefined));
+    let summary: MultiProcessTrainSummary;
+    try {
+      summary = await Promise.race([agentFailed, runMultiProcessTraining(
+        { game: 'tictactoe', gamesPerIteration: 8, parallelGames: 4, simulations: 8, leavesPerTree: 4, trainingSteps: 2, batchSize: 16, evalGames: 0, seed: 5, out: join(work, 'acl'), iterations: 2 },
+        { devices: [], heartbeatTimeoutMs: 4000, workerExecArgv: [], plugin: { moduleUrl: tictactoeUrl, exportName: 'ticTacToePlugin' }, redis: { endpoint: parseRedisUrl(server.url('learner:learner-secret')), run, plugin: localPlugin, runKey } },
+        { registry, events: { log: debug } },
+      )]);
+    } finally {
+      agentAbort.abort();
+      await agentDone.catch(() => undefined);
+    }
+    expect(summary.workers.devices['aclbox/cpu:0'].gamesAccepted).toBeGreaterThanOrEqual(16);
+    expect(summary.workers.invalidRecords).toBe(0);
+    const asWorker = new Redis({ host: '127.0.0.1', port: server.port, username: 'worker', password: 'worker-secret', protocol: 2 });
+    try {
+      for (const key of [runKeys(run).weightsCurrent, runKeys(run).setup, runKeys(run).state, runKeys(run).paused]) await expect(asWorker.set(key, 'x')).rejects.toThrow(/NOPERM/);
+      expect(await asWorker.get(runKeys(run).state)).toBe('stopped');
+    } finally {
+      asWorker.disconnect();
+    }
+  });
+});
+
 /**
  * A TCP relay to Redis that can lose one reply: the next server→client chunk holding `marker` is
  * swallowed and the client's connection cut, as when a connection dies after Redis served a command.

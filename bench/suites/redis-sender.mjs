@@ -3,10 +3,10 @@
 // (several games an entry), with its own worker id and sequence numbers, until told to stop on stdin or
 // `seconds` pass. Prints the number of games sent.
 //
-//   node bench/suites/redis-sender.mjs <redis-url> <run> <records-file> <sender-id> <seconds>
+//   AZ_RUN_KEY=<the learner's key> node bench/suites/redis-sender.mjs <redis-url> <run> <records-file> <sender-id> <seconds>
 import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
-import { entryFields, groupIntoEntries } from '@az/trainer-multigpu';
+import { RunSigner, entryFields, groupIntoEntries, readRunKey } from '@az/trainer-multigpu';
 
 const [url, run, file, id, seconds] = process.argv.slice(2);
 const data = readFileSync(file);
@@ -19,6 +19,8 @@ for (let off = 0; off < data.length; ) {
   off += 8 + len;
 }
 const gameId = process.env.BENCH_GAME ?? 'tictactoe';
+// Signed as a worker signs its entries: the learner drops anything else.
+const signer = new RunSigner(readRunKey(undefined).secret, run);
 const redis = new Redis(url, { protocol: 2 });
 const key = `az:{${run}}:games`;
 let stop = false;
@@ -34,7 +36,7 @@ while (!stop) {
     games.push({ workerId: 0, incarnation: 0, seq, version: r.version, bytes: r.bytes });
     seq++;
   }
-  for (const entry of groupIntoEntries(games)) p.xadd(key, '*', ...entryFields(`sim-${id}#0.00/0`, 'cpu:0', 0, gameId, entry));
+  for (const entry of groupIntoEntries(games)) p.xadd(key, '*', ...entryFields(signer, `sim-${id}#0.00/0`, 'cpu:0', 0, gameId, entry));
   await p.exec();
 }
 console.log(`sent ${seq}`);

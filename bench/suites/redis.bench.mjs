@@ -21,7 +21,7 @@ import { Redis } from 'ioredis';
 import { resolveGameConfig } from '@az/core';
 import { RedisServerProcess, realComponent } from '@az/core/testkit';
 import { buildModel, initBackend, serializeWeights } from '@az/nn';
-import { LocalIpcTransport, RedisTransport, ReplayBuffer, decodeGameRecord, entryFields, groupIntoEntries, parseDeviceSpec, parseRedisUrl, resolveTrainOptions } from '@az/trainer-multigpu';
+import { LocalIpcTransport, RedisTransport, ReplayBuffer, RunSigner, decodeGameRecord, entryFields, groupIntoEntries, parseDeviceSpec, parseRedisUrl, resolveTrainOptions } from '@az/trainer-multigpu';
 import { writeResult } from '@az/bench';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -29,6 +29,10 @@ const cli = join(root, 'apps', 'cli', 'dist', 'main.js');
 const only = process.argv.slice(2);
 const load = () => os.loadavg().map((x) => +x.toFixed(2));
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+// The run key the learner, `az worker` and the simulated senders share (entries and weights are signed with it).
+const BENCH_RUN_KEY = 'redis-bench-run-key-'.padEnd(48, '0');
+const runKey = { secret: Buffer.from(BENCH_RUN_KEY), source: 'the benchmark' };
+const keyEnv = { ...process.env, AZ_RUN_KEY: BENCH_RUN_KEY };
 
 const redisServer = realComponent('redis-server', { install: 'apt-get install redis-server', suite: 'the Redis benchmark' });
 if (!redisServer.path) process.exit(0);
@@ -144,11 +148,11 @@ async function measureRedis(g, server) {
   // A fresh run per round: the worker agent is its first (serial 1), so its processes get WORKER_SEED.
   const run = `bench-${g.id}-${redisRound++}`;
   const endpoint = parseRedisUrl(server.url());
-  const transport = new RedisTransport({ endpoint, run, plugin: { packageName: g.packageName, version: '0.1.0', exportName: g.exportName }, heartbeatTimeoutMs: 120_000 });
+  const transport = new RedisTransport({ endpoint, run, plugin: { packageName: g.packageName, version: '0.1.0', exportName: g.exportName }, runKey, heartbeatTimeoutMs: 120_000 });
   const w = await window(transport, g, 400);
   await transport.start(setup, weights);
   // The same two processes, behind `az worker` (its own process, as on another machine).
-  const worker = spawn(process.execPath, [cli, 'worker', '--connect', server.url(), '--run', run, '--devices', 'cpu:2', '--name', 'bench', '--seed', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const worker = spawn(process.execPath, [cli, 'worker', '--connect', server.url(), '--run', run, '--devices', 'cpu:2', '--name', 'bench', '--seed', '0'], { stdio: ['ignore', 'ignore', 'pipe'], env: keyEnv });
   const pids = [{ name: 'az-worker', pid: worker.pid }, { name: 'redis-server', pid: server.pid }];
   let ready = 0;
   await new Promise((resolve, reject) => {
@@ -189,7 +193,7 @@ async function ingest(g, server, records, senders) {
     parts.push(head, Buffer.from(bytes));
   }
   writeFileSync(file, Buffer.concat(parts));
-  const transport = new RedisTransport({ endpoint: parseRedisUrl(server.url()), run, plugin: { packageName: g.packageName, version: '0.1.0', exportName: g.exportName }, heartbeatTimeoutMs: 120_000 });
+  const transport = new RedisTransport({ endpoint: parseRedisUrl(server.url()), run, plugin: { packageName: g.packageName, version: '0.1.0', exportName: g.exportName }, runKey, heartbeatTimeoutMs: 120_000 });
   const replay = new ReplayBuffer(200_000, { inputSize: game.encoder.size, actionSize: game.masker.actionSize, numSeats: game.numPlayers, policyWidth: 256 });
   let accepted = 0;
   let invalid = 0;
@@ -203,7 +207,7 @@ async function ingest(g, server, records, senders) {
   await transport.start(setup, weights);
   const seconds = 15;
   const procs = Array.from({ length: senders }, (_, i) =>
-    spawn(process.execPath, [join(root, 'bench', 'suites', 'redis-sender.mjs'), server.url(), run, file, String(i), String(seconds)], { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, BENCH_GAME: g.id } }),
+    spawn(process.execPath, [join(root, 'bench', 'suites', 'redis-sender.mjs'), server.url(), run, file, String(i), String(seconds)], { stdio: ['pipe', 'pipe', 'inherit'], env: { ...keyEnv, BENCH_GAME: g.id } }),
   );
   const sentBy = procs.map((p) => new Promise((resolve) => {
     let out = '';
@@ -247,7 +251,7 @@ async function memoryPer1000(g, server, records) {
   }
   // Grouped into entries as `az worker` sends them.
   const entries = groupIntoEntries(games);
-  for (const entry of entries) p.xadd(key, '*', ...entryFields('mem#0.00/0', 'cpu:0', 0, g.id, entry));
+  for (const entry of entries) p.xadd(key, '*', ...entryFields(new RunSigner(runKey.secret, `mem-${g.id}`), 'mem#0.00/0', 'cpu:0', 0, g.id, entry));
   await p.exec();
   const after = await used();
   const keyUsage = Number(await client.call('MEMORY', 'USAGE', key));

@@ -2,7 +2,7 @@
 // file on): Redis restarted under load, the learner SIGKILLed and resumed, and every game a worker sent
 // counted: in the final checkpoint exactly once, or still waiting in the stream.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +16,10 @@ const redis = realComponent('redis-server', { install: 'apt-get install redis-se
 const openssl = realComponent('openssl', { install: 'apt-get install openssl', suite: 'the rediss:// (TLS) tests' });
 const debug = process.env.AZ_TEST_LOG ? (l: string): void => console.error(l) : (): void => undefined;
 
+/** The run key learners and workers of these tests share (az worker refuses to start without one). */
+const runKey = 'distributed-test-run-key-'.padEnd(48, '0');
+const withKey: NodeJS.ProcessEnv = { ...process.env, AZ_RUN_KEY: runKey };
+
 /** A running `az` process whose output lines can be waited for. */
 class Az {
   readonly child: ChildProcess;
@@ -27,7 +31,7 @@ class Az {
     readonly name: string,
     args: string[],
     cwd: string,
-    env: NodeJS.ProcessEnv = process.env,
+    env: NodeJS.ProcessEnv = withKey,
   ) {
     this.child = spawn(process.execPath, [bin, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     const onData = (chunk: Buffer): void => {
@@ -74,6 +78,17 @@ describe('az worker / --transport usage', () => {
     expect(az(['worker', '--connect', 'redis://h/0', '--run', 'a b', '--devices', 'cpu:1'])).toMatchObject({ code: 2, stderr: expect.stringContaining("run name 'a b'") });
     expect(az(['train', '--game', 'tictactoe', '--transport', 'redis://h/x'])).toMatchObject({ code: 2, stderr: expect.stringContaining('database after the host must be a number') });
     expect(az(['train', '--game', 'tictactoe', '--run-id', 'r'])).toMatchObject({ code: 2, stderr: expect.stringContaining('--run-id only applies with --transport') });
+    expect(az(['train', '--game', 'tictactoe', '--run-key-file', 'k'])).toMatchObject({ code: 2, stderr: expect.stringContaining('--run-key-file only applies with --transport') });
+  });
+
+  it('refuses to start without the run key, or with one too short or unreadable, exit 2, saying where the learner keeps it', () => {
+    const worker = ['worker', '--connect', 'redis://127.0.0.1:1/0', '--run', 'r', '--devices', 'cpu:1'];
+    const noKey = spawnSync(process.execPath, [bin, ...worker], { encoding: 'utf8', timeout: 120_000, env: { ...process.env, AZ_RUN_KEY: '' } });
+    expect(noKey.status).toBe(2);
+    expect(noKey.stderr).toContain("az worker: no run key: give the learner's with --run-key-file FILE or AZ_RUN_KEY (a learner given none made one in its run directory, <out>/run.key, and printed where)");
+    const short = spawnSync(process.execPath, [bin, ...worker], { encoding: 'utf8', timeout: 120_000, env: { ...process.env, AZ_RUN_KEY: 'secret' } });
+    expect(short.stderr).toContain('az worker: AZ_RUN_KEY: a run key must be at least 32 characters (this one has 6); make one with: openssl rand -hex 32');
+    expect(az([...worker, '--run-key-file', '/nonexistent/run.key'])).toMatchObject({ code: 2, stderr: expect.stringContaining('--run-key-file /nonexistent/run.key: cannot read the run key (ENOENT)') });
   });
 
   it('stops on SIGTERM while the server it should join does not answer', async () => {
@@ -205,13 +220,56 @@ describe.skipIf(redis.path === undefined)('az train --transport redis:// with az
   );
 });
 
+describe.skipIf(redis.path === undefined)('the run key (real redis-server)', () => {
+  const work = mkdtempSync(join(tmpdir(), 'az-run-key-'));
+  const running: Az[] = [];
+  let server: RedisServerProcess | undefined;
+  afterAll(async () => {
+    for (const p of running) p.signal('SIGKILL');
+    await server?.dispose();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('a learner given no key makes one in its run directory (mode 0600) and says how to hand it over; a worker with it plays, one with another key plays nothing', async () => {
+    server = await RedisServerProcess.start({ executable: redis.path ?? '' });
+    const url = server.url();
+    const out = join(work, 'keyed');
+    const tiny = ['--game', 'tictactoe', '--parallel-games', '4', '--sims', '8', '--leaves', '4', '--train-steps', '2', '--batch-size', '16', '--eval-games', '0', '-q'];
+    const az = (name: string, args: string[], env: NodeJS.ProcessEnv): Az => {
+      const p = new Az(name, args, work, env);
+      running.push(p);
+      return p;
+    };
+    const noKeyEnv = { ...process.env, AZ_RUN_KEY: '' };
+    const learner = az('learner', ['train', ...tiny, '--transport', url, '--run-id', 'keyed', '--iterations', '2', '--games-per-iter', '8', '--out', out], noKeyEnv);
+    const keyFile = join(out, 'run.key');
+    await learner.waitFor(/made this run's key in/);
+    expect(learner.lines).toContain(`redis: made this run's key in ${keyFile} (readable by you only); workers need it: copy it to each worker machine and start them with az worker --run-key-file FILE (or AZ_RUN_KEY set to its contents)`);
+    await learner.waitFor(new RegExp(`workers join with: az worker --connect ${url.replace(/[/.]/g, '\\$&')} --run keyed --run-key-file ${keyFile.replace(/[/.]/g, '\\$&')} --devices cpu:N`));
+    expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+    expect(readFileSync(keyFile, 'utf8')).toMatch(/^[0-9a-f]{64}\n$/);
+    const stranger = az('stranger', ['worker', '--connect', url, '--run', 'keyed', '--devices', 'cpu:1', '--name', 'stranger'], withKey);
+    await stranger.waitFor(/refused the setup of run 'keyed' in Redis: it is not signed with this worker's run key \(AZ_RUN_KEY\); nothing is played from it/);
+    const worker = az('worker', ['worker', '--connect', url, '--run', 'keyed', '--run-key-file', keyFile, '--devices', 'cpu:1', '--name', 'keyholder'], noKeyEnv);
+    expect(await learner.exited, learner.lines.slice(-20).join('\n')).toBe(0);
+    expect(learner.lines.filter((l) => /^iter \d+: .*keyholder\/cpu:0 \d+/.test(l))).toHaveLength(2);
+    expect(learner.lines.join('\n')).not.toContain('stranger');
+    for (const p of [worker, stranger]) {
+      p.signal('SIGTERM');
+      expect(await p.exited).toBe(0);
+    }
+    expect(stranger.lines).toContain('az worker: stopped after sending 0 games');
+    expect(stranger.lines.filter((l) => /ready: pid/.test(l))).toEqual([]);
+  }, 300_000);
+});
+
 describe.skipIf(redis.path === undefined || openssl.path === undefined)('az train / az worker over rediss:// with an ACL user (real redis-server with TLS)', () => {
   const work = mkdtempSync(join(tmpdir(), 'az-distributed-tls-'));
   const running: Az[] = [];
   let server: RedisServerProcess | undefined;
   let caFile = '';
   const tiny = ['--game', 'tictactoe', '--parallel-games', '4', '--sims', '8', '--leaves', '4', '--train-steps', '2', '--batch-size', '16', '--eval-games', '0', '-q'];
-  const az = (name: string, args: string[], env: NodeJS.ProcessEnv = process.env): Az => {
+  const az = (name: string, args: string[], env: NodeJS.ProcessEnv = withKey): Az => {
     const p = new Az(name, args, work, env);
     running.push(p);
     return p;
@@ -237,7 +295,7 @@ describe.skipIf(redis.path === undefined || openssl.path === undefined)('az trai
   it('the learner (--tls-ca) and a worker (AZ_REDIS_CA) train a run together over TLS as an ACL user', async () => {
     const url = server?.url('az:tls-secret') ?? '';
     expect(url).toMatch(/^rediss:\/\/az:tls-secret@127\.0\.0\.1:\d+\/0$/);
-    const worker = az('tls-worker', ['worker', '--connect', url, '--run', 'tls1', '--devices', 'cpu:1', '--name', 'w-tls'], { ...process.env, AZ_REDIS_CA: caFile });
+    const worker = az('tls-worker', ['worker', '--connect', url, '--run', 'tls1', '--devices', 'cpu:1', '--name', 'w-tls'], { ...withKey, AZ_REDIS_CA: caFile });
     const learner = az('tls-learner', ['train', ...tiny, '--transport', url, '--tls-ca', caFile, '--run-id', 'tls1', '--iterations', '2', '--games-per-iter', '8', '--out', join(work, 'tls1')]);
     expect(await learner.exited, learner.lines.slice(-20).join('\n')).toBe(0);
     // Both iterations were filled by the worker's games, which crossed the TLS connection.

@@ -7,6 +7,7 @@ import { GameIntake, intakeDelta } from './game-intake.js';
 import { encodeGameRecord, type GameRecord } from './game-record.js';
 import { ReplayBuffer } from './replay-buffer.js';
 import { SelfPlay } from './self-play.js';
+import { poisonedRecords } from './test-records.js';
 import type { IncomingGame } from './transport.js';
 
 const game = ticTacToePlugin.create({});
@@ -57,7 +58,20 @@ describe('GameIntake', () => {
     const summary = intake.summarize(5);
     expect(summary).toMatchObject({ gamesReceived: 4, gamesAccepted: 2, staleGamesDropped: 1, corruptGames: 1, positionsAccepted: positions });
     expect(summary.devices['cpu:1']).toMatchObject({ gamesReceived: 2, gamesAccepted: 1, staleGamesDropped: 1, newestGameVersion: 4 });
-    expect(logs.join('\n')).toMatch(/dropped an unreadable game from worker 0 \(cpu:0\)/);
+    expect(logs.join('\n')).toMatch(/dropped an invalid game from worker 0 \(cpu:0\), incarnation 0, game 1: game record: truncated/);
+  });
+
+  it('drops a well-formed but poisoned game from a local worker, naming the worker, its incarnation and the game, before it reaches the replay buffer', async () => {
+    const { intake, replay, logs } = intakeFor(100);
+    const [base] = await records(1, 5);
+    const poisons = poisonedRecords(base, 9);
+    poisons.forEach((p, seq) => intake.accept({ ...message(p.record, 'cpu:1', seq), incarnation: 2 }));
+    expect(replay.totalAdded).toBe(0);
+    expect(intake.summarize(5)).toMatchObject({ gamesReceived: poisons.length, gamesAccepted: 0, corruptGames: poisons.length });
+    poisons.forEach((p, seq) => expect(logs[seq], p.kind).toMatch(new RegExp(`^dropped an invalid game from worker 1 \\(cpu:1\\), incarnation 2, game ${seq}: .*${p.problem.source}`)));
+    // The sound game itself is taken in.
+    intake.accept(message(base, 'cpu:1', poisons.length));
+    expect(replay.totalAdded).toBe(base.length);
   });
 
   it('wakes a waiting loop once an iteration’s games are in, and pauses the workers when no loop waits', async () => {

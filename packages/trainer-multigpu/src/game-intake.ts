@@ -5,7 +5,7 @@
  * it `IncomingGame`s directly.
  */
 import type { Device } from './devices.js';
-import { decodeGameRecord } from './game-record.js';
+import { decodeGameRecord, gameRecordContentProblem, type GameRecord } from './game-record.js';
 import type { DeviceIterationMetrics } from './metrics.js';
 import { OutcomeTally } from './outcome-tally.js';
 import type { ReplayBuffer } from './replay-buffer.js';
@@ -37,10 +37,12 @@ export interface MultiProcessSummary {
    * iteration had closed. Dropped, so every iteration trains on exactly `gamesPerIteration` games.
    */
   readonly surplusGamesDropped: number;
-  /** Games whose bytes did not decode or held non-finite values (never expected; counted so none vanish silently). */
+  /** Games over local IPC whose bytes did not decode or failed `gameRecordContentProblem` (never expected; counted so none vanish silently). */
   readonly corruptGames: number;
-  /** Records from the Redis stream dropped by validation (fields, game, a weights version never published, record header). */
+  /** Records from the Redis stream dropped by validation (signature, fields, game, a weights version never published, the record itself: `gameRecordContentProblem`). */
   readonly invalidRecords: number;
+  /** Heartbeat values over Redis the run key did not sign (each counted once): no worker was shown for them. */
+  readonly forgedHeartbeats: number;
   /** Games received twice (a resend, or a restarted learner re-reading what its checkpoint holds) and taken in once. */
   readonly duplicateGames: number;
   readonly restarts: number;
@@ -107,7 +109,7 @@ export interface GameIntakeOptions {
 
 export class GameIntake {
   private readonly perDevice = new Map<string, DeviceCounters>();
-  private readonly totals = { received: 0, accepted: 0, positions: 0, stale: 0, surplus: 0, corrupt: 0, invalid: 0, duplicates: 0, restarts: 0, crashes: 0, hangs: 0, gaps: 0, ageSum: 0 };
+  private readonly totals = { received: 0, accepted: 0, positions: 0, stale: 0, surplus: 0, corrupt: 0, invalid: 0, forgedHeartbeats: 0, duplicates: 0, restarts: 0, crashes: 0, hangs: 0, gaps: 0, ageSum: 0 };
   private readonly waiters = new Set<() => void>();
   /** How the accepted games ended, taken (and reset) with each iteration's metrics. */
   readonly outcomes: OutcomeTally;
@@ -147,13 +149,13 @@ export class GameIntake {
       totals.surplus++;
       return;
     }
-    let record;
+    let record: GameRecord;
     try {
-      record = decodeGameRecord(incoming.bytes);
+      record = incoming.record ?? this.decodeSound(incoming.bytes);
       replay.addGame(record);
     } catch (err) {
       totals.corrupt++;
-      this.o.log(`dropped an unreadable game from worker ${incoming.workerId} (${incoming.device}): ${err instanceof Error ? err.message : String(err)}`);
+      this.o.log(`dropped an invalid game from worker ${incoming.workerId} (${incoming.device}), incarnation ${incoming.incarnation}, game ${incoming.seq}: ${err instanceof Error ? err.message : String(err)}`);
       return;
     }
     totals.accepted++;
@@ -174,6 +176,14 @@ export class GameIntake {
       // wants more, so the ratio of training steps to games stays what the options say.
       if (!this.inSelfPlayPhase) this.o.setPaused(true);
     }
+  }
+
+  /** The record in `bytes`, or an error naming what is wrong with it: the same checks a Redis record meets. */
+  private decodeSound(bytes: Uint8Array): GameRecord {
+    const record = decodeGameRecord(bytes);
+    const problem = gameRecordContentProblem(record, this.o.replay.shape);
+    if (problem) throw new Error(problem);
+    return record;
   }
 
   /**
@@ -213,9 +223,10 @@ export class GameIntake {
         return;
       }
       case 'dropped': {
-        const n = e.reason === 'duplicate' ? ++this.totals.duplicates : ++this.totals.invalid;
+        const n = e.reason === 'duplicate' ? ++this.totals.duplicates : e.reason === 'heartbeat' ? ++this.totals.forgedHeartbeats : ++this.totals.invalid;
+        const what = e.reason === 'invalid' ? 'an invalid record' : e.reason === 'duplicate' ? 'a duplicate game' : 'a forged heartbeat';
         // The first few in full, then every hundredth: a rogue sender must not flood the log.
-        if (n <= 5 || n % 100 === 0) log(`dropped ${e.reason === 'invalid' ? 'an invalid record' : 'a duplicate game'} from ${e.source}: ${e.detail} (${n} so far)`);
+        if (n <= 5 || n % 100 === 0) log(`dropped ${what} from ${e.source}: ${e.detail} (${n} so far)`);
         return;
       }
       case 'gap':
@@ -282,6 +293,7 @@ export class GameIntake {
       surplusGamesDropped: t.surplus,
       corruptGames: t.corrupt,
       invalidRecords: t.invalid,
+      forgedHeartbeats: t.forgedHeartbeats,
       duplicateGames: t.duplicates,
       restarts: t.restarts,
       crashes: t.crashes,

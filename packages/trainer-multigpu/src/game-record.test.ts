@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { Rng } from '@az/core';
 import { BatchedMcts, UniformEvaluator } from '@az/mcts';
 import { ticTacToePlugin, type TicTacToeState } from '@az/game-tictactoe';
-import { decodeGameRecord, encodeGameRecord, gameRecordProblem, type GameRecord } from './game-record.js';
+import { decodeGameRecord, encodeGameRecord, gameRecordContentProblem, gameRecordProblem, type GameRecord } from './game-record.js';
+import { poisonedRecords } from './test-records.js';
 import { SelfPlay } from './self-play.js';
 
 async function ticTacToeRecord(seed: number): Promise<GameRecord> {
@@ -133,5 +134,33 @@ describe('GameRecord binary form', () => {
     const bigPalette = packed.slice();
     new DataView(bigPalette.buffer).setInt32(32, 3, true);
     expect(gameRecordProblem(bigPalette, run)).toMatch(/palette of 3 values at 1 bits/);
+  });
+});
+
+describe('gameRecordContentProblem', () => {
+  const limits = { inputSize: 27, numSeats: 2, actionSize: 9 };
+
+  it('passes the records self-play makes', async () => {
+    for (const seed of [1, 2, 3, 4]) expect(gameRecordContentProblem(await ticTacToeRecord(seed), limits)).toBeUndefined();
+  });
+
+  it('names what is wrong with every kind of poisoned record whose header is consistent', async () => {
+    const base = await ticTacToeRecord(5);
+    const poisons = poisonedRecords(base, limits.actionSize);
+    expect(poisons.length).toBeGreaterThanOrEqual(16);
+    for (const { kind, record, problem } of poisons) {
+      // The header alone cannot tell: these are the records that used to reach the replay buffer.
+      expect(gameRecordProblem(encodeGameRecord(record), { ...limits, weightsVersion: record.weightsVersion }), kind).toBeUndefined();
+      expect(gameRecordContentProblem(record, limits) ?? `${kind}: accepted`, kind).toMatch(problem);
+    }
+  });
+
+  it('refuses a legal action listed twice and a policy naming one action twice', async () => {
+    const r = await ticTacToeRecord(6);
+    const twiceLegal = { ...r, legalIndex: r.legalIndex.slice() };
+    twiceLegal.legalIndex[1] = twiceLegal.legalIndex[0];
+    expect(gameRecordContentProblem(twiceLegal, limits)).toMatch(/^position 0: legal action \d+ is listed twice/);
+    expect(gameRecordContentProblem(r, { ...limits, actionSize: 4 })).toMatch(/outside \[0, 4\)/);
+    expect(gameRecordContentProblem(r, { ...limits, numSeats: 3 })).toMatch(/do not fit this run/);
   });
 });

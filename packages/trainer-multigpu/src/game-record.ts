@@ -230,3 +230,107 @@ export function decodeGameRecord(bytes: Uint8Array): GameRecord {
     legalIndex: take(Int32Array, legalCount),
   };
 }
+
+/** What a record from a worker must fit beyond its header: the run's positions and action space. */
+export interface RecordLimits {
+  readonly inputSize: number;
+  readonly numSeats: number;
+  readonly actionSize: number;
+}
+
+/**
+ * Largest |input| a record may hold. Encoders declare no range of their own; real ones write 0, 1 and
+ * small fractions, and an input this large already drives a network's loss far from any real one.
+ */
+export const MAX_INPUT_MAGNITUDE = 1e4;
+/** Rounding a float32 mix of returns (value shaping, root values) may add past [-1, 1]. */
+const VALUE_SLACK = 1e-4;
+/** How far a position's policy may sum from 1 (float32 shares of up to hundreds of actions). */
+const POLICY_SUM_SLACK = 1e-3;
+
+/**
+ * Why a decoded record from a worker must not be trained on (undefined when it may): every value finite
+ * and inside its range (value targets and returns in [-1, 1], as the game contract says; inputs within
+ * ±MAX_INPUT_MAGNITUDE), offsets that start at 0, never decrease and end at their array's length, every
+ * action index inside [0, actionSize) and listed once, and each position's policy a distribution over
+ * that position's legal actions (or empty: a value-only row). A record from another machine is untrusted,
+ * and one from a buggy worker is no better: either would otherwise stop training with a non-finite loss.
+ */
+export function gameRecordContentProblem(r: GameRecord, limits: RecordLimits): string | undefined {
+  const { length } = r;
+  if (r.inputSize !== limits.inputSize || r.numSeats !== limits.numSeats) return `positions of ${r.inputSize} inputs and ${r.numSeats} seats do not fit this run (${limits.inputSize}, ${limits.numSeats})`;
+  if (!(length >= 1)) return 'a game of no positions';
+  const sizes: [string, number, number][] = [
+    ['inputs', r.inputs.length, length * r.inputSize],
+    ['value targets', r.values.length, length * r.numSeats],
+    ['returns', r.returns.length, r.numSeats],
+    ['policy offsets', r.policyOffsets.length, length + 1],
+    ['legal offsets', r.legalOffsets.length, length + 1],
+    ['policy probabilities', r.policyProb.length, r.policyIndex.length],
+  ];
+  for (const [what, got, want] of sizes) if (got !== want) return `${got} ${what} where ${want} belong`;
+  const offsets = offsetsProblem('policy', r.policyOffsets, r.policyIndex.length) ?? offsetsProblem('legal', r.legalOffsets, r.legalIndex.length);
+  if (offsets) return offsets;
+  for (let j = 0; j < r.numSeats; j++) if (!inValueRange(r.returns[j])) return `the return of seat ${j} is ${showFloat32(r.returns[j])}, outside [-1, 1]`;
+  // mark[a] = 2i: action a is legal at position i; 2i + 1: the policy of position i already named it.
+  const mark = new Int32Array(limits.actionSize).fill(-1);
+  for (let i = 0; i < length; i++) {
+    const problem = legalProblem(r, i, mark, limits.actionSize) ?? policyProblem(r, i, mark, limits.actionSize) ?? rowValueProblem(r, i);
+    if (problem) return `position ${i}: ${problem}`;
+  }
+  const inputs = r.inputs;
+  for (let k = 0; k < inputs.length; k++) {
+    const x = inputs[k];
+    // x !== x: NaN. The inputs are most of a record: plain comparisons, no call per value.
+    if (x > MAX_INPUT_MAGNITUDE || x < -MAX_INPUT_MAGNITUDE || x !== x) return `position ${Math.floor(k / r.inputSize)}: input ${k % r.inputSize} is ${showFloat32(x)}, outside [-${MAX_INPUT_MAGNITUDE}, ${MAX_INPUT_MAGNITUDE}]`;
+  }
+  return undefined;
+}
+
+const inValueRange = (v: number): boolean => v >= -1 - VALUE_SLACK && v <= 1 + VALUE_SLACK;
+
+/** A float32 as its shortest decimal (1e+30, not 1.0000000150474662e+30). */
+export const showFloat32 = (x: number): string => (Number.isFinite(x) ? String(Number(x.toPrecision(7))) : String(x));
+
+/** CSR offsets must start at 0, never decrease and end at `count` (else positions would read past their arrays). */
+function offsetsProblem(what: string, offsets: Int32Array, count: number): string | undefined {
+  if (offsets[0] !== 0) return `${what} offsets start at ${offsets[0]}, not 0`;
+  for (let i = 1; i < offsets.length; i++) if (offsets[i] < offsets[i - 1]) return `${what} offsets decrease at position ${i - 1} (${offsets[i - 1]} then ${offsets[i]})`;
+  const last = offsets[offsets.length - 1];
+  return last === count ? undefined : `${what} offsets end at ${last} but there are ${count} entries`;
+}
+
+function legalProblem(r: GameRecord, i: number, mark: Int32Array, actionSize: number): string | undefined {
+  for (let k = r.legalOffsets[i]; k < r.legalOffsets[i + 1]; k++) {
+    const a = r.legalIndex[k];
+    if (a < 0 || a >= actionSize) return `legal action ${a} is outside [0, ${actionSize})`;
+    if (mark[a] === 2 * i) return `legal action ${a} is listed twice`;
+    mark[a] = 2 * i;
+  }
+  return undefined;
+}
+
+function policyProblem(r: GameRecord, i: number, mark: Int32Array, actionSize: number): string | undefined {
+  const from = r.policyOffsets[i];
+  const to = r.policyOffsets[i + 1];
+  let sum = 0;
+  for (let k = from; k < to; k++) {
+    const a = r.policyIndex[k];
+    const p = r.policyProb[k];
+    if (a < 0 || a >= actionSize) return `policy action ${a} is outside [0, ${actionSize})`;
+    if (mark[a] === 2 * i + 1) return `policy action ${a} is listed twice`;
+    if (mark[a] !== 2 * i) return `the policy puts ${showFloat32(p)} on action ${a}, which is not legal there`;
+    mark[a] = 2 * i + 1;
+    if (!(p >= 0 && p <= 1)) return `the policy probability of action ${a} is ${showFloat32(p)}, outside [0, 1]`;
+    sum += p;
+  }
+  return to > from && Math.abs(sum - 1) > POLICY_SUM_SLACK ? `the policy probabilities sum to ${showFloat32(sum)}, not 1` : undefined;
+}
+
+function rowValueProblem(r: GameRecord, i: number): string | undefined {
+  for (let j = 0; j < r.numSeats; j++) {
+    const v = r.values[i * r.numSeats + j];
+    if (!inValueRange(v)) return `the value target of seat ${j} is ${showFloat32(v)}, outside [-1, 1]`;
+  }
+  return undefined;
+}

@@ -1,7 +1,7 @@
 export { SelfPlay, type SelfPlayOptions, type SelfPlayStats } from './self-play.js';
 export { ReplayBuffer, NonFiniteReplayError, type ReplayShape, type ReplayRange } from './replay-buffer.js';
 export type { SelfPlayOutcomes } from './outcome-tally.js';
-export { encodeGameRecord, decodeGameRecord, type GameRecord } from './game-record.js';
+export { encodeGameRecord, decodeGameRecord, gameRecordContentProblem, MAX_INPUT_MAGNITUDE, type GameRecord, type RecordLimits } from './game-record.js';
 export { resolveTrainOptions, checkTrainOptions, learningRateAt, FRAMEWORK_TRAIN_DEFAULTS, UNBOUNDED_ITERATIONS, type LearningRateSchedule, type TrainOptions, type TrainOptionsInput } from './options.js';
 export { runTraining } from './train-loop.js';
 export { TimeBudget, parseDuration, formatDuration } from './time-budget.js';
@@ -42,5 +42,7 @@ export { LocalIpcTransport, type LocalIpcTransportOptions } from './ipc-transpor
 export { RedisTransport, readRedisCheckpointState, type RedisTransportOptions, type RedisRunOptions, type RedisCheckpointState } from './redis-transport.js';
 export { RedisWorkerAgent, IncompatibleRunError, type RedisWorkerAgentOptions, type LocalPlugin } from './redis-worker-agent.js';
 export { parseRedisUrl, withTlsCa, checkRunName, RedisUrlError, RedisConnectError, TLS_CA_ENV, type RedisEndpoint } from './redis-common.js';
+// The run key: the learner signs the setup and weights, workers their games and heartbeats (HMAC-SHA256).
+export { readRunKey, readRunKeyFile, runDirectoryKey, RunSigner, RunKeyError, RUN_KEY_ENV, RUN_KEY_FILE, type RunKey } from './run-key.js';
 // The games stream's entry format, for tools that write to it (the Redis benchmark's simulated workers).
 export { entryFields, groupIntoEntries, GAMES_PER_ENTRY, ENTRY_BYTES, type EntryGame } from './redis-common.js';

@@ -9,6 +9,8 @@ import type { ArenaSummary, IterationMetrics, WorkerIterationMetrics } from './m
 import { appendMetricsLine } from './metrics-log.js';
 import type { RunSession } from './run-session.js';
 import { learningRateAt } from './options.js';
+import { MAX_INPUT_MAGNITUDE, showFloat32 } from './game-record.js';
+import type { ReplayShape } from './replay-buffer.js';
 import { makeSearchAgent } from './search-settings.js';
 
 /** What one iteration's training phase did (averaged losses). */
@@ -26,11 +28,12 @@ export class TrainingDivergedError extends Error {
 }
 
 /**
- * Test hook for the fault-injection suite: AZ_FAULT_NAN=weights|replay|gradient (optionally `#N`: in
- * iteration N, default the first this process trains) puts a NaN where such a fault would: into a weight
- * before training, into the sampled minibatch, or into a weight right after the first step.
+ * Test hook for the fault-injection suite: AZ_FAULT_NAN=weights|replay|gradient|value-1e30 (optionally `#N`:
+ * in iteration N, default the first this process trains) puts a NaN where such a fault would: into a
+ * weight before training, into the sampled minibatch, or into a weight right after the first step; or a
+ * value target of 1e30 into the minibatch's last position (a record no check refused).
  */
-function injectedNaN(kind: 'weights' | 'replay' | 'gradient', iteration: number, firstIteration: number): boolean {
+function injectedNaN(kind: 'weights' | 'replay' | 'gradient' | 'value-1e30', iteration: number, firstIteration: number): boolean {
   const spec = process.env.AZ_FAULT_NAN;
   if (!spec) return false;
   const [what, at] = spec.split('#');
@@ -58,9 +61,40 @@ export function nonFiniteWeight(run: RunSession): string | null {
 
 const MAX_SANE_LOSS = 1e6;
 
-function hasNonFinite(...arrays: Float32Array[]): boolean {
-  for (const a of arrays) for (let i = 0; i < a.length; i++) if (!Number.isFinite(a[i])) return true;
-  return false;
+/** A minibatch as `ReplayBuffer.sample` fills it: `count` positions, dense policies and legal masks. */
+export interface TrainingBatch {
+  readonly count: number;
+  readonly inputs: Float32Array;
+  readonly policy: Float32Array;
+  readonly values: Float32Array;
+  readonly legal: Float32Array;
+}
+
+/**
+ * The first thing in a minibatch that no sound game record holds (undefined when there is none): a value
+ * target outside [-1, 1], a policy probability outside [0, 1], policy mass on an illegal action, an input
+ * past ±MAX_INPUT_MAGNITUDE, or anything non-finite. Named by its position in the batch, so a non-finite
+ * loss is blamed on the data when the data is at fault, not on the learning rate.
+ */
+export function batchProblem(batch: TrainingBatch, shape: ReplayShape): string | undefined {
+  const { inputSize, actionSize, numSeats } = shape;
+  for (let i = 0; i < batch.count; i++) {
+    const at = `position ${i} of the batch`;
+    for (let j = 0; j < numSeats; j++) {
+      const v = batch.values[i * numSeats + j];
+      if (!(Math.abs(v) <= 1 + 1e-4)) return `${at} has a value target of ${showFloat32(v)} (seat ${j}; targets lie in [-1, 1])`;
+    }
+    for (let a = 0; a < actionSize; a++) {
+      const p = batch.policy[i * actionSize + a];
+      if (!(p >= 0 && p <= 1)) return `${at} has a policy probability of ${showFloat32(p)} (action ${a}; probabilities lie in [0, 1])`;
+      if (p > 0 && batch.legal[i * actionSize + a] === 0) return `${at} puts policy mass ${showFloat32(p)} on action ${a}, which is not legal there`;
+    }
+    for (let k = 0; k < inputSize; k++) {
+      const x = batch.inputs[i * inputSize + k];
+      if (!(Math.abs(x) <= MAX_INPUT_MAGNITUDE)) return `${at} has an input of ${showFloat32(x)} (input ${k}; inputs lie within ±${MAX_INPUT_MAGNITUDE})`;
+    }
+  }
+  return undefined;
 }
 
 /**
@@ -91,13 +125,14 @@ export async function trainPhase(run: RunSession, iteration: number, betweenStep
     // Each position is seen through a random symmetry of the game (or as is): free data augmentation.
     replay.sample(B, rng, inputs, policy, values, symmetries, legal);
     if (steps === 0 && injectedNaN('replay', iteration, first)) values[0] = NaN;
+    if (steps === 0 && injectedNaN('value-1e30', iteration, first)) values[(B - 1) * shape.numSeats] = 1e30;
     // The policy softmax is taken over each position's legal actions, as the search's priors are.
     const losses = trainer.trainBatch(inputs, policy, values, B, legal);
     if (steps === 0 && injectedNaN('gradient', iteration, first)) poisonFirstWeight(run);
     // A loss this far above any real one (cross-entropy and squared error of a few seats) has diverged,
     // even before it overflows to NaN.
     if (!Number.isFinite(losses.total) || losses.total > MAX_SANE_LOSS) {
-      throw diverged(run, iteration, steps, `the loss is ${losses.total}`, hasNonFinite(inputs, policy, values), weightsFiniteAtStart);
+      throw diverged(run, iteration, steps, `the loss is ${losses.total}`, batchProblem({ count: B, inputs, policy, values, legal }, shape), weightsFiniteAtStart);
     }
     sums.policyLoss += losses.policyLoss;
     sums.valueLoss += losses.valueLoss;
@@ -107,7 +142,7 @@ export async function trainPhase(run: RunSession, iteration: number, betweenStep
     if (betweenSteps) await betweenSteps();
   }
   const bad = nonFiniteWeight(run);
-  if (bad !== null) throw diverged(run, iteration, steps, `weight ${bad} is not finite`, false, weightsFiniteAtStart);
+  if (bad !== null) throw diverged(run, iteration, steps, `weight ${bad} is not finite`, undefined, weightsFiniteAtStart);
   const t2 = performance.now();
   return {
     steps,
@@ -120,9 +155,10 @@ export async function trainPhase(run: RunSession, iteration: number, betweenStep
   };
 }
 
-function diverged(run: RunSession, iteration: number, step: number, what: string, badBatch: boolean, weightsFiniteAtStart: boolean): TrainingDivergedError {
+/** The error for a diverged step; the batch's data is blamed first (`badBatch`: what batchProblem found), then the weights, then the learning rate. */
+function diverged(run: RunSession, iteration: number, step: number, what: string, badBatch: string | undefined, weightsFiniteAtStart: boolean): TrainingDivergedError {
   const cause = badBatch
-    ? 'the replay buffer holds NaN or infinite values (NaN replay)'
+    ? `the training data: ${badBatch}, which no sound game record holds (a bad record reached the replay buffer)`
     : !weightsFiniteAtStart
       ? 'the network held NaN or infinite weights before this training phase (NaN weights)'
       : `training diverged: the learning rate (--lr ${run.options.learningRate}) is likely too high, or a gradient overflowed`;

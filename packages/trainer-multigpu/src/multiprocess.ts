@@ -21,6 +21,7 @@ import { RedisTransport, readRedisCheckpointState, type RedisRunOptions } from '
 import { finishIteration } from './iteration.js';
 import { cacheHitRateField, type IterationMetrics, type TrainSummary, type WorkerIterationMetrics } from './metrics.js';
 import type { TrainOptionsInput } from './options.js';
+import { RUN_KEY_ENV, runDirectoryKey, type RunKey } from './run-key.js';
 import { anotherIteration, closeRun, disposeRun, endRun, openRun, type RunDeps, type RunSession } from './run-session.js';
 import type { PluginModuleRef, PublishedWeights, SelfPlayTransport, WorkerSetup, WorkerSlot } from './transport.js';
 
@@ -115,6 +116,20 @@ export async function runMultiProcessTraining(
 }
 
 /**
+ * The run key of a Redis run given none (no --run-key-file, no AZ_RUN_KEY): the run directory's, made on its
+ * first start. Workers cannot play without it, so the learner says where it is and how to hand it over.
+ */
+function learnerRunKey(runDir: string, log: (line: string) => void): RunKey {
+  const { key, created } = runDirectoryKey(runDir);
+  log(
+    created
+      ? `redis: made this run's key in ${key.file} (readable by you only); workers need it: copy it to each worker machine and start them with az worker --run-key-file FILE (or ${RUN_KEY_ENV} set to its contents)`
+      : `redis: this run's key is in ${key.file}`,
+  );
+  return key;
+}
+
+/**
  * One multi-process run: the transport to the workers, the game intake, and the iterations. Made by
  * `runMultiProcessTraining` once the run is open.
  */
@@ -160,6 +175,7 @@ class MultiProcessLoop {
       (multi.redis
         ? new RedisTransport({
             ...multi.redis,
+            runKey: multi.redis.runKey ?? learnerRunKey(session.paths.dir, log),
             heartbeatTimeoutMs,
             localDevices: devices,
             workersPerDevice: this.workersPerDevice,

@@ -3,13 +3,16 @@
  * key layout of a run, the setup and weights formats, and how a client reconnects.
  *
  * Keys of run R (the `{R}` hash tag keeps one run's keys in one Redis Cluster slot):
- *   az:{R}:setup            JSON RemoteRunSetup (game by package name and version, config, network, options)
+ *   az:{R}:setup            "<signature> <JSON RemoteRunSetup>" (game by package name and version, config, network, options)
  *   az:{R}:state            'running' | 'stopped'
  *   az:{R}:paused           '1' while the learner holds self-play (flow control), else '0'
- *   az:{R}:weights:current  "<version> <sha256 hex> <bytes>"
+ *   az:{R}:weights:current  "<version> <sha256 hex> <bytes> <signature>"
  *   az:{R}:weights:<v>      the float32 bytes of weights version v (one value, not chunked)
  *   az:{R}:games            stream of finished games, read by consumer group 'learner'
- *   az:{R}:worker:<id>      heartbeat JSON, with a TTL: an expired key is a lost worker
+ *   az:{R}:worker:<id>      "<signature> <heartbeat JSON>", with a TTL: an expired key is a lost worker
+ *
+ * The signatures are HMAC-SHA256 under the run key (run-key.ts): the learner signs the setup and the
+ * weights, workers sign their heartbeats and stream entries (field `m`).
  *   az:{R}:serial           counter giving every worker agent a unique number
  *   az:{R}:events           pub/sub channel: 'weights <v>', 'paused 0|1', 'state <s>', 'epoch <n>'
  */
@@ -22,6 +25,7 @@ import { Redis, type RedisOptions } from 'ioredis';
 import type { NetworkConfig, ResolvedConfig } from '@az/core';
 import type { WeightSpec } from '@az/nn';
 import type { TrainOptions } from './options.js';
+import type { RunSigner } from './run-key.js';
 import type { WorkerPlayStats } from './transport.js';
 
 /** A redis:// or rediss:// URL taken apart: what ioredis needs, and a printable form without the password. */
@@ -252,15 +256,32 @@ export interface RemoteRunSetup {
   readonly heartbeatTimeoutMs: number;
 }
 
-/** "<version> <sha256> <bytes>": the small key workers poll and the pub/sub message points at. */
-export function formatCurrentWeights(version: number, data: Uint8Array): string {
-  return `${version} ${sha256(data)} ${data.byteLength}`;
+/** The announcement of a weights version: what the small key workers poll holds, and the pub/sub message points at. */
+export interface CurrentWeights {
+  readonly version: number;
+  readonly sha256: string;
+  readonly bytes: number;
+  /** "<version> <sha256> <bytes>": what the signature covers. */
+  readonly line: string;
+  readonly signature: string | undefined;
 }
 
-export function parseCurrentWeights(text: string | null): { version: number; sha256: string; bytes: number } | null {
+/** "<version> <sha256> <bytes> <signature>", signed by the learner: workers play only what the run key signed. */
+export function formatCurrentWeights(version: number, data: Uint8Array, signer: RunSigner): string {
+  const line = `${version} ${sha256(data)} ${data.byteLength}`;
+  return `${line} ${signer.sign('weights', line)}`;
+}
+
+/** The announcement in `text` (its signature not yet checked: `currentWeightsSigned`), or null when it is malformed. */
+export function parseCurrentWeights(text: string | null): CurrentWeights | null {
   if (text === null) return null;
-  const m = /^(\d+) ([0-9a-f]{64}) (\d+)$/.exec(text);
-  return m ? { version: Number(m[1]), sha256: m[2], bytes: Number(m[3]) } : null;
+  const m = /^((\d+) ([0-9a-f]{64}) (\d+))(?: (\S+))?$/.exec(text);
+  return m ? { version: Number(m[2]), sha256: m[3], bytes: Number(m[4]), line: m[1], signature: m[5] } : null;
+}
+
+/** True when the learner holding the run key announced `current`. */
+export function currentWeightsSigned(current: CurrentWeights, signer: RunSigner): boolean {
+  return signer.verify(current.signature, 'weights', current.line);
 }
 
 export function sha256(data: Uint8Array): string {
@@ -295,7 +316,20 @@ export function defaultMachineName(): string {
  * version (comma-separated), `b` is their records back to back and `l` their byte lengths (only when
  * there is more than one game). A one-game entry is the same with one number in `s` and `v` and no `l`.
  */
-export const FIELD = { worker: 'w', device: 'd', incarnation: 'i', seq: 's', version: 'v', game: 'g', lengths: 'l', bytes: 'b' } as const;
+export const FIELD = { worker: 'w', device: 'd', incarnation: 'i', seq: 's', version: 'v', game: 'g', lengths: 'l', mac: 'm', bytes: 'b' } as const;
+
+/** The fields an entry's signature (field `m`) covers, in order; the bytes of the records last. */
+const SIGNED_FIELDS = [FIELD.worker, FIELD.device, FIELD.incarnation, FIELD.seq, FIELD.version, FIELD.game, FIELD.lengths, FIELD.bytes] as const;
+
+/** The run key's signature of an entry's fields (as the entry holds them, byte for byte; a missing field as empty). */
+export function entrySignature(fields: ReadonlyMap<string, Uint8Array>, signer: RunSigner): string {
+  return signer.sign('games', ...SIGNED_FIELDS.map((f) => fields.get(f) ?? new Uint8Array(0)));
+}
+
+/** True when the entry's `m` field is the run key's signature of its other fields. */
+export function entrySigned(fields: ReadonlyMap<string, Buffer>, signer: RunSigner): boolean {
+  return signer.verify(fields.get(FIELD.mac)?.toString('latin1'), 'games', ...SIGNED_FIELDS.map((f) => fields.get(f) ?? new Uint8Array(0)));
+}
 
 /** Games one stream entry holds at most, and about how many record bytes (a larger game goes alone). */
 export const GAMES_PER_ENTRY = 32;
@@ -309,20 +343,25 @@ export interface EntryGame {
 }
 
 /**
- * The XADD field-value list of one entry holding `games` (in order) of one worker process. Every value is
- * a string but the records, which go as one Buffer.
+ * The XADD field-value list of one entry holding `games` (in order) of one worker process, signed with the
+ * run key. Every value is a string but the records, which go as one Buffer.
  */
-export function entryFields(worker: string, device: string, incarnation: number, gameId: string, games: readonly EntryGame[]): (string | Buffer)[] {
-  const fields: (string | Buffer)[] = [
-    FIELD.worker, worker,
-    FIELD.device, device,
-    FIELD.incarnation, String(incarnation),
-    FIELD.seq, games.map((g) => g.seq).join(','),
-    FIELD.version, games.map((g) => g.version).join(','),
-    FIELD.game, gameId,
-  ];
-  if (games.length > 1) fields.push(FIELD.lengths, games.map((g) => g.bytes.byteLength).join(','));
-  fields.push(FIELD.bytes, games.length === 1 ? Buffer.from(games[0].bytes.buffer, games[0].bytes.byteOffset, games[0].bytes.byteLength) : Buffer.concat(games.map((g) => g.bytes)));
+export function entryFields(signer: RunSigner, worker: string, device: string, incarnation: number, gameId: string, games: readonly EntryGame[]): (string | Buffer)[] {
+  const values = new Map<string, Buffer>([
+    [FIELD.worker, Buffer.from(worker)],
+    [FIELD.device, Buffer.from(device)],
+    [FIELD.incarnation, Buffer.from(String(incarnation))],
+    [FIELD.seq, Buffer.from(games.map((g) => g.seq).join(','))],
+    [FIELD.version, Buffer.from(games.map((g) => g.version).join(','))],
+    [FIELD.game, Buffer.from(gameId)],
+  ]);
+  if (games.length > 1) values.set(FIELD.lengths, Buffer.from(games.map((g) => g.bytes.byteLength).join(',')));
+  values.set(FIELD.bytes, games.length === 1 ? Buffer.from(games[0].bytes.buffer, games[0].bytes.byteOffset, games[0].bytes.byteLength) : Buffer.concat(games.map((g) => g.bytes)));
+  const mac = entrySignature(values, signer);
+  const fields: (string | Buffer)[] = [];
+  // The bytes field last: it is the large one.
+  for (const [name, value] of values) if (name !== FIELD.bytes) fields.push(name, value.toString());
+  fields.push(FIELD.mac, mac, FIELD.bytes, values.get(FIELD.bytes) as Buffer);
   return fields;
 }
 

@@ -13,16 +13,33 @@ import { RedisServerProcess, freePort, realComponent } from '@az/core/testkit';
 import { ticTacToePlugin } from '@az/game-tictactoe';
 import { parseDeviceSpec } from './devices.js';
 import { runMultiProcessTraining, type MultiProcessOptions, type MultiProcessTrainSummary } from './multiprocess.js';
-import { ENTRY_BYTES, FIELD, GAMES_PER_ENTRY, entryFields, entryGames, fatalConnectProblem, groupIntoEntries, parseRedisUrl, runKeys, RedisUrlError, withTlsCa } from './redis-common.js';
+import { ENTRY_BYTES, FIELD, GAMES_PER_ENTRY, entryFields, entryGames, entrySignature, fatalConnectProblem, type RemoteRunSetup, groupIntoEntries, parseRedisUrl, runKeys, RedisUrlError, withTlsCa } from './redis-common.js';
 import { IncompatibleRunError, RedisWorkerAgent, type LocalPlugin } from './redis-worker-agent.js';
 import type { IterationMetrics } from './metrics.js';
 import type { WorkerEvent, WorkerSetup } from './transport.js';
 import { RedisTransport } from './redis-transport.js';
-import { encodeGameRecord } from './game-record.js';
+import { RunSigner, type RunKey } from './run-key.js';
+import { createHash } from 'node:crypto';
+import { encodeGameRecord, type GameRecord } from './game-record.js';
+import { BatchedMcts, UniformEvaluator } from '@az/mcts';
+import type { TicTacToeState } from '@az/game-tictactoe';
+import { SelfPlay } from './self-play.js';
+import { poisonedRecords } from './test-records.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const tictactoeUrl = pathToFileURL(join(here, '..', '..', 'game-tictactoe', 'dist', 'index.js')).href;
 const localPlugin: LocalPlugin = { packageName: '@az/game-tictactoe', version: '0.1.0', exportName: 'ticTacToePlugin', moduleUrl: tictactoeUrl };
+
+/** The run key of every run in these tests (the learner's and its workers'). */
+const runKey: RunKey = { secret: Buffer.from('test-run-key-'.padEnd(40, 'k')), source: 'the tests' };
+const signer = (run: string): RunSigner => new RunSigner(runKey.secret, run);
+
+/** An entry's fields as given (`fields`: name, value, ...), signed with the run key as a worker signs them. */
+function signedRaw(run: string, fields: (string | Buffer)[]): (string | Buffer)[] {
+  const map = new Map<string, Buffer>();
+  for (let i = 0; i < fields.length; i += 2) map.set(String(fields[i]), Buffer.from(fields[i + 1]));
+  return [...fields.slice(0, -2), FIELD.mac, entrySignature(map, signer(run)), ...fields.slice(-2)];
+}
 
 /** A one-position tic-tac-toe game record (weights v0), as a worker sends it. */
 function oneMoveRecord(inputSize: number): Uint8Array {
@@ -49,7 +66,7 @@ function transportSetup(inputSize: number): WorkerSetup {
     gameId: 'tictactoe',
     gameConfig: {},
     encoderVersion: 'test',
-    network: { inputShape: [inputSize], numSeats: 2 },
+    network: { inputShape: [inputSize], numSeats: 2, actionSize: 9 },
     weightSpecs: [],
     options: {},
   } as unknown as WorkerSetup;
@@ -141,7 +158,7 @@ describe('stream entries of several games', () => {
 
   it('writes several games to one entry and reads each back, byte for byte, in a buffer of its own', () => {
     const games = [3, 4, 5].map((seq, k) => ({ seq, version: 7 + k, bytes: new Uint8Array(5 + 4 * k).map((_, i) => seq * 16 + i) }));
-    const fields = entryFields('m#1.ab.0/2', 'cpu:0', 1, 'tictactoe', games);
+    const fields = entryFields(signer('r'), 'm#1.ab.0/2', 'cpu:0', 1, 'tictactoe', games);
     const m = asRead(fields);
     expect(m.get(FIELD.seq)?.toString()).toBe('3,4,5');
     expect(m.get(FIELD.version)?.toString()).toBe('7,8,9');
@@ -156,7 +173,7 @@ describe('stream entries of several games', () => {
   });
 
   it('a one-game entry has no lengths field: the format of one game per entry, which is still read', () => {
-    const one = asRead(entryFields('w', 'd', 0, 'tictactoe', [{ seq: 9, version: 2, bytes: Uint8Array.from([1, 2, 3]) }]));
+    const one = asRead(entryFields(signer('r'), 'w', 'd', 0, 'tictactoe', [{ seq: 9, version: 2, bytes: Uint8Array.from([1, 2, 3]) }]));
     expect(one.has(FIELD.lengths)).toBe(false);
     expect(parse(one)).toEqual([{ seq: 9, version: 2, bytes: Uint8Array.from([1, 2, 3]) }]);
   });
@@ -206,7 +223,7 @@ describe.skipIf(redis.path === undefined)('training over Redis (real redis-serve
     const run = 'e2e';
     const logs: string[] = [];
     const agentAbort = new AbortController();
-    const agent = new RedisWorkerAgent({ endpoint, run, devices: parseDeviceSpec('cpu:1'), resolvePlugin: () => localPlugin, machine: 'box2', log: (l) => (logs.push(`agent: ${l}`), debug(`agent: ${l}`)), execArgv: [] });
+    const agent = new RedisWorkerAgent({ endpoint, run, devices: parseDeviceSpec('cpu:1'), resolvePlugin: () => localPlugin, runKey, machine: 'box2', log: (l) => (logs.push(`agent: ${l}`), debug(`agent: ${l}`)), execArgv: [] });
     let agentError: unknown = null;
     const agentDone = agent.run(agentAbort.signal).catch((err: unknown) => (agentError = err));
     const metrics: IterationMetrics[] = [];
@@ -220,15 +237,16 @@ describe.skipIf(redis.path === undefined)('training over Redis (real redis-serve
       maxGameAge: 1,
       workerExecArgv: [],
       plugin: { moduleUrl: tictactoeUrl, exportName: 'ticTacToePlugin' },
-      redis: { endpoint, run, plugin: localPlugin },
+      redis: { endpoint, run, plugin: localPlugin, runKey },
     };
     // Garbage in the stream before the learner reads it: wrong fields, another game, a forged version, bytes that are no record.
     const key = runKeys(run).games;
     const good = ['w', 'rogue#1/0', 'd', 'cpu:0', 'i', '0', 's', '0', 'v', '0', 'g', 'tictactoe'];
+    // Signed (a buggy worker holding the run key is no more trusted than a stranger), but one: unsigned.
     await rogue.xadd(key, '*', 'hello', 'world');
-    await rogue.xadd(key, '*', ...good.slice(0, 10), 'g', 'chess', 'b', Buffer.alloc(64));
-    await rogue.xadd(key, '*', ...good.slice(0, 8), 'v', '999', 'g', 'tictactoe', 'b', Buffer.alloc(64));
-    await rogue.xadd(key, '*', ...good, 'b', Buffer.from('not a game record'));
+    await rogue.xadd(key, '*', ...signedRaw(run, [...good.slice(0, 10), 'g', 'chess', 'b', Buffer.alloc(64)]));
+    await rogue.xadd(key, '*', ...signedRaw(run, [...good.slice(0, 8), 'v', '999', 'g', 'tictactoe', 'b', Buffer.alloc(64)]));
+    await rogue.xadd(key, '*', ...signedRaw(run, [...good, 'b', Buffer.from('not a game record')]));
     await rogue.xadd(key, '*', ...good, 'b', Buffer.alloc(4096));
     let summary: MultiProcessTrainSummary;
     try {
@@ -270,7 +288,7 @@ describe.skipIf(redis.path === undefined)('training over Redis (real redis-serve
     const endpoint = parseRedisUrl(server.url(auth));
     const run = 'faults';
     const agentAbort = new AbortController();
-    const agent = new RedisWorkerAgent({ endpoint, run, devices: parseDeviceSpec('cpu:1'), resolvePlugin: () => localPlugin, machine: 'box3', log: debug, execArgv: [] });
+    const agent = new RedisWorkerAgent({ endpoint, run, devices: parseDeviceSpec('cpu:1'), resolvePlugin: () => localPlugin, runKey, machine: 'box3', log: debug, execArgv: [] });
     let agentError: unknown = null;
     const agentDone = agent.run(agentAbort.signal).catch((err: unknown) => (agentError = err));
     const rogue = new Redis({ host: '127.0.0.1', port: server.port, username: 'az', password: 'training-secret' });
@@ -288,7 +306,7 @@ describe.skipIf(redis.path === undefined)('training over Redis (real redis-serve
     try {
       summary = await runMultiProcessTraining(
         { ...tiny, out: join(work, 'faults'), iterations: 500 },
-        { devices: [], heartbeatTimeoutMs: 4000, maxGameAge: 1, workerExecArgv: [], plugin: { moduleUrl: tictactoeUrl, exportName: 'ticTacToePlugin' }, redis: { endpoint, run, plugin: localPlugin } },
+        { devices: [], heartbeatTimeoutMs: 4000, maxGameAge: 1, workerExecArgv: [], plugin: { moduleUrl: tictactoeUrl, exportName: 'ticTacToePlugin' }, redis: { endpoint, run, plugin: localPlugin, runKey } },
         {
           registry,
           signal: controller.signal,
@@ -308,7 +326,7 @@ describe.skipIf(redis.path === undefined)('training over Redis (real redis-serve
                 staleSent = true;
                 void (async () => {
                   for (let seq = 0; seq < 3; seq++) {
-                    await rogue.xadd(runKeys(run).games, '*', 'w', 'old#1.aa/0', 'd', 'old', 'i', '0', 's', String(seq), 'v', '0', 'g', 'tictactoe', 'b', Buffer.from(oldGame));
+                    await rogue.xadd(runKeys(run).games, '*', ...entryFields(signer(run), 'old#1.aa/0', 'old', 0, 'tictactoe', [{ seq, version: 0, bytes: oldGame }]));
                   }
                   staleWritten = true;
                 })();
@@ -344,21 +362,65 @@ describe.skipIf(redis.path === undefined)('training over Redis (real redis-serve
     const endpoint = parseRedisUrl(server.url(auth));
     const setupKey = runKeys('e2e').setup;
     const client = new Redis({ host: '127.0.0.1', port: server.port, username: 'az', password: 'training-secret' });
-    const setup = JSON.parse((await client.get(setupKey)) ?? '{}') as Record<string, unknown>;
+    const setup = JSON.parse(signer('e2e').open('setup', (await client.get(setupKey)) ?? '') ?? '{}') as Record<string, unknown>;
     await client.set(runKeys('e2e').state, 'running');
     const attempt = async (plugin: LocalPlugin): Promise<unknown> => {
-      const agent = new RedisWorkerAgent({ endpoint, run: 'e2e', devices: parseDeviceSpec('cpu:1'), resolvePlugin: () => plugin, execArgv: [] });
+      const agent = new RedisWorkerAgent({ endpoint, run: 'e2e', devices: parseDeviceSpec('cpu:1'), resolvePlugin: () => plugin, runKey, execArgv: [] });
       return agent.run(new AbortController().signal).then(() => null, (err: unknown) => err);
     };
     const older = await attempt({ ...localPlugin, version: '0.0.9' });
     expect(older).toBeInstanceOf(IncompatibleRunError);
     expect(String(older)).toContain('this machine has @az/game-tictactoe@0.0.9');
-    await client.set(setupKey, JSON.stringify({ ...setup, encoderVersion: 'ttt-v0' }));
+    await client.set(setupKey, signer('e2e').seal('setup', JSON.stringify({ ...setup, encoderVersion: 'ttt-v0' })));
     const otherEncoder = await attempt(localPlugin);
     expect(otherEncoder).toBeInstanceOf(IncompatibleRunError);
     expect(String(otherEncoder)).toMatch(/encodes positions as version '.*' but run 'e2e' uses 'ttt-v0'/);
     await client.set(runKeys('e2e').state, 'stopped');
     client.disconnect();
+  });
+});
+
+describe.skipIf(redis.path === undefined)('the ACL users docs/distributed.md suggests (real redis-server)', () => {
+  const run = 'acl';
+  // As in docs/distributed.md, "What is trusted", for run 'acl'.
+  const learnerRule = `learner on >learner-secret ~az:{${run}}:* &az:{${run}}:* +@all`;
+  const workerRule = `worker on >worker-secret %R~az:{${run}}:* ~az:{${run}}:games ~az:{${run}}:worker:* ~az:{${run}}:serial &az:{${run}}:events +@read +@stream +@pubsub +set +incr +multi +exec +ping +auth +hello +client|setname +info`;
+  let server: RedisServerProcess;
+  const work = mkdtempSync(join(tmpdir(), 'az-redis-acl-'));
+  beforeAll(async () => {
+    server = await RedisServerProcess.start({ executable: redis.path ?? '', users: ['default off', learnerRule, workerRule] });
+  });
+  afterAll(async () => {
+    await server?.dispose();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('a worker user that may write only games, heartbeats and its serial plays a run; it cannot touch the weights, the setup or the state', async () => {
+    const agentAbort = new AbortController();
+    const agent = new RedisWorkerAgent({ endpoint: parseRedisUrl(server.url('worker:worker-secret')), run, devices: parseDeviceSpec('cpu:1'), resolvePlugin: () => localPlugin, runKey, machine: 'aclbox', log: debug, execArgv: [] });
+    const agentDone = agent.run(agentAbort.signal);
+    // A worker the ACL refuses fails the test at once (the learner would wait for its games for ever).
+    const agentFailed = agentDone.then(() => new Promise<never>(() => undefined));
+    let summary: MultiProcessTrainSummary;
+    try {
+      summary = await Promise.race([agentFailed, runMultiProcessTraining(
+        { game: 'tictactoe', gamesPerIteration: 8, parallelGames: 4, simulations: 8, leavesPerTree: 4, trainingSteps: 2, batchSize: 16, evalGames: 0, seed: 5, out: join(work, 'acl'), iterations: 2 },
+        { devices: [], heartbeatTimeoutMs: 4000, workerExecArgv: [], plugin: { moduleUrl: tictactoeUrl, exportName: 'ticTacToePlugin' }, redis: { endpoint: parseRedisUrl(server.url('learner:learner-secret')), run, plugin: localPlugin, runKey } },
+        { registry, events: { log: debug } },
+      )]);
+    } finally {
+      agentAbort.abort();
+      await agentDone.catch(() => undefined);
+    }
+    expect(summary.workers.devices['aclbox/cpu:0'].gamesAccepted).toBeGreaterThanOrEqual(16);
+    expect(summary.workers.invalidRecords).toBe(0);
+    const asWorker = new Redis({ host: '127.0.0.1', port: server.port, username: 'worker', password: 'worker-secret', protocol: 2 });
+    try {
+      for (const key of [runKeys(run).weightsCurrent, runKeys(run).setup, runKeys(run).state, runKeys(run).paused]) await expect(asWorker.set(key, 'x')).rejects.toThrow(/NOPERM/);
+      expect(await asWorker.get(runKeys(run).state)).toBe('stopped');
+    } finally {
+      asWorker.disconnect();
+    }
   });
 });
 
@@ -438,6 +500,7 @@ describe.skipIf(redis.path === undefined)('RedisTransport reading through a loss
       plugin: localPlugin,
       heartbeatTimeoutMs: 4000,
       readBatch: 4,
+      runKey,
       log: (l) => (logs.push(l), debug(l)),
     });
     const seqs: number[] = [];
@@ -453,7 +516,7 @@ describe.skipIf(redis.path === undefined)('RedisTransport reading through a loss
     const setup = transportSetup(inputSize);
     const writer = new Redis({ host: '127.0.0.1', port: server.port, protocol: 2 });
     const send = async (from: number, to: number): Promise<void> => {
-      for (let s = from; s < to; s++) await writer.xadd(keys.games, '*', 'w', 'm#1/0', 'd', 'cpu:0', 'i', '0', 's', String(s), 'v', '0', 'g', 'tictactoe', 'b', record);
+      for (let s = from; s < to; s++) await writer.xadd(keys.games, '*', ...entryFields(signer(run), 'm#1/0', 'cpu:0', 0, 'tictactoe', [{ seq: s, version: 0, bytes: record }]));
     };
     try {
       await transport.start(setup, { version: 0, data: new Uint8Array(0) });
@@ -478,7 +541,7 @@ describe.skipIf(redis.path === undefined)('RedisTransport reading through a loss
     const run = 'first-game';
     const inputSize = registry.create('tictactoe').encoder.size;
     const logs: string[] = [];
-    const transport = new RedisTransport({ endpoint: parseRedisUrl(`redis://127.0.0.1:${server.port}/0`), run, plugin: localPlugin, heartbeatTimeoutMs: 4000, log: (l) => logs.push(l) });
+    const transport = new RedisTransport({ endpoint: parseRedisUrl(`redis://127.0.0.1:${server.port}/0`), run, plugin: localPlugin, runKey, heartbeatTimeoutMs: 4000, log: (l) => logs.push(l) });
     // What the learner had said when the game reached it: a run shorter than a scan tick ends with no scan after its games.
     let saidAtFirstGame: string[] | null = null;
     let arrived: () => void = () => undefined;
@@ -491,7 +554,7 @@ describe.skipIf(redis.path === undefined)('RedisTransport reading through a loss
     try {
       await transport.start(transportSetup(inputSize), { version: 0, data: new Uint8Array(0) });
       // No heartbeat key: only the game says the worker is there.
-      await writer.xadd(runKeys(run).games, '*', ...entryFields('box9#1.a.1/0', 'cpu:0', 0, 'tictactoe', [{ seq: 0, version: 0, bytes: oneMoveRecord(inputSize) }]));
+      await writer.xadd(runKeys(run).games, '*', ...entryFields(signer(run), 'box9#1.a.1/0', 'cpu:0', 0, 'tictactoe', [{ seq: 0, version: 0, bytes: oneMoveRecord(inputSize) }]));
       await first;
       expect(saidAtFirstGame).toContain('redis: live workers per machine: box9 1');
     } finally {
@@ -512,9 +575,9 @@ describe.skipIf(redis.path === undefined)('RedisTransport reading through a loss
       lines.push(line);
       for (const w of waiters.splice(0)) (lines.slice(w.after).some((l) => l.includes(w.text)) ? w.resolve() : waiters.push(w));
     };
-    const transport = new RedisTransport({ endpoint: parseRedisUrl(`redis://127.0.0.1:${server.port}/0`), run, plugin: localPlugin, heartbeatTimeoutMs: 400, log });
+    const transport = new RedisTransport({ endpoint: parseRedisUrl(`redis://127.0.0.1:${server.port}/0`), run, plugin: localPlugin, runKey, heartbeatTimeoutMs: 400, log });
     const writer = new Redis({ host: '127.0.0.1', port: server.port, protocol: 2 });
-    const game = (seq: number) => writer.xadd(runKeys(run).games, '*', ...entryFields('old#1.a.1/0', 'cpu:0', 0, 'tictactoe', [{ seq, version: 0, bytes: oneMoveRecord(inputSize) }]));
+    const game = (seq: number) => writer.xadd(runKeys(run).games, '*', ...entryFields(signer(run), 'old#1.a.1/0', 'cpu:0', 0, 'tictactoe', [{ seq, version: 0, bytes: oneMoveRecord(inputSize) }]));
     try {
       await transport.start(transportSetup(inputSize), { version: 0, data: new Uint8Array(0) });
       const live = said('live workers per machine: old 1');
@@ -531,12 +594,162 @@ describe.skipIf(redis.path === undefined)('RedisTransport reading through a loss
     }
   });
 
+  it('a well-formed but poisoned record is dropped, named by worker, incarnation and game, and its entry acknowledged at once; the sound games around it are taken in', async () => {
+    const run = 'poisoned';
+    const keys = runKeys(run);
+    const game = ticTacToePlugin.create({});
+    const played: GameRecord[] = [];
+    await new SelfPlay(game, new BatchedMcts(game, new UniformEvaluator<TicTacToeState>(), 1, { simulations: 8, leavesPerTree: 2, seed: 3 }), { temperatureMoves: 2, seed: 3 }).play(1, (r) => played.push(r));
+    const base = played[0];
+    const poisons = poisonedRecords(base, 9);
+    const last = poisons.length + 1;
+    const transport = new RedisTransport({ endpoint: parseRedisUrl(`redis://127.0.0.1:${server.port}/0`), run, plugin: localPlugin, runKey, heartbeatTimeoutMs: 4000 });
+    const seqs: number[] = [];
+    const dropped: string[] = [];
+    let lastArrived: () => void = () => undefined;
+    const allRead = new Promise<void>((resolve) => (lastArrived = resolve));
+    transport.onGame((g) => {
+      seqs.push(g.seq);
+      if (g.seq === last) lastArrived();
+    });
+    transport.onWorkerEvent((e) => void (e.kind === 'dropped' && dropped.push(`${e.reason}: ${e.detail}`)));
+    const writer = new Redis({ host: '127.0.0.1', port: server.port, protocol: 2 });
+    const entry = (seq: number, record: GameRecord) => writer.xadd(keys.games, '*', ...entryFields(signer(run), 'm#1/0', 'cpu:0', 3, 'tictactoe', [{ seq, version: 0, bytes: encodeGameRecord(record) }]));
+    const soundIds: (string | null)[] = [];
+    try {
+      await transport.start(transportSetup(game.encoder.size), { version: 0, data: new Uint8Array(0) });
+      soundIds.push(await entry(0, base));
+      for (let k = 0; k < poisons.length; k++) await entry(k + 1, poisons[k].record);
+      soundIds.push(await entry(last, base));
+      await allRead;
+    } finally {
+      await transport.close();
+    }
+    try {
+      expect(seqs).toEqual([0, last]);
+      expect(dropped).toHaveLength(poisons.length);
+      poisons.forEach((p, k) => expect(dropped[k], p.kind).toMatch(new RegExp(`^invalid: entry \\S+, game ${k + 1} of m#1/0 incarnation 3: .*${p.problem.source}`)));
+      // No checkpoint was written: only the sound games' entries wait for one; a resumed learner never sees the poisoned ones.
+      const pending = (await writer.xpending(keys.games, 'learner', '-', '+', 100)) as [string, ...unknown[]][];
+      expect(pending.map((p) => p[0])).toEqual(soundIds);
+    } finally {
+      writer.disconnect();
+    }
+  });
+
+  it('a worker refuses a setup or weights the run key did not sign (unsigned, or signed with another key, sha256 correct), says why and plays nothing', async () => {
+    const run = 'forged-weights';
+    const keys = runKeys(run);
+    const forger = new RunSigner(Buffer.from('someone-elses-key-'.padEnd(40, 'x')), run);
+    const setup: RemoteRunSetup = {
+      format: 1,
+      epoch: 1,
+      gameId: 'tictactoe',
+      plugin: { packageName: localPlugin.packageName, version: localPlugin.version, exportName: localPlugin.exportName },
+      gameConfig: {},
+      encoderVersion: registry.create('tictactoe').encoder.version,
+      network: { spec: { kind: 'mlp', hidden: [4] }, inputShape: [27], actionSize: 9, numSeats: 2 },
+      weightSpecs: [],
+      options: {} as RemoteRunSetup['options'],
+      heartbeatTimeoutMs: 4000,
+    };
+    const writer = new Redis({ host: '127.0.0.1', port: server.port, protocol: 2 });
+    const logs: string[] = [];
+    const waiters: { pattern: RegExp; resolve: () => void }[] = [];
+    const said = (pattern: RegExp): Promise<void> => new Promise((resolve) => (logs.some((l) => pattern.test(l)) ? resolve() : waiters.push({ pattern, resolve })));
+    const log = (line: string): void => {
+      logs.push(line);
+      debug(line);
+      for (const w of waiters.splice(0)) (w.pattern.test(line) ? w.resolve() : waiters.push(w));
+    };
+    const agent = new RedisWorkerAgent({ endpoint: parseRedisUrl(server.url()), run, devices: parseDeviceSpec('cpu:1'), resolvePlugin: () => localPlugin, runKey, machine: 'honest', log, execArgv: [] });
+    const abort = new AbortController();
+    const done = agent.run(abort.signal);
+    /** Weights "version v" of the right length (none: the setup's layout is empty) with a correct sha256, announced as a forger would. */
+    const forge = async (version: number, signature: string | null): Promise<void> => {
+      const line = `${version} ${createHash('sha256').update(new Uint8Array(0)).digest('hex')} 0`;
+      await writer.multi().set(keys.weights(version), Buffer.alloc(0)).set(keys.weightsCurrent, signature === null ? line : `${line} ${signature}`).publish(keys.events, `weights ${version}`).exec();
+    };
+    try {
+      // A setup signed with another key: refused before anything is loaded or started.
+      await writer.multi().set(keys.setup, forger.seal('setup', JSON.stringify(setup))).set(keys.state, 'running').publish(keys.events, 'state running').exec();
+      await said(/refused the setup of run 'forged-weights' in Redis: it is not signed with this worker's run key \(the tests\); nothing is played from it\. Give this worker the learner's key/);
+      // The learner's setup, then weights whose checksum is right but whose announcement the run key did not sign.
+      await forge(1, null);
+      await writer.multi().set(keys.setup, signer(run).seal('setup', JSON.stringify(setup))).publish(keys.events, 'epoch 1').exec();
+      await said(/refused weights v1 in Redis: not signed with this worker's run key \(the tests\); they are not played/);
+      await forge(2, forger.sign('weights', `2 ${createHash('sha256').update(new Uint8Array(0)).digest('hex')} 0`));
+      await said(/refused weights v2 in Redis: not signed/);
+      expect(agent.refusals).toBe(3);
+      expect(logs.filter((l) => /ready|worker process/.test(l))).toEqual([]);
+    } finally {
+      abort.abort();
+      await done;
+      writer.disconnect();
+    }
+    expect(agent.gamesSent).toBe(0);
+  });
+
+  it('forged heartbeats and entries (unsigned, or signed with another key) are refused and counted once each; the entries are acknowledged at once', async () => {
+    const run = 'forged-beats';
+    const keys = runKeys(run);
+    const forger = new RunSigner(Buffer.from('someone-elses-key-'.padEnd(40, 'x')), run);
+    const inputSize = registry.create('tictactoe').encoder.size;
+    const lines: string[] = [];
+    const waiters: { pattern: RegExp; resolve: () => void }[] = [];
+    const said = (pattern: RegExp): Promise<void> => new Promise((resolve) => (lines.some((l) => pattern.test(l)) ? resolve() : waiters.push({ pattern, resolve })));
+    const log = (line: string): void => {
+      lines.push(line);
+      for (const w of waiters.splice(0)) (w.pattern.test(line) ? w.resolve() : waiters.push(w));
+    };
+    const transport = new RedisTransport({ endpoint: parseRedisUrl(server.url()), run, plugin: localPlugin, runKey, heartbeatTimeoutMs: 4000, log });
+    const drops: string[] = [];
+    transport.onWorkerEvent((e) => void (e.kind === 'dropped' && drops.push(`${e.reason} ${e.source}: ${e.detail}`)));
+    const games: number[] = [];
+    let goodArrived: () => void = () => undefined;
+    const good = new Promise<void>((resolve) => (goodArrived = resolve));
+    transport.onGame((g) => (games.push(g.seq), goodArrived()));
+    const writer = new Redis({ host: '127.0.0.1', port: server.port, protocol: 2 });
+    const beat = (machine: string): string => JSON.stringify({ machine, device: 'cpu:0', pid: 4242, incarnation: 0, state: 'running', weightsVersion: 0, backend: 'wasm', games: 0, positions: 0, evaluations: 0, evaluatorCalls: 0 });
+    const record = oneMoveRecord(inputSize);
+    try {
+      await transport.start(transportSetup(inputSize), { version: 0, data: new Uint8Array(0) });
+      await writer.set(keys.worker('fake#1/0'), beat('fake'), 'PX', 60_000);
+      await writer.set(keys.worker('fake#2/0'), forger.seal('heartbeat', beat('fake2'), 'fake#2/0'), 'PX', 60_000);
+      // A real worker's signature copied onto another worker's key is no better.
+      await writer.set(keys.worker('fake#3/0'), signer(run).seal('heartbeat', beat('fake3'), 'real#1/0'), 'PX', 60_000);
+      await writer.set(keys.worker('real#1/0'), signer(run).seal('heartbeat', beat('real'), 'real#1/0'), 'PX', 60_000);
+      await said(/live workers per machine: real 1$/);
+      const unsigned = await writer.xadd(keys.games, '*', 'w', 'fake#1/0', 'd', 'cpu:0', 'i', '0', 's', '0', 'v', '0', 'g', 'tictactoe', 'b', Buffer.from(record));
+      const otherKey = await writer.xadd(keys.games, '*', ...entryFields(forger, 'fake#2/0', 'cpu:0', 0, 'tictactoe', [{ seq: 0, version: 0, bytes: record }]));
+      await writer.xadd(keys.games, '*', ...entryFields(signer(run), 'real#1/0', 'cpu:0', 0, 'tictactoe', [{ seq: 0, version: 0, bytes: record }]));
+      await good;
+      // Later scans read the forged keys again: still counted once each.
+      await writer.set(keys.worker('real#2/0'), signer(run).seal('heartbeat', beat('real'), 'real#2/0'), 'PX', 60_000);
+      await said(/live workers per machine: real 2$/);
+      await transport.close();
+      expect(games).toEqual([0]);
+      expect(lines.filter((l) => /live workers per machine/.test(l) && /fake/.test(l))).toEqual([]);
+      expect(drops.filter((d) => d.startsWith('heartbeat')).map((d) => d.split(':')[0]).sort()).toEqual(['heartbeat fake#1/0', 'heartbeat fake#2/0', 'heartbeat fake#3/0']);
+      expect(drops.filter((d) => d.startsWith('invalid'))).toEqual([
+        `invalid fake#1/0: entry ${unsigned}: not signed with the run key (written by someone without it, or by a worker given another key)`,
+        `invalid fake#2/0: entry ${otherKey}: not signed with the run key (written by someone without it, or by a worker given another key)`,
+      ]);
+      const pending = (await writer.xpending(keys.games, 'learner', '-', '+', 10)) as [string, ...unknown[]][];
+      expect(pending.map((p) => p[0])).not.toContain(unsigned);
+      expect(pending.map((p) => p[0])).not.toContain(otherKey);
+    } finally {
+      await transport.close();
+      writer.disconnect();
+    }
+  });
+
   it('an entry of several games: each game is checked, de-duplicated and counted on its own, and the entry acknowledged once', async () => {
     const run = 'multi';
     const keys = runKeys(run);
     const inputSize = registry.create('tictactoe').encoder.size;
     const record = oneMoveRecord(inputSize);
-    const transport = new RedisTransport({ endpoint: parseRedisUrl(`redis://127.0.0.1:${server.port}/0`), run, plugin: localPlugin, heartbeatTimeoutMs: 4000 });
+    const transport = new RedisTransport({ endpoint: parseRedisUrl(`redis://127.0.0.1:${server.port}/0`), run, plugin: localPlugin, runKey, heartbeatTimeoutMs: 4000 });
     const seqs: number[] = [];
     const events: string[] = [];
     let lastArrived: () => void = () => undefined;
@@ -548,12 +761,12 @@ describe.skipIf(redis.path === undefined)('RedisTransport reading through a loss
     transport.onWorkerEvent((e) => void (e.kind === 'dropped' ? events.push(`${e.reason}: ${e.detail.replace(/^entry \S+: /, '')}`) : e.kind === 'gap' ? events.push(`gap ${e.expected}->${e.got}`) : undefined));
     const setup = transportSetup(inputSize);
     const writer = new Redis({ host: '127.0.0.1', port: server.port, protocol: 2 });
-    const entry = (games: { seq: number; bytes: Uint8Array }[]) => writer.xadd(keys.games, '*', ...entryFields('m#1/0', 'cpu:0', 0, 'tictactoe', games.map((g) => ({ ...g, version: 0 }))));
+    const entry = (games: { seq: number; bytes: Uint8Array }[]) => writer.xadd(keys.games, '*', ...entryFields(signer(run), 'm#1/0', 'cpu:0', 0, 'tictactoe', games.map((g) => ({ ...g, version: 0 }))));
     try {
       await transport.start(setup, { version: 0, data: new Uint8Array(0) });
       await entry([{ seq: 0, bytes: record }, { seq: 1, bytes: record }, { seq: 2, bytes: record }]);
       await entry([{ seq: 2, bytes: record }, { seq: 3, bytes: record }, { seq: 4, bytes: Uint8Array.from([1, 2, 3]) }]);
-      await writer.xadd(keys.games, '*', 'w', 'm#1/0', 'd', 'cpu:0', 'i', '0', 's', '7,8', 'v', '0,0', 'g', 'tictactoe', 'l', '1,1', 'b', Buffer.from(record));
+      await writer.xadd(keys.games, '*', ...signedRaw(run, ['w', 'm#1/0', 'd', 'cpu:0', 'i', '0', 's', '7,8', 'v', '0,0', 'g', 'tictactoe', 'l', '1,1', 'b', Buffer.from(record)]));
       await entry([{ seq: 5, bytes: record }]);
       await fiveArrived;
       expect(seqs).toEqual([0, 1, 2, 3, 5]);

@@ -11,19 +11,23 @@
  * those the checkpoint already has. So a learner crash loses nothing and adds nothing twice.
  *
  * Every stream entry is validated before it is trusted: a record with missing fields, another game, a
- * weights version this run never published, or bytes whose header disagrees with the run's shapes is
- * dropped and reported ('dropped' events), and the learner goes on.
+ * weights version this run never published, or a record that is not sound (its header against the run's
+ * shapes, then every value, offset and index: `gameRecordContentProblem`) is dropped and reported
+ * ('dropped' events, naming the worker, incarnation and game), and the learner goes on. An entry of which
+ * no game was taken in is acknowledged at once, so a resumed learner never reads it again.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
-import { gameRecordProblem } from './game-record.js';
+import { decodeGameRecord, gameRecordContentProblem, gameRecordProblem, type GameRecord, type RecordLimits } from './game-record.js';
 import { resolveResume } from './run-dir.js';
 import type { Device } from './devices.js';
 import {
   FIELD,
   GAMES_CONSUMER,
+  currentWeightsSigned,
   entryGames,
+  entrySigned,
   parseCount,
   type EntryGame,
   GAMES_GROUP,
@@ -38,6 +42,7 @@ import {
   type RunKeys,
 } from './redis-common.js';
 import { RedisWorkerAgent } from './redis-worker-agent.js';
+import { RUN_KEY_ENV, RunSigner, type RunKey } from './run-key.js';
 import type { IncomingGame, PublishedWeights, SelfPlayTransport, WorkerEvent, WorkerPlayStats, WorkerSetup, WorkerStatus } from './transport.js';
 import { workerPlayStatsOf } from './transport.js';
 
@@ -57,6 +62,11 @@ export interface RedisRunOptions {
   /** Weights versions kept in Redis besides the current one (default 2), for workers that read the current key just before it moved. */
   readonly keepOldWeights?: number;
   /**
+   * The run key (run-key.ts) the learner signs the setup and weights with and checks every entry and
+   * heartbeat against. Absent, `az train` uses the run directory's (made on the first start).
+   */
+  readonly runKey?: RunKey;
+  /**
    * Entries read per XREADGROUP (default 4, up to 4 x GAMES_PER_ENTRY = 128 games: a batch is delivered
    * whole, so it bounds how far an iteration overshoots).
    */
@@ -71,6 +81,7 @@ export function readRedisCheckpointState(resume: string, run: string): RedisChec
 }
 
 export interface RedisTransportOptions extends RedisRunOptions {
+  readonly runKey: RunKey;
   /** A worker whose heartbeat key has been silent this long is reported lost (the key's TTL). */
   readonly heartbeatTimeoutMs: number;
   /** The learner's own self-play devices (served through Redis by an in-process agent). */
@@ -116,7 +127,7 @@ export class RedisTransport implements SelfPlayTransport {
   /** Stream ids in the checkpoint being written (from `checkpointState`), acknowledged by `checkpointed`. */
   private toAcknowledge: string[] = [];
   private setup: RemoteRunSetup | null = null;
-  private expected = { inputSize: 0, numSeats: 0 };
+  private expected: RecordLimits = { inputSize: 0, numSeats: 0, actionSize: 0 };
   /** Highest weights version this run has announced (games claiming a later one are forged). */
   private maxVersion = 0;
   private paused = false;
@@ -128,15 +139,20 @@ export class RedisTransport implements SelfPlayTransport {
   private readerConnection = 0;
   private gate: { promise: Promise<void>; open: () => void } | null = null;
   private publishChain: Promise<void> = Promise.resolve();
+  /** Acknowledgements of entries that held no game taken in, in order. */
+  private acknowledging: Promise<void> = Promise.resolve();
   private scanTimer: NodeJS.Timeout | null = null;
   private lastMachineLine = '';
   private agent: RedisWorkerAgent | null = null;
   private agentDone: Promise<void> | null = null;
   private readonly agentAbort = new AbortController();
-  private droppedLogged = 0;
+  private readonly signer: RunSigner;
+  /** Per heartbeat key, the last value refused as unsigned: a forged key is counted once, not at every scan. */
+  private readonly refusedBeats = new Map<string, string>();
 
   constructor(private readonly options: RedisTransportOptions) {
     this.keys = runKeys(options.run);
+    this.signer = new RunSigner(options.runKey.secret, options.run);
     const log = options.log ?? (() => undefined);
     this.cmd = connectRedis(options.endpoint, `az-learner:${options.run}`, log);
     this.reader = connectRedis(options.endpoint, `az-learner-reader:${options.run}`, log);
@@ -162,7 +178,7 @@ export class RedisTransport implements SelfPlayTransport {
     const epoch = await this.cmd.incr(k.epoch);
     // Versions announced before a learner restart stay valid: games played with them are real games.
     const previous = parseCurrentWeights(await this.cmd.get(k.weightsCurrent));
-    this.maxVersion = Math.max(weights.version, previous?.version ?? 0);
+    this.maxVersion = Math.max(weights.version, previous && currentWeightsSigned(previous, this.signer) ? previous.version : 0);
     this.setup = {
       format: 1,
       epoch,
@@ -175,15 +191,20 @@ export class RedisTransport implements SelfPlayTransport {
       options: setup.options,
       heartbeatTimeoutMs: this.options.heartbeatTimeoutMs,
     };
-    this.expected = { inputSize: setup.network.inputShape.reduce((a, b) => a * b, 1), numSeats: setup.network.numSeats };
+    this.expected = { inputSize: setup.network.inputShape.reduce((a, b) => a * b, 1), numSeats: setup.network.numSeats, actionSize: setup.network.actionSize };
     try {
       await this.cmd.xgroup('CREATE', k.games, GAMES_GROUP, '0', 'MKSTREAM');
     } catch (err) {
       if (!String(err).includes('BUSYGROUP')) throw err;
     }
     await this.writeWeights(weights);
-    await this.cmd.multi().set(k.setup, JSON.stringify(this.setup)).set(k.paused, this.paused ? '1' : '0').set(k.state, 'running').publish(k.events, `epoch ${epoch}`).exec();
-    this.options.log?.(`redis: run '${this.options.run}' on ${this.options.endpoint.display} (epoch ${epoch}); workers join with: az worker --connect ${this.options.endpoint.display} --run ${this.options.run} --devices cpu:N`);
+    await this.cmd.multi().set(k.setup, this.signer.seal('setup', JSON.stringify(this.setup))).set(k.paused, this.paused ? '1' : '0').set(k.state, 'running').publish(k.events, `epoch ${epoch}`).exec();
+    const key = this.options.runKey;
+    const keyHint = key.file !== undefined ? ` --run-key-file ${key.file}` : '';
+    const envHint = key.file === undefined ? ` (with ${RUN_KEY_ENV} set to this run's key)` : ' (a copy of that file on their machine)';
+    this.options.log?.(
+      `redis: run '${this.options.run}' on ${this.options.endpoint.display} (epoch ${epoch}); workers join with: az worker --connect ${this.options.endpoint.display} --run ${this.options.run}${keyHint} --devices cpu:N${envHint}`,
+    );
     this.readLoop = this.readGames();
     const tick = Math.min(1000, Math.max(50, Math.floor(this.options.heartbeatTimeoutMs / 8)));
     this.scanTimer = setInterval(() => void this.scanWorkers(), tick);
@@ -196,6 +217,7 @@ export class RedisTransport implements SelfPlayTransport {
         devices: local,
         workersPerDevice: this.options.workersPerDevice,
         resolvePlugin: () => ({ ...this.options.plugin, moduleUrl: setup.plugin.moduleUrl }),
+        runKey: this.options.runKey,
         backendFor: this.options.backendFor,
         seed: this.options.seed,
         execArgv: this.options.workerExecArgv,
@@ -293,6 +315,7 @@ export class RedisTransport implements SelfPlayTransport {
   async close(): Promise<void> {
     if (!this.stopping) await this.stop();
     this.gate?.open();
+    await this.acknowledging;
     await Promise.allSettled([this.cmd.quit(), this.reader.quit()]);
   }
 
@@ -311,7 +334,7 @@ export class RedisTransport implements SelfPlayTransport {
     const tx = this.cmd
       .multi()
       .set(k.weights(weights.version), Buffer.from(weights.data.buffer, weights.data.byteOffset, weights.data.byteLength))
-      .set(k.weightsCurrent, formatCurrentWeights(weights.version, weights.data))
+      .set(k.weightsCurrent, formatCurrentWeights(weights.version, weights.data, this.signer))
       .publish(k.events, `weights ${weights.version}`);
     if (weights.version - keep - 1 >= 0) tx.del(k.weights(weights.version - keep - 1));
     await tx.exec();
@@ -393,6 +416,19 @@ export class RedisTransport implements SelfPlayTransport {
 
   private handleEntry(id: string, fields: Map<string, Buffer> | null): void {
     this.delivered.push(id);
+    // An entry none of whose games was taken in is acknowledged at once: a resumed learner must not read a
+    // forged or broken record again (its good games, if any, are acknowledged with the checkpoint that holds them).
+    if (!this.takeEntry(id, fields)) {
+      // Failing, it is acknowledged with the next checkpoint (it is among `delivered`).
+      this.acknowledging = this.acknowledging.then(() => this.cmd.xack(this.keys.games, GAMES_GROUP, id)).then(
+        () => undefined,
+        () => undefined,
+      );
+    }
+  }
+
+  /** The games of one entry, each checked on its own; true when any of them was handed to the listeners. */
+  private takeEntry(id: string, fields: Map<string, Buffer> | null): boolean {
     // Trimmed while pending: nothing to read (only possible when something else trimmed the stream).
     if (fields === null) return this.dropped('invalid', 'unknown', `entry ${id} was deleted before it was read`);
     const text = (name: string): string | undefined => fields.get(name)?.toString('latin1');
@@ -400,6 +436,8 @@ export class RedisTransport implements SelfPlayTransport {
     const device = text(FIELD.device);
     const incarnation = parseCount(text(FIELD.incarnation)) ?? -1;
     const source = worker && worker.length <= 200 ? worker : 'unknown';
+    // Signed by a worker holding the run key, or not taken in at all (its count of games is not trusted either).
+    if (!entrySigned(fields, this.signer)) return this.dropped('invalid', source, `entry ${id}: not signed with the run key (written by someone without it, or by a worker given another key)`);
     if (!worker || worker.length > 200 || !device || device.length > 64 || incarnation < 0) {
       return this.dropped('invalid', source, `entry ${id}: missing or malformed fields`);
     }
@@ -408,18 +446,20 @@ export class RedisTransport implements SelfPlayTransport {
     if (text(FIELD.game) !== this.setup?.gameId) {
       // Counted per game, as every other drop is.
       for (let k = 0; k < games.length; k++) this.dropped('invalid', source, `entry ${id}: game '${text(FIELD.game)}' is not this run's '${this.setup?.gameId}'`);
-      return;
+      return false;
     }
-    for (const g of games) this.takeGame(id, worker, device, incarnation, source, g);
+    let taken = false;
+    for (const g of games) taken = this.takeGame(id, worker, device, incarnation, source, g) || taken;
+    return taken;
   }
 
-  /** One game of an entry: checked, de-duplicated by (worker, incarnation, seq), then handed to the listeners. */
-  private takeGame(id: string, worker: string, device: string, incarnation: number, source: string, g: EntryGame): void {
+  /** One game of an entry: checked, de-duplicated by (worker, incarnation, seq), then handed to the listeners (true). */
+  private takeGame(id: string, worker: string, device: string, incarnation: number, source: string, g: EntryGame): boolean {
     const { seq, version, bytes } = g;
-    if (version > this.maxVersion) return this.dropped('invalid', source, `entry ${id}: weights version ${version} was never published (newest ${this.maxVersion})`);
-    // The header, checked against the run's shapes: a forged or truncated record never reaches the buffer.
-    const problem = gameRecordProblem(bytes, { ...this.expected, weightsVersion: version });
-    if (problem) return this.dropped('invalid', source, `entry ${id}: ${problem}`);
+    const which = `entry ${id}, game ${seq} of ${worker} incarnation ${incarnation}`;
+    if (version > this.maxVersion) return this.dropped('invalid', source, `${which}: weights version ${version} was never published (newest ${this.maxVersion})`);
+    const record = this.soundRecord(bytes, version);
+    if (typeof record === 'string') return this.dropped('invalid', source, `${which}: ${record}`);
     const key = `${worker}|${incarnation}`;
     const last = this.accepted.get(key) ?? -1;
     if (seq <= last) return this.dropped('duplicate', source, `entry ${id}: game ${seq} of ${key} was already taken in`);
@@ -435,7 +475,7 @@ export class RedisTransport implements SelfPlayTransport {
     if (seq > last + 1) this.emit({ kind: 'gap', workerId: remote.id, device: `${remote.machine}/${remote.device}`, expected: last + 1, got: seq });
     this.accepted.set(key, seq);
     remote.gamesReceived++;
-    const game: IncomingGame = { workerId: remote.id, device: `${remote.machine}/${remote.device}`, incarnation, seq, weightsVersion: version, bytes };
+    const game: IncomingGame = { workerId: remote.id, device: `${remote.machine}/${remote.device}`, incarnation, seq, weightsVersion: version, bytes, record };
     for (const listener of this.gameListeners) {
       try {
         listener(game);
@@ -444,10 +484,30 @@ export class RedisTransport implements SelfPlayTransport {
         this.dropped('invalid', source, `entry ${id}: ${err instanceof Error ? err.message : String(err)}`);
       }
     }
+    return true;
   }
 
-  private dropped(reason: 'invalid' | 'duplicate', source: string, detail: string): void {
+  /**
+   * The record in `bytes`, or what is wrong with it: first the header against the run's shapes (cheap, before
+   * decoding), then every value, offset and index (`gameRecordContentProblem`), so nothing a forged or buggy
+   * worker sends can reach the replay buffer and stop training.
+   */
+  private soundRecord(bytes: Uint8Array, version: number): GameRecord | string {
+    const header = gameRecordProblem(bytes, { ...this.expected, weightsVersion: version });
+    if (header) return header;
+    let record: GameRecord;
+    try {
+      record = decodeGameRecord(bytes);
+    } catch (err) {
+      return err instanceof Error ? err.message : String(err);
+    }
+    return gameRecordContentProblem(record, this.expected) ?? record;
+  }
+
+  /** Reports a record not taken in; false, for `return this.dropped(...)` in the checks above. */
+  private dropped(reason: 'invalid' | 'duplicate', source: string, detail: string): false {
     this.emit({ kind: 'dropped', reason, source, detail });
+    return false;
   }
 
   private remoteWorker(name: string, device: string): RemoteWorker {
@@ -494,13 +554,18 @@ export class RedisTransport implements SelfPlayTransport {
     for (let i = 0; i < names.length; i++) {
       const value = values[i];
       if (value === null) continue;
+      const name = names[i].slice(k.workerPrefix.length);
+      const text = this.signer.open('heartbeat', value, name);
+      if (text === undefined) {
+        this.refusedHeartbeat(name, value);
+        continue;
+      }
       let beat: RemoteHeartbeat;
       try {
-        beat = JSON.parse(value) as RemoteHeartbeat;
+        beat = JSON.parse(text) as RemoteHeartbeat;
       } catch {
         continue;
       }
-      const name = names[i].slice(k.workerPrefix.length);
       seen.add(name);
       const known = this.workersByName.get(name);
       const w = known ?? this.remoteWorker(name, beat.device);
@@ -543,6 +608,14 @@ export class RedisTransport implements SelfPlayTransport {
       this.emit({ kind: 'exited', workerId: w.id, device: `${w.machine}/${w.device}`, pid: w.pid, incarnation: w.incarnation, reason: 'hung', code: null, signal: null, gamesSent: w.gamesReceived, detail: 'its heartbeat key expired' });
     }
     this.logWorkersPerMachine();
+  }
+
+  /** A heartbeat key whose value the run key did not sign: no worker is shown for it; counted once per value. */
+  private refusedHeartbeat(name: string, value: string): void {
+    if (this.refusedBeats.get(name) === value) return;
+    this.refusedBeats.set(name, value);
+    if (this.refusedBeats.size > 10_000) this.refusedBeats.clear();
+    this.emit({ kind: 'dropped', reason: 'heartbeat', source: name.slice(0, 200), detail: 'a heartbeat not signed with the run key (written by someone without it, or by a worker given another key); no worker is shown for it' });
   }
 
   /** Says how many workers each machine runs, when that changed since it last said so. */

@@ -23,6 +23,7 @@ import {
   groupIntoEntries,
   connectRedis,
   connected,
+  currentWeightsSigned,
   defaultMachineName,
   parseCurrentWeights,
   runKeys,
@@ -33,6 +34,7 @@ import {
   type RemoteRunSetup,
   type RunKeys,
 } from './redis-common.js';
+import { RUN_KEY_ENV, RunSigner, type RunKey } from './run-key.js';
 import type { IncomingGame, PublishedWeights, WorkerEvent, WorkerSetup } from './transport.js';
 
 /** This install's copy of a game plugin. */
@@ -54,6 +56,8 @@ export interface RedisWorkerAgentOptions {
   readonly workersPerDevice?: number;
   /** Shown to the learner and used in worker ids (default: the host name). */
   readonly machine?: string;
+  /** The learner's run key: only a setup and weights it signed are played; games and heartbeats are signed with it. */
+  readonly runKey: RunKey;
   /** Finds the run's game in this install (undefined: not installed). */
   readonly resolvePlugin: (gameId: string) => LocalPlugin | undefined;
   /** Backend of the worker processes (default: gpu on GPUs, wasm on CPUs). */
@@ -100,10 +104,17 @@ export class RedisWorkerAgent {
   gamesSent = 0;
   /** Events received: a key read that raced with an event must not undo it. */
   private eventsSeen = 0;
+  private readonly signer: RunSigner;
+  /** The last setup and weights announcement refused as unsigned: each refusal is said once. */
+  private refusedSetup = '';
+  private refusedWeights = '';
+  /** Setups and weights versions refused because the run key did not sign them. */
+  refusals = 0;
 
   constructor(private readonly options: RedisWorkerAgentOptions) {
     if (options.devices.length === 0) throw new RangeError('RedisWorkerAgent: no devices');
     this.keys = runKeys(options.run);
+    this.signer = new RunSigner(options.runKey.secret, options.run);
     this.machine = options.machine ?? defaultMachineName();
     const log = (m: string): void => this.log(m);
     this.cmd = connectRedis(options.endpoint, `az-worker:${this.machine}`, log);
@@ -135,7 +146,11 @@ export class RedisWorkerAgent {
           continue;
         }
         waitingSaid = false;
-        const setup = JSON.parse(setupText) as RemoteRunSetup;
+        const setup = this.openSetup(setupText);
+        if (!setup) {
+          await this.sleepUntilEvent(5000);
+          continue;
+        }
         await this.playEpoch(setup, signal);
         if (this.fatal) throw this.fatal;
       }
@@ -145,6 +160,29 @@ export class RedisWorkerAgent {
       // quit() waits to be sent, which never happens while the server is unreachable: drop such a client.
       await Promise.allSettled([this.cmd, this.sub].map((c) => (c.status === 'ready' ? c.quit() : Promise.resolve(c.disconnect()))));
     }
+  }
+
+  /** The run's setup if the learner holding the run key wrote it; otherwise says so (once per value) and gives undefined. */
+  private openSetup(value: string): RemoteRunSetup | undefined {
+    const text = this.signer.open('setup', value);
+    if (text !== undefined) {
+      try {
+        return JSON.parse(text) as RemoteRunSetup;
+      } catch {
+        // Signed but unreadable: a learner of another az version; refused below like a forgery.
+      }
+    }
+    if (value !== this.refusedSetup) {
+      this.refusedSetup = value;
+      this.refusals++;
+      this.log(`refused the setup of run '${this.options.run}' in Redis: it is not signed with this worker's run key (${this.options.runKey.source}); nothing is played from it. ${this.keyAdvice()}`);
+    }
+    return undefined;
+  }
+
+  /** What to check when something is not signed with this worker's key. */
+  private keyAdvice(): string {
+    return `Give this worker the learner's key (--run-key-file FILE, or ${RUN_KEY_ENV}); if it has it, someone without the key is writing to the run's keys in Redis: restrict who may write there (docs/distributed.md)`;
   }
 
   private log(line: string): void {
@@ -213,6 +251,14 @@ export class RedisWorkerAgent {
   private async fetchWeights(setup: RemoteRunSetup): Promise<PublishedWeights | null> {
     const current = parseCurrentWeights(await this.cmd.get(this.keys.weightsCurrent));
     if (!current) return null;
+    if (!currentWeightsSigned(current, this.signer)) {
+      if (current.line !== this.refusedWeights) {
+        this.refusedWeights = current.line;
+        this.refusals++;
+        this.log(`refused weights v${current.version} in Redis: not signed with this worker's run key (${this.options.runKey.source}); they are not played. ${this.keyAdvice()}`);
+      }
+      return null;
+    }
     const data = await this.cmd.getBuffer(this.keys.weights(current.version));
     if (!data) return null; // superseded between the two reads: the next announcement brings the newer one
     const expected = weightsByteLength(setup.weightSpecs);
@@ -353,7 +399,8 @@ export class RedisWorkerAgent {
         backend: this.backendByWorker.get(w.id) ?? this.backendName,
         ...w.stats,
       };
-      tx.set(this.keys.worker(this.workerName(w.id)), JSON.stringify(beat), 'PX', ttl);
+      const name = this.workerName(w.id);
+      tx.set(this.keys.worker(name), this.signer.seal('heartbeat', JSON.stringify(beat), name), 'PX', ttl);
     }
     await tx.exec().catch(() => undefined);
   }
@@ -381,7 +428,7 @@ export class RedisWorkerAgent {
         for (const entry of groupIntoEntries(batch)) {
           const head = entry[0];
           const games = entry.map((g) => ({ seq: g.seq, version: g.weightsVersion, bytes: g.bytes }));
-          pipeline.xadd(this.keys.games, '*', ...entryFields(this.workerName(head.workerId), head.device, head.incarnation, this.gameId, games));
+          pipeline.xadd(this.keys.games, '*', ...entryFields(this.signer, this.workerName(head.workerId), head.device, head.incarnation, this.gameId, games));
         }
         pipeline.xlen(this.keys.games);
         const results = await pipeline.exec();

@@ -256,8 +256,10 @@ describe('the run directory', () => {
 describe('non-finite training', () => {
   for (const [kind, cause] of [
     ['weights', /NaN weights/],
-    ['replay', /NaN replay/],
+    ['replay', /Likely cause: the training data: position 0 of the batch has a value target of NaN/],
     ['gradient', /learning rate .* too high/],
+    // A finite but absurd target (a record no check refused) overflows the loss: the data is named, not the learning rate.
+    ['value-1e30', /the loss is Infinity\. Likely cause: the training data: position 7 of the batch has a value target of 1e\+30 \(seat 0; targets lie in \[-1, 1\]\)/],
   ] as const) {
     it(`stops on a NaN in the ${kind}, keeps the last good checkpoint and names the cause`, async () => {
       const out = join(work, `nan-${kind}`);

@@ -7,6 +7,7 @@
 import type { NetworkConfig, ResolvedConfig } from '@az/core';
 import type { WeightSpec } from '@az/nn';
 import type { Device } from './devices.js';
+import type { GameRecord } from './game-record.js';
 import type { TrainOptions } from './options.js';
 
 /** Where a worker imports the game plugin from (workers are separate programs: they cannot share the trainer's registry). */
@@ -58,6 +59,11 @@ export interface IncomingGame {
   readonly weightsVersion: number;
   /** The game in `encodeGameRecord` form. */
   readonly bytes: Uint8Array;
+  /**
+   * The game already decoded and found sound (`gameRecordContentProblem`) by the transport, which checks
+   * untrusted records before it takes them in; absent, the intake decodes and checks `bytes` itself.
+   */
+  readonly record?: GameRecord;
 }
 
 export type WorkerExitReason = 'crashed' | 'hung' | 'stopped';
@@ -81,8 +87,11 @@ export type WorkerEvent =
   | { readonly kind: 'restarting'; readonly workerId: number; readonly device: string; readonly incarnation: number; readonly delayMs: number }
   /** A game that arrived with a sequence number other than the next expected one. */
   | { readonly kind: 'gap'; readonly workerId: number; readonly device: string; readonly expected: number; readonly got: number }
-  /** A record from another machine that was not taken in: invalid (counted, never trusted) or a duplicate of one already taken in. */
-  | { readonly kind: 'dropped'; readonly reason: 'invalid' | 'duplicate'; readonly source: string; readonly detail: string }
+  /**
+   * Something from another machine that was not taken in: an invalid record (counted, never trusted), a
+   * duplicate of a game already taken in, or a heartbeat the run key did not sign.
+   */
+  | { readonly kind: 'dropped'; readonly reason: 'invalid' | 'duplicate' | 'heartbeat'; readonly source: string; readonly detail: string }
   /** The run cannot continue (a worker cannot start at all, e.g. the game module fails to load). */
   | { readonly kind: 'fatal'; readonly message: string };
 

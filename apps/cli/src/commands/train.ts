@@ -21,6 +21,10 @@ import {
   withTlsCa,
   parseDuration,
   formatDuration,
+  readRunKey,
+  RunKeyError,
+  RUN_KEY_ENV,
+  RUN_KEY_FILE,
 } from '@az/trainer-multigpu';
 import { helpText, parseFlags, UsageError, type ParsedFlags } from '../args.js';
 import { checkOutputDirectory } from '../output-paths.js';
@@ -144,6 +148,11 @@ export const trainSpec = {
     },
     'tls-ca': { type: 'string', description: 'with --transport rediss://: also trust the CA certificate(s) in this PEM file (default: $AZ_REDIS_CA)', placeholder: 'FILE' },
     'run-id': { type: 'string', description: "with --transport: the run's name, which workers join by (default: the run directory's name)", placeholder: 'NAME' },
+    'run-key-file': {
+      type: 'string',
+      description: `with --transport: the run key that signs the weights and setup workers play and that workers sign their games with (default: $${RUN_KEY_ENV}, else <out>/${RUN_KEY_FILE}, made on the first start, readable by you only); give workers the same key`,
+      placeholder: 'FILE',
+    },
     quiet: { type: 'boolean', short: 'q', description: 'no progress bars, only the iteration lines and the summary' },
     dashboard: { type: 'boolean', description: 'serve the live training dashboard (az serve --run) while training, and print its URL' },
     'dashboard-port': { type: 'int', min: 0, max: 65535, default: 8080, description: 'port for --dashboard (0: any free port)' },
@@ -340,6 +349,7 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
     const devices = Object.keys(w.devices).length;
     parts.push(`${w.gamesAccepted} games from ${devices} device${devices > 1 ? 's' : ''}, ${w.staleGamesDropped} stale dropped, ${w.surplusGamesDropped} surplus dropped, ${w.restarts} worker restarts`);
     if (w.invalidRecords || w.duplicateGames) parts.push(`${w.invalidRecords} invalid records and ${w.duplicateGames} duplicate games dropped`);
+    if (w.forgedHeartbeats) parts.push(`${w.forgedHeartbeats} forged heartbeats refused`);
   }
   if (summary.assessment) parts.push(summary.assessment.summary);
   const last = summary.lastMetrics;
@@ -389,6 +399,7 @@ function multiProcessOptions(flags: TrainFlags, plugin: GamePlugin, backend: Tra
   const companions = (['workers-per-device', 'max-game-age', 'heartbeat-timeout'] as const).filter((f) => flags[f] !== undefined);
   if (flags['run-id'] !== undefined && flags.transport === undefined) throw new UsageError('az train: --run-id only applies with --transport');
   if (flags['tls-ca'] !== undefined && flags.transport === undefined) throw new UsageError('az train: --tls-ca only applies with --transport rediss://...');
+  if (flags['run-key-file'] !== undefined && flags.transport === undefined) throw new UsageError('az train: --run-key-file only applies with --transport');
   // No device flags: the game's own default, self-play processes beside the trainer, when there is a core to spare.
   let besideDefault = 0;
   if (flags.gpus === undefined && flags.devices === undefined && flags.transport === undefined) {
@@ -420,6 +431,7 @@ function multiProcessOptions(flags: TrainFlags, plugin: GamePlugin, backend: Tra
   } catch (err) {
     if (err instanceof DeviceSpecError) throw new UsageError(`az train: ${err.message}`);
     if (err instanceof RedisUrlError) throw new UsageError(`az train: --transport/--run-id/--tls-ca: ${err.message}`);
+    if (err instanceof RunKeyError) throw new UsageError(`az train: ${err.message}`);
     throw err;
   }
 }
@@ -431,7 +443,9 @@ function redisRunOptions(flags: TrainFlags, gameId: string, source: { packageNam
   const dir = flags.resume ?? flags.out;
   const named = dir ? basename(resolve(dir)) : gameId;
   const run = checkRunName(flags['run-id'] ?? (named === 'checkpoint' && dir ? basename(resolve(dir, '..')) : named));
-  return { endpoint, run, plugin: { packageName: source.packageName, version: source.version, exportName: source.exportName } };
+  // No key given: the learner makes one in the run directory once it is open (and says how to hand it over).
+  const runKey = readRunKey(flags['run-key-file']);
+  return { endpoint, run, runKey, plugin: { packageName: source.packageName, version: source.version, exportName: source.exportName } };
 }
 
 /** `--time-limit` in seconds, or a usage error naming the accepted forms. */

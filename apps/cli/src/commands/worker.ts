@@ -11,6 +11,10 @@ import {
   parseRedisUrl,
   RedisConnectError,
   withTlsCa,
+  readRunKey,
+  RunKeyError,
+  RUN_KEY_ENV,
+  RUN_KEY_FILE,
   type Device,
   type LocalPlugin,
 } from '@az/trainer-multigpu';
@@ -25,6 +29,11 @@ export const workerSpec = {
     connect: { type: 'string', description: "the learner's Redis (what it was given as --transport)", placeholder: 'redis[s]://[user:pass@]host:port/db' },
     'tls-ca': { type: 'string', description: 'with rediss://: also trust the CA certificate(s) in this PEM file (default: $AZ_REDIS_CA)', placeholder: 'FILE' },
     run: { type: 'string', description: "the run to join (the learner's --run-id)", placeholder: 'NAME' },
+    'run-key-file': {
+      type: 'string',
+      description: `the learner's run key (required, or $${RUN_KEY_ENV}): a copy of its --run-key-file, or of the ${RUN_KEY_FILE} it made in its run directory; weights and setup it did not sign are never played`,
+      placeholder: 'FILE',
+    },
     gpus: { type: 'string', description: 'one self-play process per listed GPU (e.g. 0,1,2,3); needs @tensorflow/tfjs-node-gpu', placeholder: 'LIST' },
     devices: { type: 'string', description: 'N CPU self-play processes (wasm backend)', placeholder: 'cpu:N' },
     'workers-per-device': { type: 'int', min: 1, description: 'self-play processes per device (default 1)' },
@@ -33,7 +42,10 @@ export const workerSpec = {
     'max-backlog': { type: 'int', min: 1, description: 'pause while the games stream holds more than this many entries (the learner is down or behind; default 10000)' },
     seed: { type: 'int', min: 0, description: 'random seed of the self-play processes (mixed with a per-agent number)' },
   },
-  examples: ['az worker --connect redis://learner.lan:6379/0 --run chess-1 --gpus 0,1,2,3', 'az worker --connect rediss://worker:secret@redis.example.com:6380/0 --tls-ca ca.pem --run ttt --devices cpu:8'],
+  examples: [
+    'az worker --connect redis://learner.lan:6379/0 --run chess-1 --run-key-file chess-1.key --gpus 0,1,2,3',
+    'az worker --connect rediss://worker:secret@redis.example.com:6380/0 --tls-ca ca.pem --run ttt --run-key-file ttt.key --devices cpu:8',
+  ],
 } as const;
 
 export async function workerCommand(argv: readonly string[]): Promise<number> {
@@ -48,14 +60,21 @@ export async function workerCommand(argv: readonly string[]): Promise<number> {
   let devices: Device[];
   let endpoint;
   let run: string;
+  let runKey;
   try {
     devices = flags.gpus !== undefined ? parseGpuList(flags.gpus) : parseDeviceSpec(flags.devices ?? '');
     checkDevices(devices, flags['workers-per-device'] ?? 1);
     endpoint = withTlsCa(parseRedisUrl(flags.connect), flags['tls-ca']);
     run = checkRunName(flags.run);
+    runKey = readRunKey(flags['run-key-file']);
   } catch (err) {
-    if (err instanceof DeviceSpecError || err instanceof RedisUrlError) throw new UsageError(`az worker: ${err.message}`);
+    if (err instanceof DeviceSpecError || err instanceof RedisUrlError || err instanceof RunKeyError) throw new UsageError(`az worker: ${err.message}`);
     throw err;
+  }
+  if (!runKey) {
+    throw new UsageError(
+      `az worker: no run key: give the learner's with --run-key-file FILE or ${RUN_KEY_ENV} (a learner given none made one in its run directory, <out>/${RUN_KEY_FILE}, and printed where); a worker plays only weights signed with it`,
+    );
   }
   // The run names its game; this install's plugin discovery says where that game's package is.
   const resolvePlugin = (gameId: string): LocalPlugin | undefined => {
@@ -75,6 +94,7 @@ export async function workerCommand(argv: readonly string[]): Promise<number> {
     parallelGames: flags['parallel-games'],
     machine: flags.name,
     resolvePlugin,
+    runKey,
     maxBacklog: flags['max-backlog'],
     seed: flags.seed,
     log: (line) => console.error(line),

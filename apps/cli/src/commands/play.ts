@@ -40,8 +40,8 @@ export function gameConfigFromFlags(plugin: GamePlugin, configText: string | und
   const raw: Record<string, unknown> = configText ? parseConfigAssignments(configText) : {};
   for (const [field, value] of Object.entries(sugar)) {
     if (value === undefined) continue;
-    if (!(field in plugin.configSchema)) throw new UsageError(`az ${command}: --${field} does not apply to ${plugin.traits.id} (it has no '${field}' setting)`);
-    if (field in raw && settingValue(plugin, field, raw[field]) !== settingValue(plugin, field, value)) {
+    if (!Object.hasOwn(plugin.configSchema, field)) throw new UsageError(`az ${command}: --${field} does not apply to ${plugin.traits.id} (it has no '${field}' setting)`);
+    if (Object.hasOwn(raw, field) && settingValue(plugin, field, raw[field]) !== settingValue(plugin, field, value)) {
       throw new UsageError(`az ${command}: --${field} ${String(value)} and --config ${field}=${String(raw[field])} set ${field} to different values; give one of them`);
     }
     raw[field] = value;

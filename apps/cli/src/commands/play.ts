@@ -5,7 +5,7 @@ import { defaultPlaySimulations } from '@az/mcts';
 import { agentNames, gameFor, loadModel, makeAgent, readModelManifest, type LoadedModel } from '../agents.js';
 import { findModel } from '../model-finder.js';
 import { helpText, parseFlags, UsageError } from '../args.js';
-import { gameOfRecord, readGameRecords, replayRecord, type ReadGameRecord } from '../records.js';
+import { checkRecordSeats, gameOfRecord, readGameRecords, replayRecord, type ReadGameRecord } from '../records.js';
 
 export const playSpec = {
   name: 'play',
@@ -269,6 +269,7 @@ function replayGames(file: string, index: number | undefined, gameId: string | u
 function replayOne(read: ReadGameRecord): void {
   const r = read.record;
   const { game } = gameOfRecord(read);
+  checkRecordSeats(game, read);
   console.log(`game ${r.index}${r.match ? ` of ${r.match}` : ''}: ${r.players.map((p, seat) => `seat ${seat} ${p}`).join(', ')}`);
   const moves: string[] = [];
   const state = replayRecord(game, r, (position, action) => moves.push(`${game.currentPlayer(position)}:${game.formatAction(position, action)}`));

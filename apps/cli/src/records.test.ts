@@ -68,10 +68,13 @@ describe('game record files', () => {
       ['actions-text', { actions: (base.actions as number[]).map(String) }, "'actions' must be a list of non-negative integers"],
       ['index-text', { index: 'one' }, "'index' must be a non-negative integer"],
     ];
+    // Both readers share the field checks (readGameRecords) but check seats each: both read the seat
+    // cases and the first field case, compare alone the other field cases (each az run costs seconds).
+    const bothReaders = (name: string): boolean => name === 'returns-text' || /short|long|outside|three/.test(name);
     for (const [name, change, message] of cases) {
       const file = `${name}.jsonl`;
       writeFileSync(join(work, file), `${lines[0]}\n${JSON.stringify({ ...base, ...change })}\n`);
-      for (const args of readers(file)) {
+      for (const args of bothReaders(name) ? readers(file) : [readers(file)[0]]) {
         const r = az(args);
         expect(r.stderr, `az ${args.join(' ')}`).toContain(`${file}:2: ${message}`);
         expect(r.code, `az ${args.join(' ')}: ${r.stderr}`).toBe(2);

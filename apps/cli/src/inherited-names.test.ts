@@ -13,6 +13,14 @@ const INHERITED = ['constructor', 'toString', 'hasOwnProperty', '__proto__'];
 const { az } = azInTempDir('az-inherited-');
 
 describe('az with inherited names', () => {
+  it('refuses a command named constructor or __proto__ as an unknown command (exit 2)', () => {
+    for (const name of ['constructor', '__proto__']) {
+      const r = az([name]);
+      expect(r.code, `${name}: ${r.stderr}`).toBe(2);
+      expect(r.stderr).toContain(`az: unknown command '${name}'`);
+    }
+  });
+
   it('refuses --config constructor=1 and the like as unknown settings (exit 2)', () => {
     for (const key of INHERITED) {
       const r = az(['eval', '--game', 'tictactoe', '--a', 'random', '--b', 'random', '--games', '2', '--config', `${key}=1`]);

@@ -173,7 +173,7 @@ function recordFieldProblem(r: Readonly<Record<string, unknown>>): string | null
  * `seatAgent` and `returns` hold one entry per seat, and a seat's agent is one of at most that many.
  * (Whether the returns are the game's own is the replay's check.)
  */
-export function recordSeatsProblem(game: Game<unknown>, r: GameRecordLine): string | null {
+function recordSeatsProblem(game: Game<unknown>, r: GameRecordLine): string | null {
   const seats = game.numPlayers;
   const perSeat: [string, readonly unknown[] | undefined][] = [
     ['players', r.players],

@@ -80,6 +80,11 @@ describe('game record files', () => {
         expect(r.code, `az ${args.join(' ')}: ${r.stderr}`).toBe(2);
       }
     }
+    // A config field every object inherits is as unknown as any other.
+    writeFileSync(join(work, 'config-constructor.jsonl'), `${JSON.stringify({ ...base, config: { constructor: 1 } })}\n`);
+    const inherited = az(['play', '--replay', 'config-constructor.jsonl']);
+    expect(inherited.stderr).toContain("config-constructor.jsonl:1: game 'tictactoe' config: unknown field 'constructor' (it takes no fields)");
+    expect(inherited.code).toBe(2);
     // The records as written still replay.
     writeFileSync(join(work, 'good.jsonl'), `${lines[0]}\n${lines[1]}\n`);
     for (const args of readers('good.jsonl')) expect(az(args).code).toBe(0);

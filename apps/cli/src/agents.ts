@@ -9,10 +9,12 @@ import { existsSync } from 'node:fs';
 import {
   ConfigError,
   RandomAgent,
+  ownValue,
   playSettingsOf,
   gamePlayoutWeightFor,
   resolveGameConfig,
   type Agent,
+  type BotFactory,
   type Game,
   type GamePlugin,
   type ResolvedConfig,
@@ -109,7 +111,7 @@ export async function readModelManifest(plugin: GamePlugin, path: string): Promi
 
 /** The settings of `config` a network depends on: all but those the schema marks `modelIndependent`. */
 export function modelBoundSettings(plugin: GamePlugin, config: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(config).filter(([key]) => !plugin.configSchema[key]?.modelIndependent));
+  return Object.fromEntries(Object.entries(config).filter(([key]) => !ownValue(plugin.configSchema, key)?.modelIndependent));
 }
 
 /**
@@ -131,7 +133,10 @@ export function gameFor(plugin: GamePlugin, rawConfig: Readonly<Record<string, u
     // A setting asked for may clash with one the model fixes (Blob: roundCards above the model's maxHand):
     // name the setting asked for and the model's value, not only the derived one the user never gave.
     if (!(err instanceof ConfigError)) throw err;
-    const differs = (k: string): boolean => k in rawConfig && k in plugin.configSchema && !plugin.configSchema[k]?.modelIndependent && String(rawConfig[k]) !== String(trained[k]);
+    const differs = (k: string): boolean => {
+      const field = ownValue(plugin.configSchema, k);
+      return Object.hasOwn(rawConfig, k) && field !== undefined && !field.modelIndependent && String(rawConfig[k]) !== String(trained[k]);
+    };
     // The field the game names first (roundCards), else any setting asked for that the model has otherwise.
     const clash = differs(err.field) ? err.field : Object.keys(rawConfig).find(differs);
     if (clash === undefined) throw err;
@@ -139,7 +144,7 @@ export function gameFor(plugin: GamePlugin, rawConfig: Readonly<Record<string, u
   }
   const needs = trainedConfigFor(plugin, asked);
   for (const key of Object.keys(rawConfig)) {
-    if (plugin.configSchema[key]?.modelIndependent) continue;
+    if (ownValue(plugin.configSchema, key)?.modelIndependent) continue;
     if (String(needs[key]) !== String(trained[key])) {
       throw new UsageError(`the model at ${model.dir} was trained with ${key}=${String(trained[key])}; it cannot play ${key}=${String(asked[key])}`);
     }
@@ -243,6 +248,20 @@ export function modelPathOf(spec: string): string {
   return spec;
 }
 
+/**
+ * The bot `name` of the game's table, if the game offers one by that name. Every lookup of a bot by a
+ * user's name goes through here: `plugin.bots[name]` would also find `constructor` or `__proto__`,
+ * which every object inherits, and call it as a bot.
+ */
+export function gameBot(plugin: GamePlugin, name: string): BotFactory<unknown> | undefined {
+  return ownValue(plugin.bots ?? {}, name);
+}
+
+/** Whether `name` is an agent every game has (`random`, `mcts`) or one of the game's bots. */
+export function isNamedAgent(plugin: GamePlugin, name: string): boolean {
+  return name === 'random' || name === 'mcts' || gameBot(plugin, name) !== undefined;
+}
+
 /** Names of the agents a game accepts besides model paths (and, for chess, `uci:<command>[,...]`). */
 export function agentNames(plugin: GamePlugin): string[] {
   return ['random', 'mcts', ...Object.keys(plugin.bots ?? {})];
@@ -301,7 +320,7 @@ export async function makeAgent(spec: string, plugin: GamePlugin, game: Game<unk
   // No network: uniform priors and one random playout per leaf (determinized for hidden-information games).
   // The other seats moving by a network's policy is for model agents: mcts has no network.
   if (spec === 'mcts') return searchAgent('mcts', game, new RolloutEvaluator(game, settings.seed), { ...settings, otherSeatMoves: undefined });
-  const bot = plugin.bots?.[spec];
+  const bot = gameBot(plugin, spec);
   if (bot) {
     const agent = bot(game, settings.seed);
     return { name: spec, act: (states) => agent.act(states) };

@@ -2,7 +2,7 @@
 // The `az` command: train, play, eval and list games. Each command has --help; bad flags and values
 // exit with status 2 and a message naming them, other failures with status 1.
 import { readFileSync } from 'node:fs';
-import { ConfigError, PluginError, defaultRegistry } from '@az/core';
+import { ConfigError, PluginError, defaultRegistry, ownValue } from '@az/core';
 import { BackendUnavailableError, CheckpointError, ModelFolderError } from '@az/nn';
 import { UsageError } from './args.js';
 import { onOutputClosed } from './closed-output.js';
@@ -47,7 +47,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     console.log(version());
     return 0;
   }
-  const command = commands[name];
+  const command = ownValue(commands, name);
   if (!command) {
     console.error(`az: unknown command '${name}'\n\n${usage()}`);
     return 2;

@@ -10,7 +10,7 @@
  */
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { resolveGameConfig, type GamePlugin } from '@az/core';
+import { ownValue, resolveGameConfig, type GamePlugin } from '@az/core';
 import { listCheckpoints, readCheckpointManifest } from '@az/nn';
 import { modelBoundSettings, trainedConfigFor } from './agents.js';
 
@@ -46,10 +46,10 @@ export async function findModel(plugin: GamePlugin, rawConfig: Readonly<Record<s
   // A model plays every value of a model-independent setting (chess's starting position), so those are
   // not part of what to train; nor is an input-only setting the user left to the model.
   const schema = plugin.configSchema;
-  const leftToModel = (k: string): boolean => schema[k]?.inputOnly === true && !(k in rawConfig);
+  const leftToModel = (k: string): boolean => ownValue(schema, k)?.inputOnly === true && !Object.hasOwn(rawConfig, k);
   const hint = plugin.training?.gameConfig ?? {};
-  const hintKeys = Object.keys(hint).filter((k) => !schema[k]?.modelIndependent && !leftToModel(k) && String(hint[k]) !== String(resolved[k]));
-  const trainKeys = [...new Set([...Object.keys(rawConfig), ...hintKeys])].filter((k) => k in resolved && !schema[k]?.modelIndependent);
+  const hintKeys = Object.keys(hint).filter((k) => !ownValue(schema, k)?.modelIndependent && !leftToModel(k) && String(hint[k]) !== String(resolved[k]));
+  const trainKeys = [...new Set([...Object.keys(rawConfig), ...hintKeys])].filter((k) => Object.hasOwn(resolved, k) && !ownValue(schema, k)?.modelIndependent);
   const trainConfig = trainKeys.map((k) => `${k}=${String(resolved[k])}`).join(',');
   let names: string[];
   try {

@@ -2,7 +2,7 @@
 // by package name with the reason, and the other games still load. Most tests call discovery in
 // process; one runs the built `az` to see what a user sees.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -116,7 +116,7 @@ describe('game plugin discovery', () => {
   beforeAll(async () => {
     registry = freshRegistry();
     // cliDir null: only the fixture project, not the CLI's built-in games.
-    result = await discoverGamePlugins(registry, { cwd: join(project, 'node_modules'), cliDir: null, azPlugins: '' });
+    result = await discoverGamePlugins(registry, { cwd: project, cliDir: null, azPlugins: '' });
   });
 
   it('loads the project itself and its declared dependencies, in order', () => {
@@ -175,7 +175,7 @@ describe('az with broken plugins installed', () => {
     // Where each game came from, and where az looked.
     expect(r.stdout).toMatch(/^ {4}from az-game-good@1\.0\.0 \(project dependency, .*az-game-good\)$/m);
     expect(r.stdout).toMatch(/^ {4}from @az\/game-chess@\d+\.\d+\.\d+ \(az CLI dependency, /m);
-    expect(r.stdout).toMatch(/looked for game plugins in:\n {2}the project at /);
+    expect(r.stdout).toMatch(/looked for game plugins in:\n {2}the project in the current folder, /);
     const json = JSON.parse(az(['games', '--json']).stdout) as { id: string; plugin: { package: string; version: string; source: string } }[];
     expect(json.find((g) => g.id === 'good')?.plugin).toMatchObject({ package: 'az-game-good', version: '1.0.0', source: 'project dependency' });
     expect(r.stdout).toMatch(/game plugin az-game-future \(project dependency\) failed to load: .*built for game contract version/);
@@ -205,6 +205,50 @@ describe('where az looks', () => {
     // Without --help the same project is imported (so the check above can fail).
     spawnSync(process.execPath, [bin, 'games'], { cwd: dir, encoding: 'utf8', timeout: 120_000, env: { ...process.env, AZ_PLUGINS: '' } });
     expect(existsSync(marker)).toBe(true);
+  });
+
+  it('never imports from a parent folder: neither its package.json nor its node_modules, and says where it looked', () => {
+    // A shared folder (think /tmp) someone else can write to: a package.json that declares itself a
+    // plugin, and a node_modules holding a plugin named like one a project below lists.
+    const shared = realpathSync(mkdtempSync(join(work, 'shared-')));
+    const marker = join(work, 'hostile-imports');
+    const hostile = (what: string): string => `import { appendFileSync } from 'node:fs';\nappendFileSync(${JSON.stringify(marker)}, ${JSON.stringify(what + '\n')});\nexport const evilPlugin = null;\n`;
+    const evilDir = join(shared, 'node_modules', 'az-game-evil');
+    mkdirSync(evilDir, { recursive: true });
+    writeFileSync(join(shared, 'package.json'), JSON.stringify({ name: 'shared-evil', type: 'module', main: 'main.js', az: { gamePlugin: 'evilPlugin' }, dependencies: { 'az-game-evil': '1.0.0' } }));
+    writeFileSync(join(shared, 'main.js'), hostile('the parent folder package.json'));
+    writeFileSync(join(evilDir, 'package.json'), JSON.stringify({ name: 'az-game-evil', version: '1.0.0', type: 'module', main: 'index.js', az: { gamePlugin: 'evilPlugin' } }));
+    writeFileSync(join(evilDir, 'index.js'), hostile('az-game-evil from the parent node_modules'));
+    // Below it: a folder with no package.json, and a project that lists az-game-evil without installing it.
+    const notes = join(shared, 'me', 'notes');
+    const mine = join(shared, 'me', 'project');
+    mkdirSync(notes, { recursive: true });
+    mkdirSync(mine, { recursive: true });
+    writeFileSync(join(mine, 'package.json'), JSON.stringify({ name: 'my-project', private: true, dependencies: { 'az-game-evil': '1.0.0' } }));
+    const games = (cwd: string, azPlugins = ''): { code: number | null; stdout: string; stderr: string } => {
+      const r = spawnSync(process.execPath, [bin, 'games'], { cwd, encoding: 'utf8', timeout: 120_000, env: { ...process.env, AZ_PLUGINS: azPlugins } });
+      return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+    };
+    const imported = (): string => (existsSync(marker) ? readFileSync(marker, 'utf8') : '');
+
+    const fromNotes = games(notes);
+    expect(fromNotes.code, fromNotes.stderr).toBe(0);
+    expect(fromNotes.stdout).toMatch(/^tictactoe\s/m);
+    expect(imported()).toBe('');
+    expect(fromNotes.stdout).toContain(`no project: no package.json in the current folder, ${notes}; ${join(shared, 'package.json')} is not used, az never looks in parent folders (run az in ${shared} to use that project)`);
+    const fromProject = games(mine);
+    expect(fromProject.code, fromProject.stderr).toBe(0);
+    expect(imported()).toBe('');
+    expect(fromProject.stdout).toContain(`the project in the current folder, ${mine} (its package.json; az never looks in parent folders)`);
+    expect(fromProject.stdout).toContain(`its direct dependencies, devDependencies and optionalDependencies, in ${join(mine, 'node_modules')} only`);
+    // A name in AZ_PLUGINS is looked up in the current folder's node_modules and in az's own install only.
+    const named = games(notes, 'az-game-evil');
+    expect(named.code, named.stderr).toBe(0);
+    expect(named.stdout).toMatch(/game plugin az-game-evil \(AZ_PLUGINS\) failed to load: package not found in .*notes.node_modules nor in az's own install/);
+    expect(imported()).toBe('');
+    // Run in the shared folder itself, az does import it (so the checks above can fail).
+    games(shared);
+    expect(imported()).toContain('the parent folder package.json');
   });
 
   it('finds the plugins of a workspace root’s packages', async () => {

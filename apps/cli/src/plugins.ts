@@ -11,20 +11,26 @@
  * is reported, not guessed at, since az would have to guess which export to register.
  *
  * Where az looks, in this order (the first registration of a game id wins):
- *  1. the project in the current directory (the nearest package.json at or above it, as npm finds
- *     it), if it declares a plugin itself: so `az train` inside a plugin's own repository trains it;
+ *  1. the project in the current directory: the package.json in that very folder, if it declares a
+ *     plugin itself: so `az train` inside a plugin's own repository trains it;
  *  2. if that project is an npm workspace root, its workspace packages (so the repository root finds
  *     examples/connect4);
- *  3. that project's direct dependencies, devDependencies and optionalDependencies;
- *  4. packages named in the AZ_PLUGINS environment variable (comma-separated package names, resolved
- *     from the current directory, or paths to package directories): for global installs and one-offs;
+ *  3. that project's direct dependencies, devDependencies and optionalDependencies, in its own
+ *     node_modules folder;
+ *  4. packages named in the AZ_PLUGINS environment variable (comma-separated package names, looked up
+ *     in the current directory's node_modules, then in az's own install; or paths to package
+ *     directories): for global installs and one-offs;
  *  5. the az CLI's own direct dependencies: the built-in games.
  * Only direct dependencies are looked at, not the whole tree: it is fast, and a game appears because
  * someone chose to install it, not because some package happens to depend on it. Each package is
  * imported once even when found several ways (by real path).
  *
- * Resolution is Node's: a package's folder is found on the node_modules path Node itself would search
- * (`require.resolve.paths`), and its entry is what `import()` would load (`import-meta-resolve`, which
+ * The trust boundary: az imports code from the project the user is in and from its own install, never
+ * from a parent folder. Neither a package.json above the current directory nor a node_modules above
+ * the project is looked at (Node's own search would walk up to both): whoever can write to a shared
+ * parent folder (/tmp, a shared drive) would otherwise run code in every az started below it.
+ *
+ * Entries are resolved by Node's rules: what `import()` would load (`import-meta-resolve`, which
  * applies `exports` with the node/import/default conditions, else `main`). A dependency whose name is
  * not a package name (`../../x`) and an entry that leaves its package folder (an `exports` target
  * `../x`, a `main` of `../x.js`, a symlink out) are refused: nothing outside a package is imported.
@@ -116,7 +122,8 @@ export function isPackageName(name: string): boolean {
 
 /**
  * The directory of package `name` as Node finds it for a module in `fromDir`: the first folder on
- * Node's own node_modules search path that holds it. `name` must be a package name (checked by callers).
+ * Node's own node_modules search path that holds it, which walks up to the root. Only for az's own
+ * install (what Node finds for the CLI's own imports). `name` must be a package name (checked by callers).
  */
 function findPackageDir(name: string, fromDir: string): string | null {
   const lookup = createRequire(join(resolve(fromDir), 'package.json')).resolve.paths(name) ?? [];
@@ -127,7 +134,27 @@ function findPackageDir(name: string, fromDir: string): string | null {
   return null;
 }
 
-/** The nearest package.json at or above `dir`. */
+/** Package `name` in `ownerDir`'s own node_modules folder, not in any parent's. `name` must be a package name. */
+function installedIn(ownerDir: string, name: string): string | null {
+  const dir = join(ownerDir, 'node_modules', name);
+  return existsSync(join(dir, 'package.json')) ? dir : null;
+}
+
+/** The project az looks in: the package.json in `cwd` itself, never a parent folder's (see the file comment). */
+function projectAt(cwd: string): { dir: string; pkg: PackageJson } | null {
+  const pkg = readPackageJson(join(cwd, 'package.json'));
+  return pkg ? { dir: cwd, pkg } : null;
+}
+
+/** The nearest package.json above `dir` (not in it), only to say that az did not use it. */
+function packageJsonAbove(dir: string): string | null {
+  for (let d = dirname(dir); ; d = dirname(d)) {
+    if (existsSync(join(d, 'package.json'))) return join(d, 'package.json');
+    if (dirname(d) === d) return null;
+  }
+}
+
+/** The nearest package.json at or above `dir`: az's own package, from one of its files. */
 function findOwnPackage(dir: string): { dir: string; pkg: PackageJson } | null {
   let d = resolve(dir);
   for (;;) {
@@ -259,7 +286,7 @@ function candidates(options: DiscoveryOptions, problems: PluginProblem[]): { lis
     seen.add(key);
     out.push({ name, dir, source, parentUrl });
   };
-  const addDependencies = (owner: { dir: string; pkg: PackageJson }, source: PluginSource): void => {
+  const addDependencies = (owner: { dir: string; pkg: PackageJson }, source: PluginSource, find: (name: string) => string | null): void => {
     const names = [...new Set([...Object.keys(owner.pkg.dependencies ?? {}), ...Object.keys(owner.pkg.devDependencies ?? {}), ...Object.keys(owner.pkg.optionalDependencies ?? {})])];
     const parentUrl = pathToFileURL(join(owner.dir, 'package.json')).href;
     for (const name of names) {
@@ -267,46 +294,56 @@ function candidates(options: DiscoveryOptions, problems: PluginProblem[]): { lis
         problems.push({ packageName: name, source, reason: `'${name}' in ${join(owner.dir, 'package.json')} is not a package name; az does not look outside node_modules for it` });
         continue;
       }
-      add(name, findPackageDir(name, owner.dir), source, parentUrl);
+      add(name, find(name), source, parentUrl);
     }
   };
 
   const cwd = resolve(options.cwd ?? process.cwd());
-  const project = findOwnPackage(cwd);
+  const cliDir = options.cliDir === undefined ? dirname(fileURLToPath(import.meta.url)) : options.cliDir;
+  const cli = cliDir ? findOwnPackage(cliDir) : null;
+  const project = projectAt(cwd);
   if (project) {
-    searched.push(`the project at ${project.dir} (the nearest package.json at or above ${cwd})`);
+    searched.push(`the project in the current folder, ${project.dir} (its package.json; az never looks in parent folders)`);
     add(project.pkg.name ?? project.dir, project.dir, 'project', null);
     const members = workspaceDirs(project.dir, project.pkg);
     if (members.length) searched.push(`its ${members.length} workspace packages (${members.map((d) => relative(project.dir, d)).join(', ')})`);
     for (const dir of members) add(readPackageJson(join(dir, 'package.json'))?.name ?? dir, dir, 'workspace package', null);
-    searched.push(`its direct dependencies, devDependencies and optionalDependencies`);
-    addDependencies(project, 'project dependency');
+    searched.push(`its direct dependencies, devDependencies and optionalDependencies, in ${join(project.dir, 'node_modules')} only`);
+    addDependencies(project, 'project dependency', (name) => installedIn(project.dir, name));
   } else {
-    searched.push(`no project: no package.json at or above ${cwd}`);
+    const above = packageJsonAbove(cwd);
+    const unused = above ? `; ${above} is not used, az never looks in parent folders (run az in ${dirname(above)} to use that project)` : '';
+    searched.push(`no project: no ${existsSync(join(cwd, 'package.json')) ? 'readable ' : ''}package.json in the current folder, ${cwd}${unused}`);
   }
 
   const env = options.azPlugins ?? process.env.AZ_PLUGINS ?? '';
   const named = env.split(',').map((s) => s.trim()).filter(Boolean);
-  searched.push(named.length ? `AZ_PLUGINS: ${named.join(', ')}` : 'AZ_PLUGINS (not set)');
+  searched.push(named.length ? `AZ_PLUGINS: ${named.join(', ')} (names looked up in ${join(cwd, 'node_modules')}, then in az's own install)` : 'AZ_PLUGINS (not set)');
   for (const raw of named) {
     const asPath = isAbsolute(raw) || raw.startsWith('.') ? resolve(cwd, raw) : null;
     if (!asPath && !isPackageName(raw)) {
       problems.push({ packageName: raw, source: 'AZ_PLUGINS', reason: `'${raw}' is neither a package name nor a path (start paths with ./ or /)` });
       continue;
     }
-    const dir = asPath ?? findPackageDir(raw, cwd);
+    // A name: in the current folder's node_modules, else where Node finds it for az itself (a global install's siblings).
+    const local = asPath ? null : installedIn(cwd, raw);
+    const owner = local ? cwd : cli?.dir;
+    const dir = asPath ?? local ?? (cli ? findPackageDir(raw, cli.dir) : null);
     if (!dir || !existsSync(join(dir, 'package.json'))) {
-      problems.push({ packageName: raw, source: 'AZ_PLUGINS', reason: asPath ? `no package.json in ${asPath}` : `package not found from ${cwd} (is it installed?)` });
+      problems.push({
+        packageName: raw,
+        source: 'AZ_PLUGINS',
+        reason: asPath ? `no package.json in ${asPath}` : `package not found in ${join(cwd, 'node_modules')} nor in az's own install (is it installed? a path, ./dir or /dir, names a folder anywhere)`,
+      });
       continue;
     }
-    add(readPackageJson(join(dir, 'package.json'))?.name ?? raw, dir, 'AZ_PLUGINS', asPath ? null : pathToFileURL(join(cwd, 'package.json')).href);
+    const parentUrl = asPath || !owner ? null : pathToFileURL(join(owner, 'package.json')).href;
+    add(readPackageJson(join(dir, 'package.json'))?.name ?? raw, dir, 'AZ_PLUGINS', parentUrl);
   }
 
-  const cliDir = options.cliDir === undefined ? dirname(fileURLToPath(import.meta.url)) : options.cliDir;
-  const cli = cliDir ? findOwnPackage(cliDir) : null;
   if (cli) {
-    searched.push(`the az CLI's dependencies (${cli.dir})`);
-    addDependencies(cli, 'az CLI dependency');
+    searched.push(`the az CLI's dependencies (${cli.dir}, az's own install)`);
+    addDependencies(cli, 'az CLI dependency', (name) => findPackageDir(name, cli.dir));
   }
   return { list: out, searched };
 }

@@ -141,8 +141,57 @@ export function readGameRecords(file: string, command: string): ReadGameRecord[]
       if (typeof r.game !== 'string' || typeof r.gameSeed !== 'string' || !Array.isArray(r.actions) || !isJsonObject(r.config)) {
         throw new UsageError(`${az} ${file}:${n}: not an az game record (needs game, config, gameSeed, actions)`);
       }
+      const problem = recordFieldProblem(r as Record<string, unknown>);
+      if (problem) throw new UsageError(`${az} ${file}:${n}: ${problem}`);
       return { record: r as GameRecordLine, where: `${file}:${n}` };
     });
+}
+
+const isNonNegativeInteger = (v: unknown): boolean => typeof v === 'number' && Number.isInteger(v) && v >= 0;
+const isArrayOf = (v: unknown, each: (x: unknown) => boolean): boolean => Array.isArray(v) && v.every(each);
+
+/**
+ * What is wrong with the fields of a record line, each against the type `GameRecordLine` declares
+ * (`az eval --games-out` writes no other), or null. The game is not known yet: `recordSeatsProblem`
+ * checks the counts against it.
+ */
+function recordFieldProblem(r: Readonly<Record<string, unknown>>): string | null {
+  if (!isNonNegativeInteger(r.index)) return `'index' must be a non-negative integer (got ${JSON.stringify(r.index)})`;
+  if (!isArrayOf(r.players, (p) => typeof p === 'string')) return `'players' must be a list of agent names, one per seat (got ${JSON.stringify(r.players)})`;
+  if (r.seatAgent !== undefined && !isArrayOf(r.seatAgent, isNonNegativeInteger)) return `'seatAgent' must be a list of non-negative integers, one per seat (got ${JSON.stringify(r.seatAgent)})`;
+  if (!isArrayOf(r.actions, isNonNegativeInteger)) return `'actions' must be a list of non-negative integers (got ${JSON.stringify(r.actions).slice(0, 80)})`;
+  if (!isArrayOf(r.moves ?? [], (m) => typeof m === 'string')) return `'moves' must be a list of move texts`;
+  if (r.returns !== undefined && !isArrayOf(r.returns, (v) => typeof v === 'number' && Number.isFinite(v))) return `'returns' must be a list of finite numbers, one per seat (got ${JSON.stringify(r.returns)})`;
+  for (const key of ['termination', 'aborted', 'match'] as const) {
+    if (r[key] !== undefined && typeof r[key] !== 'string') return `'${key}' must be a string (got ${JSON.stringify(r[key])})`;
+  }
+  return null;
+}
+
+/**
+ * What is wrong with a record's seats for `game`, the game it was played under, or null: `players`,
+ * `seatAgent` and `returns` hold one entry per seat, and a seat's agent is one of at most that many.
+ * (Whether the returns are the game's own is the replay's check.)
+ */
+function recordSeatsProblem(game: Game<unknown>, r: GameRecordLine): string | null {
+  const seats = game.numPlayers;
+  const perSeat: [string, readonly unknown[] | undefined][] = [
+    ['players', r.players],
+    ['seatAgent', r.seatAgent],
+    ['returns', r.returns],
+  ];
+  for (const [name, list] of perSeat) {
+    if (list !== undefined && list.length !== seats) return `'${name}' has ${list.length} entries for the game's ${seats} seats`;
+  }
+  const outside = r.seatAgent?.find((agent) => agent >= seats);
+  if (outside !== undefined) return `'seatAgent' names agent ${outside} of a lineup of at most ${seats} (one per seat)`;
+  return null;
+}
+
+/** `recordSeatsProblem` as an error led by where the record was read (`file:line`). */
+export function checkRecordSeats(game: Game<unknown>, { record, where }: ReadGameRecord): void {
+  const problem = recordSeatsProblem(game, record);
+  if (problem) throw new UsageError(`${where}: ${problem}`);
 }
 
 /** Whether the whole text is one JSON value (a pretty-printed file, not JSON lines). */

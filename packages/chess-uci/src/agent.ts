@@ -30,7 +30,7 @@ export function parseUciAgentSpec(text: string): UciAgentSpec {
   const command = commandPart.trim();
   if (command === '') throw new Error(`uci agent '${text}': no engine command before the first comma (e.g. uci:stockfish,depth=1)`);
   const limits: { depth?: number; nodes?: number; movetime?: number } = {};
-  const options: Record<string, string> = {};
+  const options = new Map<string, string>();
   let timeoutMs = DEFAULT_TIMEOUT_MS;
   for (const part of rest) {
     const eq = part.indexOf('=');
@@ -44,10 +44,12 @@ export function parseUciAgentSpec(text: string): UciAgentSpec {
       else limits[key as (typeof LIMIT_KEYS)[number]] = n;
     } else {
       if (value === '') throw new Error(`uci agent '${text}': option '${key}' has no value`);
-      options[key] = value;
+      options.set(key, value);
     }
   }
-  return { command, limits, options, timeoutMs, text };
+  // fromEntries defines own properties: an option named `__proto__` reaches the engine (which refuses
+  // it as an option it lacks) instead of being dropped by an assignment to the prototype.
+  return { command, limits, options: Object.fromEntries(options), timeoutMs, text };
 }
 
 /**

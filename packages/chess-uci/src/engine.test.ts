@@ -57,6 +57,7 @@ describe('agent specs', () => {
     expect(spec.options).toEqual({ 'Skill Level': '0', UCI_LimitStrength: 'true', UCI_Elo: '1350' });
     expect(Object.keys(spec.options)).toEqual(['Skill Level', 'UCI_LimitStrength', 'UCI_Elo']);
     expect(spec.timeoutMs).toBe(5000);
+    expect(Object.keys(parseUciAgentSpec('stockfish,__proto__=1').options)).toEqual(['__proto__']);
     expect(() => parseUciAgentSpec(',depth=1')).toThrow(/no engine command/);
     expect(() => parseUciAgentSpec('stockfish,depth')).toThrow(/'depth' is not key=value/);
     expect(() => parseUciAgentSpec('stockfish,nodes=-3')).toThrow(/nodes must be a positive integer/);

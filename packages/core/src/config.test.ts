@@ -36,6 +36,7 @@ describe('parseConfigAssignments (--config)', () => {
     expect(parseConfigAssignments('players=3, players=3')).toEqual({ players: '3' });
     // A key that is also an Object.prototype member is an ordinary key here.
     expect(parseConfigAssignments('constructor=1')).toEqual({ constructor: '1' });
+    expect(Object.keys(parseConfigAssignments('__proto__=1'))).toEqual(['__proto__']);
   });
 });
 
@@ -56,6 +57,18 @@ describe('validateConfig', () => {
     expect(() => validateConfig(schema, { open: 'yes' })).toThrow('must be true or false');
     expect(() => validateConfig(schema, { trump: 'spades' })).toThrow('must be one of rotation, turned-up');
     expect(() => validateConfig(schema, { fen: 3 })).toThrow('must be a string');
+  });
+
+  it('refuses names every object inherits (constructor, toString, __proto__) as unknown fields, from --config and from JSON', () => {
+    for (const key of ['constructor', 'toString', 'hasOwnProperty', 'valueOf', '__proto__']) {
+      expect(() => validateConfig(schema, parseConfigAssignments(`${key}=1`))).toThrow(`unknown field '${key}' (known fields: players, komi, open, trump, fen)`);
+      expect(fieldOf(() => validateConfig(schema, JSON.parse(`{"${key}": 1}`) as Record<string, unknown>))).toBe(key);
+    }
+  });
+
+  it('reads only the own fields of what it is given, never inherited ones', () => {
+    const inherited = Object.create({ players: 6 }) as Record<string, unknown>;
+    expect(validateConfig(schema, inherited).players).toBe(4);
   });
 
   it('describes every field for --help', () => {

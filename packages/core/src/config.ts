@@ -65,6 +65,15 @@ export class ConfigError extends Error {
 }
 
 /**
+ * `record[key]` when `key` is the record's own property, else undefined. For lookups by a name a user
+ * typed (a config field, an agent, a bot): a plain `record[key]` or `key in record` also finds what
+ * every object inherits (`constructor`, `toString`, `__proto__`), which no table means to offer.
+ */
+export function ownValue<T>(record: Readonly<Record<string, T>>, key: string): T | undefined {
+  return Object.hasOwn(record, key) ? record[key] : undefined;
+}
+
+/**
  * Validates `raw` against `schema`: fills defaults, coerces strings ("5", "true"), checks ranges and
  * enum members, and rejects fields the schema does not know. `context` prefixes messages
  * (e.g. "game 'blob'").
@@ -76,7 +85,7 @@ export function validateConfig(
 ): Record<string, ConfigValue> {
   const out: Record<string, ConfigValue> = {};
   for (const key of Object.keys(raw)) {
-    if (!(key in schema)) {
+    if (!Object.hasOwn(schema, key)) {
       const known = Object.keys(schema);
       throw new ConfigError(
         key,
@@ -85,7 +94,7 @@ export function validateConfig(
     }
   }
   for (const [key, field] of Object.entries(schema)) {
-    const value = raw[key];
+    const value = ownValue(raw, key);
     out[key] = value === undefined ? field.default : coerceField(key, field, value, context);
   }
   return out;
@@ -126,7 +135,7 @@ function coerceField(key: string, field: ConfigField, value: unknown, context: s
  * harmless.
  */
 export function parseConfigAssignments(text: string): Record<string, string> {
-  const out: Record<string, string> = {};
+  const out = new Map<string, string>();
   for (const part of text.split(',')) {
     const trimmed = part.trim();
     if (!trimmed) continue;
@@ -134,13 +143,15 @@ export function parseConfigAssignments(text: string): Record<string, string> {
     if (eq <= 0) throw new ConfigError(trimmed, `config: expected key=value, got '${trimmed}'`);
     const key = trimmed.slice(0, eq).trim();
     const value = trimmed.slice(eq + 1).trim();
-    const earlier = Object.hasOwn(out, key) ? out[key] : undefined;
+    const earlier = out.get(key);
     if (earlier !== undefined && earlier !== value) {
       throw new ConfigError(key, `config: ${key} is given twice, ${key}=${earlier} and ${key}=${value}; give it once`);
     }
-    out[key] = value;
+    out.set(key, value);
   }
-  return out;
+  // fromEntries defines own properties: `__proto__=1` stays a key (for validateConfig to refuse) instead of
+  // an assignment to the object's prototype, which would drop it without a word.
+  return Object.fromEntries(out);
 }
 
 /** One line per field, for `--help` and `az games`. */

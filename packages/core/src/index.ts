@@ -23,6 +23,7 @@ export {
 export {
   ConfigError,
   validateConfig,
+  ownValue,
   parseConfigAssignments,
   describeSchema,
   type ConfigValue,

@@ -132,7 +132,7 @@ function refuseFixedChanges(input: TrainOptionsInput, manifest: CheckpointManife
       // The setting asked for clashes with one the run fixes (Blob: roundCards above its maxHand, or rounds=game
       // with the run's roundCards): it is a change all the same. (An unknown setting, or a clash no setting
       // asked for changes, is the game's own error, said as it is.)
-      if (!(err instanceof ConfigError) || !(err.field in plugin.configSchema)) throw err;
+      if (!(err instanceof ConfigError) || !Object.hasOwn(plugin.configSchema, err.field)) throw err;
       asked = given;
       if (!Object.keys(given).some((k) => String(given[k]) !== String(manifest.gameConfig[k]))) throw err;
     }

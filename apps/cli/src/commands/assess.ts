@@ -1,7 +1,7 @@
 import { resolveGame, type Agent, type AgentAssessment } from '@az/core';
 import { BACKEND_CHOICES, type BackendChoice } from '@az/nn';
 import { PolicyAgent, defaultPlaySimulations } from '@az/mcts';
-import { gameFor, loadModel, makeAgent, type LoadedModel } from '../agents.js';
+import { gameFor, isNamedAgent, loadModel, makeAgent, type LoadedModel } from '../agents.js';
 import { helpText, parseFlags, UsageError } from '../args.js';
 import { gameConfigFromFlags } from './play.js';
 
@@ -45,7 +45,7 @@ export async function assessCommand(argv: readonly string[]): Promise<number> {
   const rawConfig = gameConfigFromFlags(plugin, flags.config, {}, 'assess');
   const network = { backend: (flags.backend ?? 'auto') as BackendChoice, threads: flags.threads };
   const models = new Map<string, LoadedModel>();
-  const isAgentName = flags.model === 'random' || flags.model === 'mcts' || plugin.bots?.[flags.model] !== undefined;
+  const isAgentName = isNamedAgent(plugin, flags.model);
   const model = isAgentName ? undefined : await loadModel(plugin, flags.model, network);
   if (model) models.set(flags.model, model);
   const game = gameFor(plugin, rawConfig, model);

@@ -1,5 +1,5 @@
 import { helpText, parseFlags, UsageError } from '../args.js';
-import { gameOfRecord, readGameRecords, replayRecord, type GameRecordLine } from '../records.js';
+import { checkRecordSeats, gameOfRecord, readGameRecords, replayRecord, type GameRecordLine } from '../records.js';
 import { summarize, type MetricSummary } from '../summaries.js';
 
 export const compareSpec = {
@@ -79,15 +79,16 @@ function seatOfA(r: GameRecordLine, where: string): number {
 export function arenaOutcomes(file: string): ArenaOutcomes {
   const read = readGameRecords(file, 'compare');
   if (read.length === 0) throw new UsageError(`${file} holds no games`);
-  const records = read.map((r) => r.record);
-  const first = records[0];
+  const first = read[0].record;
   const { plugin: owner, game } = gameOfRecord(read[0]);
   const configText = JSON.stringify(first.config);
   const games = new Map<string, GameOutcome>();
   let aborted = 0;
-  for (const r of records) {
+  for (const line of read) {
+    const r = line.record;
     const where = `${file}, game ${r.index}`;
     if (r.game !== first.game || JSON.stringify(r.config) !== configText) throw new UsageError(`${where}: another game or config than the file's first game (${first.game} ${configText}); one arena per file`);
+    checkRecordSeats(game, line);
     if (games.has(r.gameSeed)) throw new UsageError(`${where}: deal ${r.gameSeed} is in the file twice; one arena per file`);
     const seat = seatOfA(r, where);
     if (r.aborted) {

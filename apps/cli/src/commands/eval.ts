@@ -2,7 +2,7 @@ import { DEFAULT_LEAF_VALUES, Z95, eloFromScore, playArena, resolveGame, wilsonI
 import { BACKEND_CHOICES, type BackendChoice } from '@az/nn';
 import { DEFAULT_DETERMINIZATIONS, DEFAULT_OTHER_SEAT_MOVES, DEFAULT_OTHER_SEAT_PRIORS, playoutWeightOf, type OtherSeatMoves, type OtherSeatPriors, type SearchMethod } from '@az/imperfect-info';
 import { defaultPlaySimulations, defaultSearchConfig } from '@az/mcts';
-import { POLICY_PREFIX, ROLLOUT_PREFIX, closeAgent, gameFor, isUciSpec, makeAgent, modelPathOf, withGameDefaults, type LoadedModel, loadModel } from '../agents.js';
+import { POLICY_PREFIX, ROLLOUT_PREFIX, closeAgent, gameFor, isNamedAgent, isUciSpec, makeAgent, modelPathOf, withGameDefaults, type LoadedModel, loadModel } from '../agents.js';
 import { GameRecorder, checkRecordSinks } from '../records.js';
 import { helpText, parseFlags, UsageError } from '../args.js';
 import { ProgressBar } from '../progress.js';
@@ -98,7 +98,7 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
   // A model fixes the game config it was trained with; the first model found decides it.
   let firstModel: LoadedModel | undefined;
   for (const spec of [flags.a, flags.b]) {
-    if (!plugin.bots?.[spec] && spec !== 'random' && spec !== 'mcts' && !isUciSpec(spec)) {
+    if (!isNamedAgent(plugin, spec) && !isUciSpec(spec)) {
       const path = modelPathOf(spec);
       const m = models.get(path) ?? (await loadModelIfPath(plugin, path, network));
       if (m) {

@@ -5,7 +5,7 @@ import { defaultPlaySimulations } from '@az/mcts';
 import { agentNames, gameFor, loadModel, makeAgent, readModelManifest, type LoadedModel } from '../agents.js';
 import { findModel } from '../model-finder.js';
 import { helpText, parseFlags, UsageError } from '../args.js';
-import { gameOfRecord, readGameRecords, replayRecord, type ReadGameRecord } from '../records.js';
+import { checkRecordSeats, gameOfRecord, readGameRecords, replayRecord, type ReadGameRecord } from '../records.js';
 
 export const playSpec = {
   name: 'play',
@@ -40,8 +40,8 @@ export function gameConfigFromFlags(plugin: GamePlugin, configText: string | und
   const raw: Record<string, unknown> = configText ? parseConfigAssignments(configText) : {};
   for (const [field, value] of Object.entries(sugar)) {
     if (value === undefined) continue;
-    if (!(field in plugin.configSchema)) throw new UsageError(`az ${command}: --${field} does not apply to ${plugin.traits.id} (it has no '${field}' setting)`);
-    if (field in raw && settingValue(plugin, field, raw[field]) !== settingValue(plugin, field, value)) {
+    if (!Object.hasOwn(plugin.configSchema, field)) throw new UsageError(`az ${command}: --${field} does not apply to ${plugin.traits.id} (it has no '${field}' setting)`);
+    if (Object.hasOwn(raw, field) && settingValue(plugin, field, raw[field]) !== settingValue(plugin, field, value)) {
       throw new UsageError(`az ${command}: --${field} ${String(value)} and --config ${field}=${String(raw[field])} set ${field} to different values; give one of them`);
     }
     raw[field] = value;
@@ -269,6 +269,7 @@ function replayGames(file: string, index: number | undefined, gameId: string | u
 function replayOne(read: ReadGameRecord): void {
   const r = read.record;
   const { game } = gameOfRecord(read);
+  checkRecordSeats(game, read);
   console.log(`game ${r.index}${r.match ? ` of ${r.match}` : ''}: ${r.players.map((p, seat) => `seat ${seat} ${p}`).join(', ')}`);
   const moves: string[] = [];
   const state = replayRecord(game, r, (position, action) => moves.push(`${game.currentPlayer(position)}:${game.formatAction(position, action)}`));

@@ -3,7 +3,7 @@ import { resolve as resolvePath } from 'node:path';
 import { fitElo, resolveGame, resolveGameConfig, type Agent, type EloFit, type GamePlugin, type PairResult } from '@az/core';
 import { BACKEND_CHOICES, type BackendChoice } from '@az/nn';
 import { defaultPlaySimulations } from '@az/mcts';
-import { closeAgent, gameFor, isUciSpec, loadModel, makeAgent, modelPathOf, type LoadedModel } from '../agents.js';
+import { closeAgent, gameFor, isNamedAgent, isUciSpec, loadModel, makeAgent, modelPathOf, type LoadedModel } from '../agents.js';
 import { helpText, parseFlags, UsageError } from '../args.js';
 import { expandPlayers, formatRatings, playLadder, schedule, type LadderPlayer } from '../ladder.js';
 import { ProgressBar } from '../progress.js';
@@ -175,7 +175,7 @@ export async function rateCommand(argv: readonly string[]): Promise<number> {
   try {
     let firstModel: LoadedModel | undefined;
     for (const spec of specs) {
-      if (isUciSpec(spec) || spec === 'random' || spec === 'mcts' || plugin.bots?.[spec]) continue;
+      if (isUciSpec(spec) || isNamedAgent(plugin, spec)) continue;
       const path = modelPathOf(spec);
       if (models.has(path)) continue;
       const m = await loadModel(plugin, path, network).catch((err: unknown) => {

@@ -216,11 +216,10 @@ export function createServeApp(options: ServeOptions = {}): { app: Hono; session
       throw new PlayError(err instanceof Error ? err.message : String(err), 404);
     }
     const body = await readBody(c, ['seat', 'opponent', 'sims', 'seed', 'config']);
-    const rawConfig: Record<string, unknown> = { ...(id === options.game ? options.gameConfig : {}) };
-    if (body.config !== undefined) {
-      if (body.config === null || typeof body.config !== 'object' || Array.isArray(body.config)) throw new PlayError("'config' must be an object of game settings");
-      Object.assign(rawConfig, body.config);
-    }
+    if (body.config !== undefined && (body.config === null || typeof body.config !== 'object' || Array.isArray(body.config))) throw new PlayError("'config' must be an object of game settings");
+    // Spread, not Object.assign: a `__proto__` key of the request stays a key (refused as an unknown
+    // setting) instead of replacing the object's prototype, whose fields would then be read as settings.
+    const rawConfig: Record<string, unknown> = { ...(id === options.game ? options.gameConfig : {}), ...(body.config as Record<string, unknown> | undefined) };
     const opponent = body.opponent === undefined ? defaultOpponent(plugin) : body.opponent;
     if (typeof opponent !== 'string') throw new PlayError("'opponent' must be a name");
     if (opponent === 'model' && options.model && modelGame !== id) {

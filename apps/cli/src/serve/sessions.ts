@@ -6,7 +6,7 @@
  */
 import { RandomAgent, Rng, type Agent, type Game, type GamePlugin, type GameView, type InferenceModel } from '@az/core';
 import { NetworkEvaluator, RolloutEvaluator, selectActionFromVisits, type Evaluator, type LeafBatch, type SearchEngine } from '@az/mcts';
-import { agentNames, modelPlayFor, searchEngineFor, withGameDefaults, type AgentSettings, type LoadedModel, type ModelPlay } from '../agents.js';
+import { agentNames, gameBot, modelPlayFor, searchEngineFor, withGameDefaults, type AgentSettings, type LoadedModel, type ModelPlay } from '../agents.js';
 import type { SearchSlots } from './search-slots.js';
 
 /** What the search behind a computer move thought: shares of its root visits and its value estimate. */
@@ -226,7 +226,7 @@ function makeOpponent(options: SessionOptions): Opponent {
   }
   if (opponent === 'mcts') return searching('mcts', new RolloutEvaluator(game, seed));
   if (opponent === 'random') return new AgentOpponent(new RandomAgent(game, seed));
-  const bot = plugin.bots?.[opponent];
+  const bot = gameBot(plugin, opponent);
   if (bot) {
     const agent = bot(game, seed);
     return new AgentOpponent({ name: opponent, act: (states) => agent.act(states) });

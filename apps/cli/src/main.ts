@@ -58,10 +58,12 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (name !== 'train') process.exit(0);
   });
   onOutputClosed(process.stderr, () => undefined);
-  // Scaffolding and --help need no games (so they import no plugin code); `az games` lists plugin
-  // problems itself, the others warn on stderr.
+  // Scaffolding and --help need no games (so they import no plugin code), but for `az train --game ID
+  // --help`, which shows that game's defaults; `az games` lists plugin problems itself, the others warn
+  // on stderr.
   const wantsHelp = rest.includes('--help') || rest.includes('-h');
-  if (name !== 'new-game' && !wantsHelp) {
+  const namesGame = rest.some((a) => a === '--game' || a.startsWith('--game='));
+  if (name !== 'new-game' && (!wantsHelp || (name === 'train' && namesGame))) {
     const discovery = await discoverGamePlugins(defaultRegistry);
     if (name !== 'games') for (const p of discovery.problems) console.error(`az: warning: ${formatProblem(p)}`);
   }

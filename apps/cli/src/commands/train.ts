@@ -27,6 +27,7 @@ import {
   RUN_KEY_FILE,
 } from '@az/trainer-multigpu';
 import { helpText, parseFlags, UsageError, type ParsedFlags } from '../args.js';
+import { trainDefaultsText } from '../train-defaults.js';
 import { checkOutputDirectory } from '../output-paths.js';
 import { defaultPlaySimulations } from '@az/mcts';
 import { TrainingRater } from '../training-ratings.js';
@@ -197,7 +198,8 @@ function resumedGame(path: string): string | undefined {
 export async function trainCommand(argv: readonly string[]): Promise<number> {
   const { flags } = parseFlags(trainSpec, argv);
   if (flags.help) {
-    console.log(helpText(trainSpec));
+    const plugin = flags.game ? resolveGame(flags.game) : undefined;
+    console.log(`${helpText(trainSpec)}\n\n${trainDefaultsText(plugin)}`);
     return 0;
   }
   // A resume names its run, which records its game: --game may be left out there.

@@ -318,7 +318,7 @@ try {
     step(`scaffolding ${PLUGIN} with npx @az/cli new-game`);
     const pluginDir = join(work, 'az-game-pebbles');
     run('npx', ['--no-install', '@az/cli', 'new-game', PLUGIN, '--dir', pluginDir], cliProject);
-    for (const f of ['package.json', '.npmrc', 'src/plugin.ts', 'src/game.test.ts']) if (!existsSync(join(pluginDir, f))) fail(`the scaffold lacks ${f}`);
+    for (const f of ['package.json', 'src/plugin.ts', 'src/game.test.ts']) if (!existsSync(join(pluginDir, f))) fail(`the scaffold lacks ${f}`);
 
     step('installing the plugin project (npm install)');
     run('npm', NPM_INSTALL, pluginDir);

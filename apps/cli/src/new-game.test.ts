@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { scaffoldNames } from './commands/new-game.js';
+import { scaffoldNames, workspaceRootOf } from './commands/new-game.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const bin = join(here, '..', 'dist', 'main.js');
@@ -82,7 +82,7 @@ describe('az new-game', () => {
   it('scaffolds a package whose build and tests pass straight away', () => {
     const made = run(process.execPath, [bin, 'new-game', 'pebbles', '--dir', pluginDir], work);
     expect(made.code, made.out).toBe(0);
-    for (const f of ['package.json', 'tsconfig.json', 'README.md', '.gitignore', '.npmrc', '.changeset/config.json', 'src/game.test.ts', 'src/plugin.ts']) {
+    for (const f of ['package.json', 'tsconfig.json', 'README.md', '.gitignore', '.changeset/config.json', 'src/game.test.ts', 'src/plugin.ts']) {
       expect(existsSync(join(pluginDir, f)), f).toBe(true);
     }
     const pkg = JSON.parse(readFileSync(join(pluginDir, 'package.json'), 'utf8')) as Record<string, unknown>;
@@ -91,7 +91,7 @@ describe('az new-game', () => {
     expect(pkg.peerDependencies).toHaveProperty('@az/core');
     // A plugin's install stays small: no CLI (and with it no ML runtime) and no test framework.
     expect(Object.keys(pkg.devDependencies as Record<string, string>).sort()).toEqual(['@az/core', '@changesets/cli', '@types/node', 'typescript']);
-    // npm reads the scaffold's .npmrc on every command: it must hold nothing npm warns about.
+    // npm run in the scaffold must say nothing about its settings (a project .npmrc inside a workspace is warned about on every command).
     const npmSays = npmWarnings(pluginDir);
     expect(npmSays.code, npmSays.out).toBe(0);
     expect(npmSays.out).not.toMatch(/npm warn/i);
@@ -126,3 +126,20 @@ describe('az new-game', () => {
     expect(games.out).not.toContain('not loaded');
   });
 });
+
+describe('az new-game inside a workspace', () => {
+  it("tells a package scaffolded into a workspace (examples/NAME in az's clone) to install at the workspace root", () => {
+    const root = join(work, 'monorepo');
+    mkdirSync(join(root, 'examples'), { recursive: true });
+    writeFileSync(join(root, 'package.json'), JSON.stringify({ name: 'mono', private: true, workspaces: ['packages/core', 'examples/*'] }));
+    expect(workspaceRootOf(join(root, 'examples', 'hex'))).toBe(root);
+    expect(workspaceRootOf(join(root, 'other', 'hex'))).toBeUndefined();
+    expect(workspaceRootOf(join(work, 'alone'))).toBeUndefined();
+    const made = run(process.execPath, [bin, 'new-game', 'hex', '--dir', 'examples/hex'], root);
+    expect(made.code, made.out).toBe(0);
+    expect(made.out).toMatch(/Next \(examples\/hex is a workspace package of .*monorepo\):\n {2}npm install {2,}# at the workspace root/);
+    expect(made.out).toContain('npm run az -- train --game hex');
+    expect(made.out).not.toMatch(/^ {2}cd examples\/hex$/m);
+  });
+});
+

@@ -8,12 +8,12 @@
  * templates/new-game/common holds the package files every kind shares; templates/new-game/<kind> its
  * sources and a template.json of the text its README and the command's output need. Templates are
  * files with a `.tmpl` suffix (so neither tsc nor vitest in this package picks them up) and
- * `{{placeholder}}` fields; `gitignore`, `npmrc` and `changeset/` are renamed to `.gitignore`, `.npmrc`
- * and `.changeset/` on the way out, because npm drops `.gitignore` and `.npmrc` files from published
- * packages.
+ * `{{placeholder}}` fields; `gitignore` and `changeset/` are renamed to `.gitignore` and `.changeset/`
+ * on the way out, because npm drops `.gitignore` files from published packages. No `.npmrc`: inside a
+ * workspace npm warns on every command that it ignores one.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join, relative, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { helpText, parseFlags, UsageError } from '../args.js';
 import { checkOutputDirectory } from '../output-paths.js';
@@ -127,7 +127,6 @@ function outputPath(templatePath: string): string {
   return templatePath
     .replace(/\.tmpl$/, '')
     .replace(/^gitignore$/, '.gitignore')
-    .replace(/^npmrc$/, '.npmrc')
     .replace(/^changeset\//, '.changeset/');
 }
 
@@ -204,17 +203,54 @@ export async function newGameCommand(argv: readonly string[]): Promise<number> {
   const shown = relative(process.cwd(), dir) || '.';
   console.log(`created ${names.package} (game '${names.id}', export ${names.exportName}, template ${kind}: ${templateText(kind).summary}) in ${shown}:`);
   for (const f of files) console.log(`  ${f}`);
-  console.log(
-    [
-      '',
-      'Next:',
-      `  cd ${shown}`,
-      '  npm install',
-      '  npm run build && npm test',
-      `  npx @az/cli train --game ${names.id}      # az finds the plugin in the current project`,
-      '',
-      `Then ${templateText(kind).replaceHint}; docs/plugin-authoring.md explains the contract.`,
-    ].join('\n'),
-  );
+  const workspace = workspaceRootOf(dir);
+  console.log(['', ...(workspace ? nextInWorkspace(workspace, shown, names.id) : nextAlone(shown, names.id)), '', `Then ${templateText(kind).replaceHint}; docs/plugin-authoring.md explains the contract.`].join('\n'));
   return 0;
+}
+
+/** The steps after scaffolding a package of its own. */
+function nextAlone(shown: string, id: string): string[] {
+  return ['Next:', `  cd ${shown}`, '  npm install', '  npm run build && npm test', `  npx @az/cli train --game ${id}      # az finds the plugin in the current project`];
+}
+
+/** The steps after scaffolding into a workspace (az's own clone: examples/NAME): install at its root, which links the package. */
+function nextInWorkspace(root: string, shown: string, id: string): string[] {
+  const rootShown = relative(process.cwd(), root) || '.';
+  const fromRoot = rootShown === '.' ? '' : `cd ${rootShown} && `;
+  return [
+    `Next (${shown} is a workspace package of ${root}):`,
+    `  ${fromRoot}npm install                 # at the workspace root: links the new package`,
+    `  (cd ${shown} && npm run build && npm test)`,
+    `  ${fromRoot}npm run az -- games         # in az's own clone: builds the CLI and every plugin under examples/, lists '${id}'`,
+    `  ${fromRoot}npm run az -- train --game ${id}`,
+  ];
+}
+
+/**
+ * The npm workspace root that lists `dir` among its workspaces (a `name` or a `folder/*` pattern), found
+ * from the nearest package.json above `dir`; undefined when `dir` is a package of its own.
+ */
+export function workspaceRootOf(dir: string): string | undefined {
+  for (let d = dirname(resolve(dir)); ; d = dirname(d)) {
+    const manifest = join(d, 'package.json');
+    if (existsSync(manifest)) {
+      let workspaces: unknown;
+      try {
+        workspaces = (JSON.parse(readFileSync(manifest, 'utf8')) as { workspaces?: unknown }).workspaces;
+      } catch {
+        return undefined;
+      }
+      const list = Array.isArray(workspaces) ? workspaces : (workspaces as { packages?: unknown } | undefined)?.packages;
+      if (!Array.isArray(list)) return undefined;
+      const rel = relative(d, resolve(dir)).split(sep).join('/');
+      const listed = list.some((w) => typeof w === 'string' && (w === rel || (w.endsWith('/*') && posixDirname(rel) === w.slice(0, -2))));
+      return listed ? d : undefined;
+    }
+    if (dirname(d) === d) return undefined;
+  }
+}
+
+function posixDirname(path: string): string {
+  const i = path.lastIndexOf('/');
+  return i < 0 ? '.' : path.slice(0, i);
 }

@@ -50,7 +50,7 @@ export const trainSpec = {
     'time-limit': {
       type: 'string',
       description:
-        "wall-clock budget of this session, e.g. 60m, 1h30m, 90s: no iteration starts that would end after it (judged by the last iteration's time), so the run ends on a finished checkpoint; without --iterations, iterations run until the budget is spent",
+        "wall-clock budget of this session, e.g. 60m, 1h30m, 90s: no iteration starts that would end after it (judged by the last iteration's time), so the run ends on a finished checkpoint; without --iterations, iterations run until the budget is spent (the game's own iterations hint is not used)",
       placeholder: 'DURATION',
     },
     'games-per-iter': { type: 'int', min: 1, description: 'self-play games per iteration' },

@@ -4,20 +4,31 @@ import type { ResolvedConfig } from './config.js';
 import type { Rng } from './rng.js';
 import type { GameView } from './views.js';
 
+/** Whether every seat sees the whole state ('perfect') or some of it is hidden from some seats ('imperfect'). */
 export type InformationKind = 'perfect' | 'imperfect';
+/**
+ * 'zero-sum': one seat's gain is the others' loss (two-player returns add up to 0, which the contract kit
+ * checks); 'general-sum': each seat's return is about its own outcome alone (Blob's scores).
+ */
 export type RewardModel = 'zero-sum' | 'general-sum';
 
 /** What a game is, declared up front (as OpenSpiel does): search, training and the CLI read these. */
 export interface GameTraits {
   /** Registry id, used on the command line: lowercase letters, digits and dashes. */
   readonly id: string;
+  /** The game's name for people ('Tic-tac-toe'), as `az games` and the web page show it. */
   readonly name: string;
+  /** One sentence about the game, for `az games` and the web page's game list. */
   readonly description: string;
+  /** The fewest seats any config may have. */
   readonly minPlayers: number;
+  /** The most seats any config may have (equal to `minPlayers` for a fixed-seat game). */
   readonly maxPlayers: number;
+  /** Whether seats see everything; 'imperfect' games need a `Game.determinizer` to be searched. */
   readonly information: InformationKind;
   /** True when the environment makes random moves (deals, dice) inside `initialState`/`applyAction`. */
   readonly chance: boolean;
+  /** How the seats' returns relate (see `RewardModel`). */
   readonly rewards: RewardModel;
   /** Upper bound on the number of actions in one game under the default config. */
   readonly maxGameLength: number;
@@ -31,7 +42,9 @@ export interface GameTraits {
 export interface Encoder<S> {
   /** Changes whenever the encoding changes; stored in checkpoints so stale models are refused. */
   readonly version: string;
+  /** The input's dimensions: HWC for spatial games, `[size]` for flat ones. */
   readonly shape: readonly number[];
+  /** Floats per encoded state: the product of `shape`. */
   readonly size: number;
   /** Writes `size` floats at `out[offset..]`. Must write every element (buffers are reused). */
   encode(state: S, perspective: number, out: Float32Array, offset: number): void;
@@ -39,6 +52,7 @@ export interface Encoder<S> {
 
 /** The fixed action space and the legal-action mask over it. */
 export interface Masker<S> {
+  /** The number of actions (legal or not): the policy head's width; actions are 0..actionSize-1. */
   readonly actionSize: number;
   /** Writes 1 for legal and 0 for illegal actions at `out[offset..offset+actionSize)`; returns the legal count. */
   fillMask(state: S, out: Uint8Array, offset?: number): number;
@@ -76,23 +90,43 @@ export interface Determinizer<S> {
  * training data (a random symmetry per sampled position); values are unchanged by a symmetry.
  */
 export interface Symmetry {
+  /** Where each element of an encoding goes: `Encoder.size` entries. */
   readonly inputMap: Int32Array;
+  /** Where each action goes: `Masker.actionSize` entries. */
   readonly actionMap: Int32Array;
 }
 
-export type ParsedAction = { readonly ok: true; readonly action: number } | { readonly ok: false; readonly error: string };
+/** What `Game.parseAction` makes of a typed move: the action, or why the text names no legal one. */
+export type ParsedAction =
+  | {
+      /** The text named a legal action. */
+      readonly ok: true;
+      /** The action it names. */
+      readonly action: number;
+    }
+  | {
+      /** The text named no legal action. */
+      readonly ok: false;
+      /** Why, in words for the user (unknown notation, illegal here, ...). */
+      readonly error: string;
+    };
 
 /**
  * One configured game. States are mutable objects owned by the game: `applyAction` changes a state in
  * place, `clone` makes an independent copy. Seats are 0..numPlayers-1.
  */
 export interface Game<S> {
+  /** The plugin's traits (the same object as `GamePlugin.traits`). */
   readonly traits: GameTraits;
+  /** The config this game was created with, every field filled. */
   readonly config: ResolvedConfig;
+  /** Seats in this config, within the traits' `minPlayers`..`maxPlayers`. */
   readonly numPlayers: number;
   /** Upper bound on the number of actions in one game under this config. */
   readonly maxGameLength: number;
+  /** The network input of a state as one seat sees it. */
   readonly encoder: Encoder<S>;
+  /** The action space and its legal-action mask. */
   readonly masker: Masker<S>;
   /** Non-identity symmetries of the encoding and action space, for data augmentation (optional). */
   readonly symmetries?: readonly Symmetry[];
@@ -103,14 +137,17 @@ export interface Game<S> {
   currentPlayer(state: S): number;
   /** Applies a legal action in place; `rng` drives chance events it triggers. Throws on an illegal action. */
   applyAction(state: S, action: number, rng: Rng): void;
+  /** Whether the game is over (then `returns` is the result). */
   isTerminal(state: S): boolean;
   /** One value per seat in [-1, 1]; for non-terminal states, the game's best provisional answer (usually zeros). */
   returns(state: S): Float32Array;
+  /** An independent copy: applying actions to either leaves the other as it was. */
   clone(state: S): S;
   /** A stable key for the state (identical states, identical keys), for caches and tests. */
   hash(state: S): string;
   /** A human-readable picture of the state; with a perspective, only what that seat may see. */
   render(state: S, perspective?: number): string;
+  /** A legal action of `state` in the game's notation, as `parseAction` reads it back. */
   formatAction(state: S, action: number): string;
   /** Reads a move typed by a human; errors explain why (unknown notation, illegal here, ...). */
   parseAction(state: S, text: string): ParsedAction;
@@ -175,7 +212,9 @@ export interface Game<S> {
  * current player can see.
  */
 export interface Agent<S> {
+  /** Names the agent in results and logs ('random', 'mcts-200', a model's run). */
   readonly name: string;
+  /** One legal action per state, in the order of `states`, for each state's current player. */
   act(states: readonly S[]): Promise<Int32Array>;
 }
 
@@ -183,6 +222,7 @@ export interface Agent<S> {
 export interface PastDecision<S> {
   /** The full state when `seat` decided. */
   readonly state: S;
+  /** The seat that decided. */
   readonly seat: number;
   /** What it chose (public). */
   readonly action: number;

@@ -18,6 +18,7 @@ export type BotFactory<S> = (game: Game<S>, seed: number) => Agent<S>;
 export interface AgentAssessment {
   /** One line for the terminal, e.g. "optimal moves 4,520/4,520 (100.0%), 0 losses vs minimax". */
   readonly summary: string;
+  /** The figures behind the summary, by name (the run's metrics and `az assess --json` record them). */
   readonly metrics: Readonly<Record<string, number>>;
   /** Whether the agent meets the game's own bar (perfect play, ...), when it has one. */
   readonly passed?: boolean;
@@ -27,15 +28,20 @@ export interface AgentAssessment {
 export interface GamePlugin<S = unknown> {
   /** The `GAME_CONTRACT_VERSION` the plugin was built against. */
   readonly contractVersion: number;
+  /** What the game is (id, name, seats, information, chance, rewards), readable before any game is created. */
   readonly traits: GameTraits;
+  /** The settings a game of this plugin takes (`--config`), each with its default and range. */
   readonly configSchema: ConfigSchema;
   /**
    * Cross-field checks and derived defaults after the schema has validated each field.
    * Throw a `ConfigError` naming the field that is wrong.
    */
   finalizeConfig?(config: ResolvedConfig): ResolvedConfig;
+  /** A game for a config the schema validated (and `finalizeConfig` completed). */
   create(config: ResolvedConfig): Game<S>;
+  /** Baseline players by name (`az play --opponent NAME`, `az eval`), beside the built-in random one. */
   readonly bots?: Readonly<Record<string, BotFactory<S>>>;
+  /** Defaults the trainer takes for this game unless the user sets them. */
   readonly training?: TrainingHints;
   /**
    * Per-seat statistics of a finished game for `az eval` (e.g. Blob: score per round, bid accuracy).

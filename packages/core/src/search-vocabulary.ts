@@ -26,11 +26,15 @@ export type WorldSampling = 'uniform' | 'inferred';
 
 /** How a trained model plays for real, from the game's hints; each field is undefined where the game is silent. */
 export interface PlaySettings {
+  /** How search values leaves (`playLeafValues`, else `leafValues`). */
   readonly leafValues?: LeafValues;
   /** The share of a random playout in a leaf's value with `leafValues` (`playPlayoutWeight`). */
   readonly playoutWeight?: number;
+  /** The search it plays with (`playSearchMethod`). */
   readonly searchMethod?: SearchMethod;
+  /** How information-set search draws its worlds (`playWorldSampling`). */
   readonly worldSampling?: WorldSampling;
+  /** The factor on the network's value estimates in the search (`playValueScale`). */
   readonly valueScale?: number;
 }
 

@@ -12,6 +12,10 @@ export interface TrainingHints {
    * trains on single rounds although its default config plays a whole game.
    */
   readonly gameConfig?: Readonly<Record<string, ConfigValue>>;
+  /**
+   * The network a run of this game builds unless the user names one (`--network`); a user's resnet
+   * spec is merged over a game's resnet spec field by field.
+   */
   readonly network?: NetworkSpec;
   /** Self-play simulations per move. */
   readonly simulations?: number;
@@ -27,14 +31,21 @@ export interface TrainingHints {
    * default 1. For nets whose estimates saturate at the win value (chess, far ahead on material).
    */
   readonly playValueScale?: number;
+  /** Self-play games per training iteration. */
   readonly gamesPerIteration?: number;
+  /** Training iterations in a run (self-play, then training, then evaluation, each). */
   readonly iterations?: number;
+  /** Self-play games stepped together, their leaves evaluated in one batch. */
   readonly parallelGames?: number;
+  /** Optimizer steps per iteration. */
   readonly trainingSteps?: number;
+  /** Positions per training minibatch. */
   readonly batchSize?: number;
+  /** Positions the replay buffer holds (the oldest are dropped first). */
   readonly replayCapacity?: number;
   /** Moves played with temperature 1 before switching to the most-visited move. */
   readonly temperatureMoves?: number;
+  /** Concentration of the Dirichlet noise added to the self-play root's priors (smaller for more legal moves). */
   readonly dirichletAlpha?: number;
   /** Imperfect-information games: sampled worlds searched per move (determinized search). */
   readonly determinizations?: number;

@@ -3,13 +3,17 @@
 
 /** A piece on a grid board: whose it is (colours follow the seat) and the text drawn on it ('X', 'O', ''). */
 export interface GridPiece {
+  /** The seat it belongs to, which picks its colour. */
   readonly seat: number;
+  /** The text drawn on it; empty for a plain stone. */
   readonly label: string;
 }
 
 /** A legal action that is not on the board (pass, resign, draw offer), named for its button. */
 export interface ViewAction {
+  /** The action the button plays. */
   readonly action: number;
+  /** The button's text ('Pass'). */
   readonly label: string;
 }
 
@@ -27,19 +31,27 @@ export interface ViewCommon {
 
 /** The board of a grid view, without its kind: also what a plugin's own view kind may carry to be drawn as a grid. */
 export interface GridBoard {
+  /** Rows of cells, top to bottom. */
   readonly rows: number;
+  /** Columns of cells, left to right. */
   readonly cols: number;
   /** `rows * cols` cells, row-major with row 0 at the top; null for an empty cell. */
   readonly cells: readonly (GridPiece | null)[];
   /** For each legal action of the seat to act: the cell whose click plays it (Connect Four: the landing cell). */
-  readonly targets: readonly { readonly action: number; readonly cell: number }[];
+  readonly targets: readonly {
+    /** The legal action. */
+    readonly action: number;
+    /** The index into `cells` whose click plays it. */
+    readonly cell: number;
+  }[];
   /** Cells to mark (the last move, a winning line). */
   readonly highlight?: readonly number[];
   /**
-   * Coordinates drawn around the board, `cols` labels left to right and `rows` labels top to bottom, as
-   * the game's notation names them (tic-tac-toe: a b c and 1 2 3, so the top-left cell is a1).
+   * Coordinates drawn along the board, `cols` labels left to right, as the game's notation names the
+   * columns (tic-tac-toe: a b c, so with `rowLabels` 1 2 3 the top-left cell is a1).
    */
   readonly columnLabels?: readonly string[];
+  /** Coordinates drawn beside the board, `rows` labels top to bottom, as the game's notation names the rows. */
   readonly rowLabels?: readonly string[];
 }
 
@@ -49,14 +61,30 @@ export interface GridBoard {
  * a button per entry of `actions` (a pass) into that action.
  */
 export interface GridView extends GridBoard, ViewCommon {
+  /** Tells the front end to draw a grid. */
   readonly kind: 'grid';
 }
 
 /** Chess, for a board component: the position as FEN and every legal move with its squares and SAN. */
 export interface ChessView extends ViewCommon {
+  /** Tells the front end to draw a chess board. */
   readonly kind: 'chess';
+  /** The position in Forsyth-Edwards Notation. */
   readonly fen: string;
-  readonly moves: readonly { readonly action: number; readonly from: string; readonly to: string; readonly promotion?: string; readonly san: string }[];
+  /** Every legal move of the side to move (none once the game is over). */
+  readonly moves: readonly {
+    /** The action that plays it. */
+    readonly action: number;
+    /** The square the piece leaves ('e2'). */
+    readonly from: string;
+    /** The square it reaches ('e4'). */
+    readonly to: string;
+    /** The piece a pawn becomes ('q', 'r', 'b', 'n'), for a promotion. */
+    readonly promotion?: string;
+    /** The move in Standard Algebraic Notation ('Nf3', 'exd8=Q+'). */
+    readonly san: string;
+  }[];
+  /** Whether the side to move is in check. */
   readonly check: boolean;
   /** The squares of the move that led here (the king's for castling), when there was one. */
   readonly lastMove?: readonly [string, string];
@@ -67,42 +95,76 @@ export interface ChessView extends ViewCommon {
  * letter ('QS', '10H'); suits S, H, C, D.
  */
 export interface CardTableView extends ViewCommon {
+  /** Tells the front end to draw a card table. */
   readonly kind: 'cards';
+  /** The viewing seat, whose hand this is. */
   readonly seat: number;
+  /** Seats at the table. */
   readonly numPlayers: number;
+  /** Bidding, playing tricks, or the game over. */
   readonly phase: 'bid' | 'play' | 'over';
+  /** The seat to bid or play next. */
   readonly toAct: number;
+  /** The round being played, from 0. */
   readonly round: number;
+  /** Cards dealt to each seat this round. */
   readonly cardsDealt: number;
+  /** The seat that dealt this round. */
   readonly dealer: number;
+  /** The viewing seat's cards. */
   readonly hand: readonly string[];
   /** The trump suit letter, or null for a round without trump. */
   readonly trump: string | null;
+  /** The card turned up after the deal to name trump, or null when none was. */
   readonly turnedUp: string | null;
   /** Per seat; null before it has bid this round. */
   readonly bids: readonly (number | null)[];
+  /** Tricks each seat has taken this round, per seat. */
   readonly tricksWon: readonly number[];
+  /** Cards each seat still holds, per seat. */
   readonly handSizes: readonly number[];
   /** The trick in progress, in playing order. */
-  readonly trick: readonly { readonly seat: number; readonly card: string }[];
+  readonly trick: readonly {
+    /** Who played it. */
+    readonly seat: number;
+    /** The card. */
+    readonly card: string;
+  }[];
   /**
    * The last completed trick and who took it (empty before the first of the game is done). Until the
    * first trick of a round is done it may be the last trick of the round before (`lastTrickRound`).
    */
-  readonly lastTrick: readonly { readonly seat: number; readonly card: string }[];
+  readonly lastTrick: readonly {
+    /** Who played it. */
+    readonly seat: number;
+    /** The card. */
+    readonly card: string;
+  }[];
+  /** The seat that took `lastTrick`, or null when there is none. */
   readonly lastTrickWinner: number | null;
   /** Set when `lastTrick` is of an earlier round than `round`: the round (0-based) it ended. */
   readonly lastTrickRound?: number;
-  /** Totals so far, and the points of the last finished round. */
+  /** Each seat's total points so far. */
   readonly scores: readonly number[];
+  /** Points each seat made in the last finished round, per seat. */
   readonly lastRoundScores: readonly number[];
   /** The viewing seat's legal actions when it is to act (else empty), labelled as on its cards/bids. */
-  readonly legal: readonly { readonly action: number; readonly label: string }[];
+  readonly legal: readonly {
+    /** The action. */
+    readonly action: number;
+    /** Its text on the card or bid button ('QS', '3'). */
+    readonly label: string;
+  }[];
   /**
    * Moves of the kind being offered that the rules refuse here, with the reason in words (Blob: the
    * dealer's bid that would make the bids add up to the cards dealt), so a page can show them disabled.
    */
-  readonly refused?: readonly { readonly label: string; readonly reason: string }[];
+  readonly refused?: readonly {
+    /** The move as its button would say it. */
+    readonly label: string;
+    /** Why the rules refuse it here. */
+    readonly reason: string;
+  }[];
 }
 
 /** A JSON value: what a plugin's own view kind may carry beyond the common fields. */
@@ -115,7 +177,9 @@ export type JsonValue = string | number | boolean | null | readonly JsonValue[] 
  */
 export type CustomView = CustomViewFields | (CustomViewFields & GridBoard);
 
+/** The fields of a `CustomView` beside the grid ones it may carry. */
 export interface CustomViewFields extends ViewCommon {
+  /** `custom:` then a name the plugin chooses ('custom:hex'); its own front end recognises it by this. */
   readonly kind: `custom:${string}`;
   /** Text to show when the front end has no renderer for the kind (each entry a line). */
   readonly lines?: readonly string[];

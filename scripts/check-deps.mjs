@@ -24,6 +24,9 @@ import { fileURLToPath } from 'node:url';
  */
 export const LAYERS = {
   '@az/core': { runtime: [], test: [] },
+  // This repository's integration-test harness (real components, a Redis server): private, imports no
+  // workspace package, and only tests import it.
+  '@az/test-harness': { runtime: [], test: [] },
   '@az/nn': { runtime: ['@az/core'], test: ['@az/bench'] },
   '@az/mcts': { runtime: ['@az/core'], test: [] },
   '@az/imperfect-info': { runtime: ['@az/core', '@az/mcts'], test: [] },
@@ -31,14 +34,14 @@ export const LAYERS = {
   '@az/game-chess': { runtime: ['@az/core'], test: ['@az/mcts', '@az/bench'] },
   '@az/game-blob': { runtime: ['@az/core', '@az/mcts', '@az/imperfect-info'], test: [] },
   // Chess tooling above the chess rules (UCI engines as agents, the model as an engine): the games' layer.
-  '@az/chess-uci': { runtime: ['@az/core', '@az/game-chess'], test: [] },
+  '@az/chess-uci': { runtime: ['@az/core', '@az/game-chess'], test: ['@az/test-harness'] },
   '@az/trainer-multigpu': {
     runtime: ['@az/core', '@az/nn', '@az/mcts', '@az/imperfect-info'],
-    test: ['@az/game-tictactoe', '@az/game-chess', '@az/game-blob'],
+    test: ['@az/game-tictactoe', '@az/game-chess', '@az/game-blob', '@az/test-harness'],
   },
   '@az/cli': {
     runtime: ['@az/core', '@az/nn', '@az/mcts', '@az/imperfect-info', '@az/game-tictactoe', '@az/game-chess', '@az/game-blob', '@az/chess-uci', '@az/trainer-multigpu'],
-    test: ['az-game-connect4'],
+    test: ['az-game-connect4', '@az/test-harness'],
   },
 };
 

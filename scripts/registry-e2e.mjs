@@ -71,9 +71,9 @@ function fail(message) {
 }
 
 async function loadRealComponent() {
-  const testkit = join(root, 'packages', 'core', 'dist', 'testkit', 'index.js');
-  if (!existsSync(testkit)) fail('packages are not built (packages/core/dist/testkit missing): run npm run build first');
-  return (await import(pathToFileURL(testkit).href)).realComponent;
+  const harness = join(root, 'packages', 'test-harness', 'dist', 'index.js');
+  if (!existsSync(harness)) fail('packages are not built (packages/test-harness/dist missing): run npm run build first');
+  return (await import(pathToFileURL(harness).href)).realComponent;
 }
 
 /**

@@ -19,7 +19,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { resolveGameConfig } from '@az/core';
-import { RedisServerProcess, realComponent } from '@az/core/testkit';
+import { RedisServerProcess, realComponent } from '@az/test-harness';
 import { buildModel, initBackend, serializeWeights } from '@az/nn';
 import { LocalIpcTransport, RedisTransport, ReplayBuffer, RunSigner, decodeGameRecord, entryFields, groupIntoEntries, parseDeviceSpec, parseRedisUrl, resolveTrainOptions } from '@az/trainer-multigpu';
 import { writeResult } from '@az/bench';

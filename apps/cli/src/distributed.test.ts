@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisServerProcess, createTestCertificates, realComponent } from '@az/core/testkit';
+import { RedisServerProcess, createTestCertificates, realComponent } from '@az/test-harness';
 import { resolveResume } from '@az/trainer-multigpu';
 
 const bin = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'main.js');

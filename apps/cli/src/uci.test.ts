@@ -3,7 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { realComponent } from '@az/core/testkit';
+import { realComponent } from '@az/test-harness';
 import { actionOfUci } from '@az/chess-uci';
 import { stateFromFen } from '@az/game-chess';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';

@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { realComponent } from '@az/core/testkit';
+import { realComponent } from '@az/test-harness';
 import { legalActionsOf, stateFromFen } from '@az/game-chess';
 import { afterAll, describe, expect, it } from 'vitest';
 import { UciAgent, parseUciAgentSpec } from './agent.js';

@@ -3,10 +3,14 @@
  * coerced to the declared type, range-checked, and unknown or bad fields are rejected with an error
  * that names the field. Kept in core (no schema library) because every game and the CLI share it.
  */
+/** One setting's value. */
 export type ConfigValue = number | boolean | string;
+/** A validated config: every field of the schema present, with its value or default. */
 export type ResolvedConfig = Readonly<Record<string, ConfigValue>>;
 
+/** What every kind of field has. */
 interface FieldBase {
+  /** One line for people (`--help`, `az games`): what the setting changes. */
   readonly description: string;
   /** A name for people (`az serve`'s settings form: 'Largest hand'); the key stays what --config takes. */
   readonly label?: string;
@@ -23,39 +27,62 @@ interface FieldBase {
    */
   readonly inputOnly?: boolean;
 }
+/** A whole number, optionally within bounds. */
 export interface IntField extends FieldBase {
+  /** Marks an integer field. */
   readonly type: 'int';
+  /** The value when none is given. */
   readonly default: number;
+  /** The smallest value accepted (inclusive). */
   readonly min?: number;
+  /** The largest value accepted (inclusive). */
   readonly max?: number;
 }
+/** A finite number, optionally within bounds. */
 export interface NumberField extends FieldBase {
+  /** Marks a number field. */
   readonly type: 'number';
+  /** The value when none is given. */
   readonly default: number;
+  /** The smallest value accepted (inclusive). */
   readonly min?: number;
+  /** The largest value accepted (inclusive). */
   readonly max?: number;
 }
+/** On or off; from the command line `true`/`false` or `1`/`0`. */
 export interface BooleanField extends FieldBase {
+  /** Marks a boolean field. */
   readonly type: 'boolean';
+  /** The value when none is given. */
   readonly default: boolean;
 }
+/** One of a fixed list of words. */
 export interface EnumField extends FieldBase {
+  /** Marks an enum field. */
   readonly type: 'enum';
+  /** The words accepted. */
   readonly values: readonly string[];
+  /** The value when none is given: one of `values`. */
   readonly default: string;
   /** Names for people of some or all `values` ('turned-up' -> 'Turned-up card'), for a settings form. */
   readonly valueLabels?: Readonly<Record<string, string>>;
 }
+/** Any text. */
 export interface StringField extends FieldBase {
+  /** Marks a string field. */
   readonly type: 'string';
+  /** The value when none is given. */
   readonly default: string;
 }
+/** One setting of a schema, by its `type`. */
 export type ConfigField = IntField | NumberField | BooleanField | EnumField | StringField;
+/** A game's settings by key (the key is what `--config key=value` names). */
 export type ConfigSchema = Readonly<Record<string, ConfigField>>;
 
 /** A config (or flag) value that is missing, unknown or out of range. `field` names it. */
 export class ConfigError extends Error {
   constructor(
+    /** The field (or flag) at fault, so a caller can point at it. */
     readonly field: string,
     message: string,
   ) {

@@ -37,43 +37,11 @@ export {
   type StringField,
 } from './config.js';
 export { configValues, defineConfigSchema, type ConfigFieldValue, type TypedConfig } from './typed-config.js';
-export {
-  GAME_CONTRACT_VERSION,
-  type InformationKind,
-  type RewardModel,
-  type GameTraits,
-  type GameView,
-  type GridView,
-  type GridPiece,
-  type GridBoard,
-  type ViewAction,
-  type ViewCommon,
-  type CustomView,
-  type CustomViewFields,
-  type JsonValue,
-  type ChessView,
-  type CardTableView,
-  type Encoder,
-  type Masker,
-  type ParsedAction,
-  type Symmetry,
-  type Determinizer,
-  type Game,
-  type Agent,
-  type TrainingHints,
-  type LeafValues,
-  DEFAULT_LEAF_VALUES,
-  type SearchMethod,
-  type WorldSampling,
-  type PastDecision,
-  type PlaySettings,
-  playSettingsOf,
-  gamePlayoutWeightFor,
-  type BotFactory,
-  type AgentAssessment,
-  type GamePlugin,
-  type PartModels,
-} from './game.js';
+export type { InformationKind, RewardModel, GameTraits, Encoder, Masker, ParsedAction, Symmetry, Determinizer, Game, Agent, PastDecision } from './game.js';
+export type { GameView, GridView, GridPiece, GridBoard, ViewAction, ViewCommon, CustomView, CustomViewFields, JsonValue, ChessView, CardTableView } from './views.js';
+export { GAME_CONTRACT_VERSION, type BotFactory, type AgentAssessment, type GamePlugin, type PartModels } from './plugin.js';
+export { type TrainingHints, playSettingsOf } from './training-hints.js';
+export { type LeafValues, DEFAULT_LEAF_VALUES, type SearchMethod, type WorldSampling, type PlaySettings, gamePlayoutWeightFor } from './search-vocabulary.js';
 export {
   GAME_PLUGIN_TOKEN,
   PluginError,

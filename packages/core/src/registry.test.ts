@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GAME_CONTRACT_VERSION, type GamePlugin } from './game.js';
+import { GAME_CONTRACT_VERSION, type GamePlugin } from './plugin.js';
 import { GameRegistry, PluginError, defaultRegistry } from './registry.js';
 
 function plugin(id: string): GamePlugin {

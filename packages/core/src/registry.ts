@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import { validateConfig, type ResolvedConfig } from './config.js';
-import { GAME_CONTRACT_VERSION, type Game, type GamePlugin } from './game.js';
+import type { Game } from './game.js';
+import { GAME_CONTRACT_VERSION, type GamePlugin } from './plugin.js';
 
 /** DI token under which every game plugin is registered. */
 export const GAME_PLUGIN_TOKEN = Symbol.for('az:game-plugin');

@@ -9,7 +9,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GameRegistry } from '@az/core';
-import { RedisServerProcess, freePort, realComponent } from '@az/core/testkit';
+import { RedisServerProcess, freePort, realComponent } from '@az/test-harness';
 import { ticTacToePlugin } from '@az/game-tictactoe';
 import { parseDeviceSpec } from './devices.js';
 import { runMultiProcessTraining, type MultiProcessOptions, type MultiProcessTrainSummary } from './multiprocess.js';

@@ -1,6 +1,6 @@
 // Test helper: Debian's Chromium driven by playwright-core (never a downloaded browser), headless and
 // quiet on the network, for the az serve browser tests.
-import { realComponent } from '@az/core/testkit';
+import { realComponent } from '@az/test-harness';
 import type { Browser } from 'playwright-core';
 
 export const chromium = realComponent('chromium', {

@@ -1,7 +1,8 @@
 // The test-kit must pass a correct game and catch each kind of broken one, naming the check.
 import { describe, expect, it } from 'vitest';
-import type { Game, GamePlugin, GameView, GridView } from '../game.js';
-import { GAME_CONTRACT_VERSION } from '../game.js';
+import type { Game } from '../game.js';
+import { GAME_CONTRACT_VERSION, type GamePlugin } from '../plugin.js';
+import type { GameView, GridView } from '../views.js';
 import type { Rng } from '../rng.js';
 import { ContractViolation, testGameContract, type ContractCheck, type GameContractOptions } from './contract.js';
 

@@ -40,7 +40,9 @@
  */
 import { randomLegalAction } from '../agents.js';
 import { validateConfig, type ResolvedConfig } from '../config.js';
-import type { Agent, Game, GamePlugin, GameView, GridBoard, Symmetry } from '../game.js';
+import type { Agent, Game, Symmetry } from '../game.js';
+import type { GamePlugin } from '../plugin.js';
+import type { GameView, GridBoard } from '../views.js';
 
 /** The fields that make a view drawable as a grid (a `GridView`, or a plugin's own kind carrying them). */
 const GRID_FIELDS = ['rows', 'cols', 'cells', 'targets'] as const;

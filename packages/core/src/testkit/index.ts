@@ -1,4 +1,5 @@
-// @az/core/testkit: what a plugin's (and this repo's) tests use; not part of the runtime entry.
+// @az/core/testkit: what a plugin's tests use; not part of the runtime entry. (This repository's own
+// integration harness, real components and a Redis server, is the private @az/test-harness.)
 export {
   testGameContract,
   ContractViolation,
@@ -6,5 +7,3 @@ export {
   type GameContractOptions,
   type GameContractReport,
 } from './contract.js';
-export { findExecutable, realComponent, type RealComponent } from './real-components.js';
-export { RedisServerProcess, createTestCertificates, freePort, type RedisServerOptions, type TestCertificates } from './redis-server.js';

@@ -31,7 +31,7 @@ import {
   type TrainOptionsInput,
   type WorkerEvent,
 } from '@az/trainer-multigpu';
-import { RedisServerProcess, realComponent } from '@az/core/testkit';
+import { RedisServerProcess, realComponent } from '@az/test-harness';
 import { BatchedMcts, UniformEvaluator } from '@az/mcts';
 import type { TicTacToeState } from '@az/game-tictactoe';
 import { Redis } from 'ioredis';

@@ -127,7 +127,13 @@ export async function openRunNetworks(
   const evaluator = new NetworkEvaluator(inference);
   if (!isAveraged(models)) return { ...models, config, inference, playingInference: inference, evaluator, playingEvaluator: evaluator };
   log(`playing network: the moving average of the trained weights (decay ${options.weightsAverageDecay} per iteration); self-play uses the trained weights`);
-  const playingInference = await openInferenceEngine(models.playingModel, config, { ...engineOptions, engine: inference.name });
+  let playingInference: InferenceEngine;
+  try {
+    playingInference = await openInferenceEngine(models.playingModel, config, { ...engineOptions, engine: inference.name });
+  } catch (err) {
+    inference.dispose();
+    throw err;
+  }
   return { ...models, config, inference, playingInference, evaluator, playingEvaluator: new NetworkEvaluator(playingInference) };
 }
 
@@ -150,10 +156,15 @@ export function trainingWeightsFiles(networks: RunModels): Record<string, Uint8A
   return isAveraged(networks) ? { [TRAINING_WEIGHTS_FILE]: new Uint8Array(serializeWeights(networks.model).data) } : {};
 }
 
-/** Frees the engines and the models (the playing ones only when they are apart from the trained ones). */
+/** Frees the engines, then the models (the playing engine only when it is apart from the trained one). */
 export function disposeNetworks(networks: RunNetworks): void {
   networks.inference.dispose();
-  if (networks.playingEvaluator !== networks.evaluator) networks.playingInference.dispose();
-  if (isAveraged(networks)) networks.playingModel.dispose();
-  networks.model.dispose();
+  if (networks.playingInference !== networks.inference) networks.playingInference.dispose();
+  disposeModels(networks);
+}
+
+/** Frees both models (the playing one only when it is apart from the trained one). */
+export function disposeModels(models: RunModels): void {
+  if (isAveraged(models)) models.playingModel.dispose();
+  models.model.dispose();
 }

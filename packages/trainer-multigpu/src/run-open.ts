@@ -14,7 +14,7 @@ import { ReplayBuffer } from './replay-buffer.js';
 import type { ReplayIndex } from './replay-store.js';
 import { checkRunFitsMemory, claimRunDirectory, runPaths, type RunPaths } from './run-dir.js';
 import { acquireRunLock, checkRunUnlocked, type RunLock, type RunLockOptions } from './run-lock.js';
-import { openRunNetworks, trainedAndPlayingModels } from './run-networks.js';
+import { disposeModels, openRunNetworks, trainedAndPlayingModels, type RunNetworks } from './run-networks.js';
 import {
   changedOptions,
   checkIterationsAhead,
@@ -127,17 +127,17 @@ async function openClaimedRun(settled: SettledRun, lock: RunLock, deps: RunDeps)
   const trainer = new NetworkTrainer(models.model, networkConfig, { learningRate: options.learningRate, weightDecay: options.weightDecay });
   if (resumed?.optimizerState) trainer.setOptimizerState(resumed.optimizerState);
   let progress: RunProgress;
+  let networks: RunNetworks;
   try {
     progress = await restoreProgress(settled, resumed, log);
+    networks = await openRunNetworks(models, networkConfig, game, options, progress.state.weightsVersion, log);
   } catch (err) {
     trainer.dispose();
-    models.model.dispose();
+    disposeModels(models);
     throw err;
   }
-
   const rng = new Rng(0);
   rng.setState(progress.state.rngState);
-  const networks = await openRunNetworks(models, networkConfig, game, options, progress.state.weightsVersion, log);
   if (game.traits.information === 'imperfect' && options.selfPlaySearchMethod === 'information-set') {
     log(`self-play: information-set search, one tree per game, ${options.determinizations} x ${options.simulations} simulations a move, a world each (--self-play-search information-set)`);
   }

@@ -113,7 +113,7 @@ function claimRun(paths: RunPaths, options: TrainOptions, gameId: string, resumi
   }
 }
 
-/** The rest of openRun, with the run directory held: backend, networks, optimizer, replay, options.json, inference. */
+/** The rest of openRun, with the run directory held: backend, models, optimizer, trainer state and replay, options.json, engines. */
 async function openClaimedRun(settled: SettledRun, lock: RunLock, deps: RunDeps): Promise<RunSession> {
   const { options, game, gameConfig, paths, resume } = settled;
   const events = deps.events ?? {};

@@ -19,7 +19,7 @@ import { disposeNetworks, refreshEngines, trainingWeightsFiles, type RunNetworks
 import { makeSearchAgent } from './search-settings.js';
 import { formatDuration, type TimeBudget } from './time-budget.js';
 
-/** Where the run is: what a checkpoint's `extra` carries besides the manifest's iteration and weights version. */
+/** Where the run is: the checkpoint manifest's iteration and weights version, and what its `extra` carries (games played, the rng's state). */
 export interface TrainerState {
   iteration: number;
   weightsVersion: number;

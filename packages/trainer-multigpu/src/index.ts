@@ -8,7 +8,7 @@ export { TimeBudget, parseDuration, formatDuration } from './time-budget.js';
 export { runPaths, claimRunDirectory, resolveResume, holdsRun, isTransientRunEntry, recordedGame, checkRunFitsMemory, RunDirectoryError, RUN_LOCK_FILE, type RunPaths } from './run-dir.js';
 // One training session at a time per run directory (train.lock).
 export { RunLockedError, type RunLockHolder } from './run-lock.js';
-export type { RunDeps } from './run-session.js';
+export type { RunDeps } from './run-open.js';
 export { searchConfigFrom, createSelfPlayEngine } from './search-settings.js';
 export { TrainingDivergedError } from './iteration.js';
 export { REPLAY_DIR, REPLAY_INDEX_FILE, type ReplayIndex, type ReplaySegment } from './replay-store.js';

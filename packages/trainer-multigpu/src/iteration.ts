@@ -7,7 +7,8 @@ import { RandomAgent, playArena, type Agent, type Game } from '@az/core';
 import { tf } from '@az/nn';
 import type { ArenaSummary, IterationMetrics, WorkerIterationMetrics } from './metrics.js';
 import { appendMetricsLine } from './metrics-log.js';
-import type { RunSession } from './run-session.js';
+import { foldTrainedWeights } from './run-networks.js';
+import { refreshInference, saveRun, type RunSession } from './run-session.js';
 import { learningRateAt } from './options.js';
 import { MAX_INPUT_MAGNITUDE, showFloat32 } from './game-record.js';
 import type { ReplayShape } from './replay-buffer.js';
@@ -42,7 +43,7 @@ function injectedNaN(kind: 'weights' | 'replay' | 'gradient' | 'value-1e30', ite
 const firstTrainedIteration = new WeakMap<RunSession, number>();
 
 function poisonFirstWeight(run: RunSession): void {
-  const variable = run.model.weights[0];
+  const variable = run.networks.model.weights[0];
   const values = Float32Array.from(variable.read().dataSync());
   values[0] = NaN;
   const poisoned = tf.tensor(values, variable.shape as number[]);
@@ -52,7 +53,7 @@ function poisonFirstWeight(run: RunSession): void {
 
 /** The name of the first model weight holding NaN or infinity, or null. */
 export function nonFiniteWeight(run: RunSession): string | null {
-  for (const w of run.model.weights) {
+  for (const w of run.networks.model.weights) {
     const values = w.read().dataSync();
     for (let i = 0; i < values.length; i++) if (!Number.isFinite(values[i])) return w.originalName ?? w.name;
   }
@@ -162,7 +163,7 @@ function diverged(run: RunSession, iteration: number, step: number, what: string
     : !weightsFiniteAtStart
       ? 'the network held NaN or infinite weights before this training phase (NaN weights)'
       : `training diverged: the learning rate (--lr ${run.options.learningRate}) is likely too high, or a gradient overflowed`;
-  const kept = run.latestCheckpoint();
+  const kept = run.latestCheckpoint;
   return new TrainingDivergedError(
     `training stopped in iteration ${iteration} at step ${step + 1}: ${what}. Likely cause: ${cause}. ` +
       (kept ? `The last good checkpoint, ${kept}, is kept; nothing of this iteration was saved.` : 'Nothing was saved.'),
@@ -171,10 +172,11 @@ function diverged(run: RunSession, iteration: number, step: number, what: string
 
 /** Evaluation: the run's playing network with search against random and the game's own bots. */
 export async function evalPhase(run: RunSession, iteration: number): Promise<Record<string, ArenaSummary>> {
-  const { options, game, plugin, playingEvaluator, events, stopped } = run;
+  const { options, game, plugin, events, stopped } = run;
+  const { playingEvaluator } = run.networks;
   const evalResults: Record<string, ArenaSummary> = {};
   if (options.evalGames > 0 && !stopped()) {
-    await run.refreshInference();
+    await refreshInference(run);
     const opponents = evaluationOpponents(game, plugin.bots ?? {}, options.seed + iteration);
     events.phase?.('eval', options.evalGames * opponents.length, iteration);
     let doneBefore = 0;
@@ -229,12 +231,12 @@ export async function finishIteration(run: RunSession, start: IterationStart): P
   const { state, replay } = run;
   const { iteration } = start;
   const train = await trainPhase(run, iteration, start.betweenSteps);
-  run.foldWeightsAverage(iteration);
+  foldTrainedWeights(run.networks, iteration, run.options.weightsAverageDecay);
   state.weightsVersion++;
   state.iteration = iteration;
   start.onNewWeights?.();
   // Self-play and evaluation search with the new weights (a fresh onnx export when on onnxruntime).
-  await run.refreshInference();
+  await refreshInference(run);
   const t2 = performance.now();
   const evalResults = await evalPhase(run, iteration);
   const t3 = performance.now();
@@ -252,7 +254,7 @@ export async function finishIteration(run: RunSession, start: IterationStart): P
     eval: evalResults,
     ...(start.workers ? { workers: start.workers() } : {}),
   };
-  await run.saveAll(start.checkpointExtra?.(), committed);
+  await saveRun(run, start.checkpointExtra?.(), committed);
   const t4 = performance.now();
   const metrics: IterationMetrics = { ...committed, seconds: { ...committed.seconds, total: (t4 - t0) / 1000 } };
   const line = await recordIteration(run, metrics);
@@ -267,7 +269,7 @@ export async function finishIteration(run: RunSession, start: IterationStart): P
  * only the rating (see metrics-log.ts).
  */
 export async function recordIteration(run: RunSession, metrics: IterationMetrics): Promise<IterationMetrics> {
-  const checkpoint = run.latestCheckpoint();
+  const checkpoint = run.latestCheckpoint;
   const rating = run.events.rate && checkpoint && !run.stopped() ? await run.events.rate(metrics.iteration, checkpoint) : undefined;
   const line: IterationMetrics = rating ? { ...metrics, rating } : metrics;
   appendMetricsLine(run.paths, line);

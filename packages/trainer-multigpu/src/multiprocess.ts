@@ -22,7 +22,8 @@ import { finishIteration } from './iteration.js';
 import { cacheHitRateField, type IterationMetrics, type TrainSummary, type WorkerIterationMetrics } from './metrics.js';
 import type { TrainOptionsInput } from './options.js';
 import { RUN_KEY_ENV, runDirectoryKey, type RunKey } from './run-key.js';
-import { anotherIteration, closeRun, disposeRun, endRun, openRun, type RunDeps, type RunSession } from './run-session.js';
+import { openRun, type RunDeps } from './run-open.js';
+import { anotherIteration, closeRun, disposeRun, endRun, saveRun, type RunSession } from './run-session.js';
 import type { PluginModuleRef, PublishedWeights, SelfPlayTransport, WorkerSetup, WorkerSlot } from './transport.js';
 
 export type { DeviceTotals, MultiProcessSummary } from './game-intake.js';
@@ -246,7 +247,7 @@ class MultiProcessLoop {
       // lacks the games that arrived since (every game sent must reach one), so write it again (iter-N-2).
       // Over local IPC no game is taken in after the last window closes, so there is nothing to add.
       if (!interrupted && this.transportStarted && this.multi.redis) {
-        await run.saveAll(this.checkpointExtra());
+        await saveRun(run, this.checkpointExtra());
         await transport.checkpointed?.();
       }
       const summary = await closeRun(run, interrupted, lastMetrics, () => this.checkpointExtra());
@@ -266,13 +267,13 @@ class MultiProcessLoop {
 
   private async startWorkers(): Promise<void> {
     const { session: run, intake } = this;
-    const initial = serializeWeights(run.model);
+    const initial = serializeWeights(run.networks.model);
     const setup: WorkerSetup = {
       plugin: this.multi.plugin,
       gameId: run.game.traits.id,
       gameConfig: run.gameConfig,
       encoderVersion: run.game.encoder.version,
-      network: run.networkConfig,
+      network: run.networks.config,
       weightSpecs: initial.specs,
       options: run.options,
     };
@@ -349,7 +350,7 @@ class MultiProcessLoop {
   }
 
   private weightsMessage(): PublishedWeights {
-    const w = serializeWeights(this.session.model);
+    const w = serializeWeights(this.session.networks.model);
     return { version: this.session.state.weightsVersion, data: new Uint8Array(w.data) };
   }
 

@@ -8,7 +8,9 @@ import { GameRegistry, type InferenceModel } from '@az/core';
 import { CheckpointError, TfjsInferenceModel, loadCheckpoint, openCheckpointInference, serializeWeights } from '@az/nn';
 import { ticTacToePlugin } from '@az/game-tictactoe';
 import { runTraining } from './train-loop.js';
-import { TRAINING_WEIGHTS_FILE, disposeRun, openRun } from './run-session.js';
+import { openRun } from './run-open.js';
+import { TRAINING_WEIGHTS_FILE } from './run-networks.js';
+import { disposeRun, refreshInference } from './run-session.js';
 
 const work = mkdtempSync(join(tmpdir(), 'az-train-loop-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -71,20 +73,20 @@ describe('runTraining with onnx inference', () => {
   it('refreshInference re-exports only when the weights version moved; tfjs inference shares the weights', async () => {
     const run = await openRun({ ...tiny, inferenceBackend: 'onnx', out: join(work, 'refresh') }, { registry });
     try {
-      const engine = run.inference;
+      const engine = run.networks.inference;
       expect([engine.name, engine.weightsVersion]).toEqual(['onnx', 0]);
-      expect(run.evaluator.model).toBe(engine);
+      expect(run.networks.evaluator.model).toBe(engine);
       const input = new Float32Array(27).fill(0.5);
       const before = await outputs(engine, input);
       // A training step changes the weights; the snapshot keeps answering with the old ones until the version moves.
       const policy = new Float32Array(16 * 9).fill(1 / 9);
       run.trainer.trainBatch(new Float32Array(16 * 27).fill(1), policy, new Float32Array(16 * 2).fill(1), 16);
-      await run.refreshInference();
+      await refreshInference(run);
       expect(await outputs(engine, input)).toEqual(before); // same version: nothing to do
       run.state.weightsVersion++;
-      await run.refreshInference();
+      await refreshInference(run);
       expect(engine.weightsVersion).toBe(1);
-      const reference = new TfjsInferenceModel(run.model, run.networkConfig, { ownsModel: false });
+      const reference = new TfjsInferenceModel(run.networks.model, run.networks.config, { ownsModel: false });
       const [a, b] = [await outputs(engine, input), await outputs(reference, input)];
       expect(a).not.toEqual(before);
       for (let i = 0; i < a.length; i++) expect(Math.abs(a[i] - b[i])).toBeLessThan(1e-5);
@@ -92,7 +94,7 @@ describe('runTraining with onnx inference', () => {
       disposeRun(run);
     }
     const tfjsRun = await openRun({ ...tiny, inferenceBackend: 'tfjs', out: join(work, 'tfjs') }, { registry });
-    expect(tfjsRun.inference.name).toBe('tfjs');
+    expect(tfjsRun.networks.inference.name).toBe('tfjs');
     disposeRun(tfjsRun);
   });
 
@@ -128,17 +130,17 @@ describe('runTraining with onnx inference', () => {
     // A resume trains on the trained weights and keeps averaging into the checkpoint's average.
     const resumed = await openRun({ ...tiny, iterations: 4, weightsAverageDecay: 0.6, resume: out }, { registry });
     try {
-      expect(new Float32Array(serializeWeights(resumed.model).data)).toEqual(trainedAt[3]);
-      expect(new Float32Array(serializeWeights(resumed.playingModel).data)).toEqual(averageAt[3]);
-      expect(resumed.playingEvaluator).not.toBe(resumed.evaluator);
+      expect(new Float32Array(serializeWeights(resumed.networks.model).data)).toEqual(trainedAt[3]);
+      expect(new Float32Array(serializeWeights(resumed.networks.playingModel).data)).toEqual(averageAt[3]);
+      expect(resumed.networks.playingEvaluator).not.toBe(resumed.networks.evaluator);
     } finally {
       disposeRun(resumed);
     }
     // Averaging turned off: the trained weights train and play.
     const plain = await openRun({ ...tiny, iterations: 4, weightsAverageDecay: 0, resume: out }, { registry });
     try {
-      expect(plain.playingModel).toBe(plain.model);
-      expect(new Float32Array(serializeWeights(plain.model).data)).toEqual(trainedAt[3]);
+      expect(plain.networks.playingModel).toBe(plain.networks.model);
+      expect(new Float32Array(serializeWeights(plain.networks.model).data)).toEqual(trainedAt[3]);
     } finally {
       disposeRun(plain);
     }

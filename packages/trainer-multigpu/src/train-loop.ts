@@ -6,7 +6,8 @@ import { finishIteration } from './iteration.js';
 import { cacheHitRateField, type IterationMetrics, type TrainSummary } from './metrics.js';
 import { selfPlaySettings, type TrainOptionsInput } from './options.js';
 import { OutcomeTally } from './outcome-tally.js';
-import { anotherIteration, closeRun, disposeRun, endRun, openRun, type RunDeps } from './run-session.js';
+import { openRun, type RunDeps } from './run-open.js';
+import { anotherIteration, closeRun, disposeRun, endRun } from './run-session.js';
 import { createSelfPlayEngine, selfPlayEvaluationCache } from './search-settings.js';
 import { SelfPlay } from './self-play.js';
 
@@ -21,7 +22,8 @@ export async function runTraining(
   deps: RunDeps = {},
 ): Promise<TrainSummary> {
   const run = await openRun(input, deps);
-  const { options, game, replay, state, rng, evaluator, events, stopped } = run;
+  const { options, game, replay, state, rng, events, stopped } = run;
+  const { evaluator, inference } = run.networks;
   let lastMetrics: IterationMetrics | undefined;
   let interrupted = false;
   try {
@@ -31,7 +33,7 @@ export async function runTraining(
 
       // Self-play with the current weights.
       // A fresh cache per iteration: the weights change between iterations.
-      const cache = selfPlayEvaluationCache(game, evaluator, options, run.inference);
+      const cache = selfPlayEvaluationCache(game, evaluator, options, inference);
       const engine = createSelfPlayEngine(game, cache ?? evaluator, options, Math.min(options.parallelGames, options.gamesPerIteration), rng.nextUint32());
       const selfPlay = new SelfPlay(game, engine, { ...selfPlaySettings(options, game.traits.information), seed: rng.nextUint32(), weightsVersion: state.weightsVersion });
       events.phase?.('self-play', options.gamesPerIteration, iteration);

@@ -55,7 +55,6 @@ export {
   removeStaleTemporaries,
   checkpointName,
   CHECKPOINTS_DIR,
-  LEGACY_CHECKPOINT_DIR,
   DEFAULT_KEEP_CHECKPOINTS,
   type CheckpointEntry,
   type ResolvedCheckpointPath,

@@ -442,7 +442,7 @@ function redisRunOptions(flags: TrainFlags, gameId: string, source: { packageNam
   // Default: the run directory's name (runs/chess -> chess), so a resumed run keeps its stream.
   const dir = flags.resume ?? flags.out;
   const named = dir ? basename(resolve(dir)) : gameId;
-  const run = checkRunName(flags['run-id'] ?? (named === 'checkpoint' && dir ? basename(resolve(dir, '..')) : named));
+  const run = checkRunName(flags['run-id'] ?? named);
   // No key given: the learner makes one in the run directory once it is open (and says how to hand it over).
   const runKey = readRunKey(flags['run-key-file']);
   return { endpoint, run, runKey, plugin: { packageName: source.packageName, version: source.version, exportName: source.exportName } };

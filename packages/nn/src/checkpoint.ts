@@ -19,10 +19,11 @@ import { promises as fs } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { ResolvedConfig } from '@az/core';
 import { exportOnnx } from './onnx/onnx-export.js';
+import { faultPoint } from './testing.js';
 import type { NetworkConfig } from '@az/core';
 import { tf } from './tf.js';
 import { checkModelMatchesConfig, ModelShapeError } from './tfjs/tfjs-model.js';
-import { CheckpointError, errorMessage, faultPoint, isNotFound, moveIntoPlace, refuseToClobber, sha256, syncDirectory, toArrayBuffer, writeFileSynced } from './checkpoint-files.js';
+import { CheckpointError, errorMessage, isNotFound, moveIntoPlace, refuseToClobber, sha256, syncDirectory, toArrayBuffer, writeFileSynced } from './checkpoint-files.js';
 import { checkFileName, fileByteLimit, fileNameProblem, folderFileExists, hashFolderFile, kindLimit, METADATA_FILE_MAX_BYTES, ModelFolderError, readFolderFile, type ByteLimit } from './model-folder.js';
 import { networkWeightShapes, NetworkConfigError } from './model.js';
 

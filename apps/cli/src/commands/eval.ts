@@ -1,5 +1,5 @@
 import { DEFAULT_LEAF_VALUES, Z95, eloFromScore, playArena, resolveGame, wilsonInterval, type Agent, type ArenaResult, type Game, type LeafValues, type WorldSampling } from '@az/core';
-import { BACKEND_CHOICES, type BackendChoice } from '@az/nn';
+import { BACKEND_CHOICES } from '@az/nn';
 import { DEFAULT_DETERMINIZATIONS, DEFAULT_OTHER_SEAT_MOVES, DEFAULT_OTHER_SEAT_PRIORS, playoutWeightOf, type OtherSeatMoves, type OtherSeatPriors, type SearchMethod } from '@az/imperfect-info';
 import { defaultPlaySimulations, defaultSearchConfig } from '@az/mcts';
 import { POLICY_PREFIX, ROLLOUT_PREFIX, closeAgent, gameFor, isNamedAgent, isUciSpec, makeAgent, modelPathOf, withGameDefaults, type LoadedModel, loadModel } from '../agents.js';
@@ -94,7 +94,7 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
   checkRecordSinks('eval', sinks);
   const rawConfig = gameConfigFromFlags(plugin, flags.config, { players: flags.players }, 'eval');
   const models = new Map<string, LoadedModel>();
-  const network = { backend: (flags.backend ?? 'auto') as BackendChoice, threads: flags.threads };
+  const network = { backend: flags.backend ?? 'auto', threads: flags.threads };
   // A model fixes the game config it was trained with; the first model found decides it.
   let firstModel: LoadedModel | undefined;
   for (const spec of [flags.a, flags.b]) {
@@ -112,12 +112,12 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
   const seed = flags.seed ?? 0;
   const determinizations = flags.determinizations;
   const recorder = new GameRecorder(sinks, plugin);
-  const leafValues = flags['leaf-values'] as LeafValues | undefined;
-  const searchMethod = flags.search as SearchMethod | undefined;
+  const leafValues = flags['leaf-values'];
+  const searchMethod = flags.search;
   const playoutWeight = flags['playout-weight'];
-  const worldSampling = flags.worlds as WorldSampling | undefined;
-  const otherSeatPriors = flags['other-seat-priors'] as OtherSeatPriors | undefined;
-  const otherSeatMoves = flags['other-seat-moves'] as OtherSeatMoves | undefined;
+  const worldSampling = flags.worlds;
+  const otherSeatPriors = flags['other-seat-priors'];
+  const otherSeatMoves = flags['other-seat-moves'];
   const cPuct = flags.cpuct;
   // What search agents of a hidden-information game play with, as makeAgent resolves it: the flags, else the game's play settings.
   const agentDefaults = withGameDefaults(plugin, { simulations, seed, determinizations, leafValues, playoutWeight, searchMethod, worldSampling });

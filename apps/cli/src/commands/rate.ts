@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import { fitElo, resolveGame, resolveGameConfig, type Agent, type EloFit, type GamePlugin, type PairResult } from '@az/core';
-import { BACKEND_CHOICES, type BackendChoice } from '@az/nn';
+import { BACKEND_CHOICES } from '@az/nn';
 import { defaultPlaySimulations } from '@az/mcts';
 import { closeAgent, gameFor, isNamedAgent, isUciSpec, loadModel, makeAgent, modelPathOf, type LoadedModel } from '../agents.js';
 import { helpText, parseFlags, UsageError } from '../args.js';
@@ -169,7 +169,7 @@ export async function rateCommand(argv: readonly string[]): Promise<number> {
   if (!known.has(anchor.name)) throw new UsageError(`az rate: the anchor '${anchor.name}' is not among the players (${specs.join(', ')})`);
 
   const rawConfig = gameConfigFromFlags(plugin, flags.config, {}, 'rate');
-  const network = { backend: (flags.backend ?? 'auto') as BackendChoice, threads: flags.threads };
+  const network = { backend: flags.backend ?? 'auto', threads: flags.threads };
   const models = new Map<string, LoadedModel>();
   const agents: Agent<unknown>[] = [];
   try {

@@ -34,10 +34,11 @@ export interface StringFlag extends FlagBase {
   readonly default?: string;
   readonly placeholder?: string;
 }
-export interface EnumFlag extends FlagBase {
+/** One of a fixed list of words; parsed as the union of `values` (declare them `as const`). */
+export interface EnumFlag<V extends string = string> extends FlagBase {
   readonly type: 'enum';
-  readonly values: readonly string[];
-  readonly default?: string;
+  readonly values: readonly V[];
+  readonly default?: V;
 }
 export interface BoolFlag extends FlagBase {
   readonly type: 'boolean';
@@ -45,7 +46,14 @@ export interface BoolFlag extends FlagBase {
 export type FlagSpec = IntFlag | NumberFlag | StringFlag | EnumFlag | BoolFlag;
 export type FlagSpecs = Readonly<Record<string, FlagSpec>>;
 
-type ValueOf<F extends FlagSpec> = F extends IntFlag | NumberFlag ? number : F extends BoolFlag ? boolean : string;
+/** A flag's parsed type. An enum's is its values' union: `convert` refuses any other word, so no caller needs a cast. */
+export type ValueOf<F extends FlagSpec> = F extends IntFlag | NumberFlag
+  ? number
+  : F extends BoolFlag
+    ? boolean
+    : F extends { readonly type: 'enum'; readonly values: readonly (infer V extends string)[] }
+      ? V
+      : string;
 export type ParsedFlags<T extends FlagSpecs> = { [K in keyof T]: ValueOf<T[K]> | undefined } & { help: boolean };
 
 export interface CommandSpec<T extends FlagSpecs> {

@@ -229,7 +229,7 @@ describe('az train, resume, eval and play with a model', () => {
   });
 
   it('refuses a corrupt checkpoint with a message naming the problem', () => {
-    const bad = join(work, 'bad', 'checkpoint');
+    const bad = join(work, 'bad', 'checkpoints', 'iter-000001');
     mkdirSync(bad, { recursive: true });
     writeFileSync(join(bad, 'manifest.json'), '{ not json');
     const r = az(['play', '--game', 'tictactoe', '--model', join(work, 'bad')]);

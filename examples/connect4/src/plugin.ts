@@ -61,18 +61,18 @@ export const connect4Plugin: GamePlugin<Connect4State> = {
   // A small residual tower suits a 6x7 board on a CPU; self-play games are at most 42 moves.
   training: {
     network: { kind: 'resnet', filters: 32, blocks: 2 },
-    // Training on tfjs wasm takes one core (~29 s of 100 steps an iteration); one self-play process on
-    // the other plays the next iteration's 384 games meanwhile: ~30 s an iteration, ~24 minutes on 2 cores.
+    // Training on tfjs wasm takes one core; one self-play process on the other plays the next
+    // iteration's 384 games meanwhile (README "Why self-play beside the trainer" has the timings).
     iterations: 48,
     selfPlayProcesses: 1,
     gamesPerIteration: 384,
     simulations: 64,
     // Every move sampled from the visit counts: the games then reach positions with open threats, which
-    // the policy otherwise never sees (policy alone 65% -> 83% of the reference positions, one seed).
+    // the policy otherwise never sees (README "Why sampling every move").
     temperatureMoves: 42,
     dirichletAlpha: 1.0,
-    // KataGo's forced playouts with policy target pruning: the policy alone 89.5 / 89.8 / 91.3% on seeds
-    // 1-3 against 86.3 / 86.5 / 88.5% without (examples/connect4/README.md), searches unchanged.
+    // KataGo's forced playouts with policy target pruning: a better policy alone on every seed tried,
+    // searches unchanged (README, the table of runs).
     forcedPlayouts: 2,
   },
   // Solved reference positions (data/positions.json): the share of moves that keep the best result.

@@ -66,8 +66,9 @@ export interface InferenceModel {
    * indices in [0, actionSize), row i for position i (rows shorter than `width` padded with any of their
    * own indices); the model writes `count * width` logits to `policyOut`, entry `i * width + k` being the
    * logit of action `actions[i * width + k]` at position i, and the values as `predict` does. The same
-   * network, the same logits: what it spares is the engine's `count * actionSize` output, 9.5 MB a call for
-   * chess at 512 positions (~30 legal moves of 4,672), which the search would read ~1% of.
+   * network, the same logits: what it spares is the engine's `count * actionSize` output, of which the
+   * search reads only the legal actions' entries (for chess about 30 of 4,672 a position; the sizes are in
+   * docs/performance.md).
    */
   predictLegal?(input: Float32Array, count: number, actions: Int32Array, width: number, policyOut: Float32Array, valueOut: Float32Array): Promise<void>;
   /** Frees the engine's memory and sessions; the model must not be used after. */

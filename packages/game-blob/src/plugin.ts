@@ -37,9 +37,8 @@ export const BLOB_TRAINING: TrainingHints = {
   network: { kind: 'mlp', hidden: [128, 128] },
   determinizations: 3,
   simulations: 30,
-  // Played for real, D=3 x S=400: paired against S=100 on the same deals it gained +4.1, +1.5 and +1.9
-  // points a 7-player game (seeds 0-2), +1.3 [-2.0, 4.7] at 5 players, +0.04 [-0.18, 0.25] a 4-player
-  // round; a move still costs only 1,200 evaluations.
+  // Play searches deeper than self-play: 400 a world gained over 100 on the same deals at every table
+  // size measured (README "Whole games"), for 1,200 evaluations a move.
   playSimulations: 400,
   parallelGames: 64,
   gamesPerIteration: 512,
@@ -48,21 +47,20 @@ export const BLOB_TRAINING: TrainingHints = {
   batchSize: 256,
   replayCapacity: 100_000,
   temperatureMoves: 8,
-  // World values + Gumbel root targets: the best measured setting (README "Training"): its network
-  // alone beats the heuristic, its search is at least level with playouts, self-play ~1.7x faster.
+  // World values + Gumbel root targets: the best setting measured for training (README "Training"):
+  // its network alone beats the heuristic, its search is at least level with playouts, and self-play is
+  // faster.
   leafValues: 'world',
-  // Played for real, the same models do better with random-playout values (the network giving the
-  // priors): paired on the same deals, +3.8 and +4.0 points a whole game at 5 players (two seeds), +3.7
-  // at 7, +0.17 [-0.06, 0.41] a 4-player round (README "Whole games").
+  // In play, the same models do better with random-playout values (the network giving the priors),
+  // paired on the same deals (README "Whole games").
   playLeafValues: 'playouts',
-  // Played for real with one information-set tree (D x S = 1,200 simulations, a world each) instead of
-  // D trees: paired on the same deals, +0.49 [0.24, 0.74] points a 4-player round and +7 to +9 points
-  // a whole game at 3, 5 and 7 players over determinized search (README "Information-set search in
+  // In play, one information-set tree (D x S simulations, a world each) instead of D trees: ahead of
+  // determinized search on the same deals, in rounds and whole games (README "Information-set search in
   // play", "Whole games"). Self-play stays determinized.
   playSearchMethod: 'information-set',
-  // Its worlds weighed by the other seats' bids (the network as the model of every player): paired on
-  // the same 4-player rounds, +0.03, +0.18, +0.13 and +0.14 points a round (two models x two arena
-  // seeds), +0.12 [0.02, 0.22] pooled over 8,000 rounds (README "Information-set search in play").
+  // Its worlds weighed by the other seats' bids (the network as the model of every player): ahead of
+  // uniform worlds on the same rounds, pooled over two models and two arena seeds (README
+  // "Information-set search in play").
   playWorldSampling: 'inferred',
   rootSelection: 'gumbel',
 };

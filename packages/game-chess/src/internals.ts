@@ -2,9 +2,9 @@
  * A typed view of the chess.js 1.4 internals this package relies on, and the one place that touches them.
  *
  * Why internals: chess.js's public API is built for UIs, not search. `moves({ verbose: true })` builds a
- * `Move` per legal move, each computing its SAN (which regenerates all legal moves) and two FENs:
- * about 5 ms for a middlegame position. `new Chess(fen)` re-parses and re-validates a FEN (about 30 µs),
- * and `move()` goes through SAN parsing. Search does not use chess.js at all (see position.ts); the
+ * `Move` per legal move, each computing its SAN (which regenerates all legal moves) and two FENs;
+ * `new Chess(fen)` re-parses and re-validates a FEN, and `move()` goes through SAN parsing (README
+ * "Performance" has the costs). Search does not use chess.js at all (see position.ts); the
  * edges that do (SAN, typed moves, the greedy bot, building a chess.js object for a position without a
  * FEN) use its 0x88 board, pseudo-legal generator, make/unmake and Zobrist key directly.
  *

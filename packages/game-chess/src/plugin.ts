@@ -58,22 +58,18 @@ export const chessConfigSchema: ConfigSchema = {
 };
 
 /**
- * Defaults for a CPU run of under an hour (README, "Training"), each chosen by measurement on 2 cores: a
- * small tower (16 filters, 2 blocks: trains ~3x faster than 32x3 on tfjs wasm, and onnxruntime searches
- * with it at several thousand positions/s), the value head pooled over the board (the flattened head had
- * not learned that material matters after 600 steps on 300 games; the pooled one had), no history
- * planes (22 input channels instead of 49), and short games: 100 plies, then adjudicated on material
- * (`adjudicateLead: 1`, a game rule, off by default). Value targets are shaped with material
- * (`valueShaping: 0.5`, see `ChessGame.estimateReturns`): on game results alone the value head stayed
- * near a 0.7 loss for 30 iterations and the model lost 86 of 100 games to the one-ply greedy bot. The
- * input planes do not show the cap, so the model then plays full-length games. Every move is sampled
- * from the visit counts: with the most-visited move after 30 plies, self-play collapsed into threefold
- * repetitions within three iterations. A trained model plays with 800 simulations (`az play`, `az eval`):
- * the same checkpoint that beat greedy 10-0 with 800 lost 5-1 (4 draws) with 200, which rarely visit
- * the reply that takes a hanging piece. It plays with its values scaled by 0.9 (`playValueScale`, with the
- * search's proof of results): shaped values call a position far ahead on material won, as much as a
- * mate, and without the scale and proof the model drew 10 of 100 games against random at the move limit,
- * 23 points up; with them, 2.
+ * Defaults for a CPU run of under an hour, each chosen by measurement on 2 cores (README "Training" has
+ * the figures): a small tower (16 filters, 2 blocks), the value head pooled over the board (a flattened
+ * head did not learn that material matters), no history planes (22 input channels instead of 49), and
+ * short games: 100 plies, then adjudicated on material (`adjudicateLead: 1`, a game rule, off by
+ * default). Value targets are shaped with material (`valueShaping: 0.5`, see
+ * `ChessGame.estimateReturns`): on game results alone the value head did not learn. The input planes do
+ * not show the cap, so the model then plays full-length games. Every move is sampled from the visit
+ * counts: with the most-visited move after 30 plies, self-play collapsed into threefold repetitions. A
+ * trained model plays with 800 simulations (`az play`, `az eval`): fewer rarely visit the reply that
+ * takes a hanging piece. It plays with its values scaled by 0.9 (`playValueScale`, with the search's
+ * proof of results): shaped values call a position far ahead on material won, as much as a mate, and
+ * without the scale and proof the model drew won games at the move limit.
  */
 export const chessTrainingHints: TrainingHints = {
   gameConfig: { maxPlies: 100, history: 0, adjudicateLead: 1 },

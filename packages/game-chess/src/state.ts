@@ -135,7 +135,7 @@ export class ChessState {
   /**
    * @internal Whether material may have changed since the last position that was known not to be a dead
    * draw: true at the start and after captures and promotions. Other moves cannot create insufficient
-   * material, which saves chess.js's board scan (~3 µs) on most moves.
+   * material, which saves chess.js's board scan on most moves.
    */
   materialChanged: boolean;
   /**

@@ -12,11 +12,11 @@ export const ticTacToePlugin: GamePlugin<TicTacToeState> = {
   bots: {
     minimax: (_game, seed) => new MinimaxAgent(seed),
   },
-  // Measured on the 2-core reference machine: these reach perfect play (>= 99% optimal moves over
-  // the 4,520 positions, no loss to the oracle) in about 1.5 minutes. Sampling every move from the
-  // visit counts (temperature moves = 9) makes self-play visit the odd positions the oracle test
-  // covers; the board symmetries multiply the data.
-  // The moves a trained net still gets wrong at 100 simulations (9 of 4,520 with seed 1) are all in
+  // Chosen by measurement on the 2-core reference machine (the root README's quick start has the time):
+  // these reach perfect play (>= 99% optimal moves over the oracle's positions, no loss to it).
+  // Sampling every move from the visit counts (temperature moves = 9) makes self-play visit the odd
+  // positions the oracle test covers; the board symmetries multiply the data.
+  // The moves a trained net still gets wrong at 100 simulations (README "Oracle") are all in
   // off-policy openings (both sides on edges) that self-play rarely reaches: the mistake is punished by a
   // fork 3-5 plies later, the value net is near 0 there, and 100 simulations cannot prove it. From move 4
   // on the whole tree below a position has at most a few hundred nodes, so 400 simulations with proof

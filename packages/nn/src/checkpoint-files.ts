@@ -1,29 +1,9 @@
 /**
- * File-system steps shared by checkpoint writing and reading: durable writes, checksums, and the fault
- * hook the fault-injection suite uses to kill the process at a named step.
+ * File-system steps shared by checkpoint writing and reading: durable writes and checksums.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { appendFileSync } from 'node:fs';
 import { constants as fsConstants, promises as fs } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-
-/**
- * Test hook: when the environment names this step in AZ_FAULT_KILL_AT (`step` or `step#N` for its N-th
- * occurrence in this process), the process kills itself with SIGKILL right here, as a power cut would.
- * AZ_FAULT_TRACE names a file each step reached is appended to, so a test can list every step.
- */
-export function faultPoint(step: string): void {
-  const trace = process.env.AZ_FAULT_TRACE;
-  if (trace) appendFileSync(trace, step + '\n');
-  const target = process.env.AZ_FAULT_KILL_AT;
-  if (!target) return;
-  const [name, nth = '1'] = target.split('#');
-  if (name !== step) return;
-  const seen = (faultCounts.get(step) ?? 0) + 1;
-  faultCounts.set(step, seen);
-  if (seen === Number(nth)) process.kill(process.pid, 'SIGKILL');
-}
-const faultCounts = new Map<string, number>();
 
 /** A checkpoint that cannot be written or read. `path` is the file or directory at fault. */
 export class CheckpointError extends Error {

@@ -58,11 +58,11 @@ describe('a run’s versioned checkpoints', () => {
     expect(resolveCheckpointPath(run)).toEqual({ runDir: run, checkpointDir: newest, latest: true });
     expect(resolveCheckpointPath(newest)).toEqual({ runDir: run, checkpointDir: newest, latest: true });
     expect(resolveCheckpointPath(join(run, 'checkpoints', 'iter-000001')).latest).toBe(false);
-    // The old single-folder layout.
-    const legacy = join(root, 'legacy');
-    await saveCheckpoint(join(legacy, 'checkpoint'), model, manifest(7), undefined, { onnx: false });
-    expect(resolveCheckpointPath(legacy)).toEqual({ runDir: legacy, checkpointDir: join(legacy, 'checkpoint'), latest: true });
-    expect(resolveCheckpointPath(join(legacy, 'checkpoint')).runDir).toBe(legacy);
+    // The single `checkpoint/` folder of unreleased 0.1.0 runs is no run layout: a standalone checkpoint.
+    const old = join(root, 'old');
+    await saveCheckpoint(join(old, 'checkpoint'), model, manifest(7), undefined, { onnx: false });
+    expect(resolveCheckpointPath(join(old, 'checkpoint'))).toEqual({ runDir: null, checkpointDir: join(old, 'checkpoint'), latest: true });
+    expect(listCheckpoints(old)).toEqual([]);
     expect(() => resolveCheckpointPath(join(root, 'nothing'))).toThrow(CheckpointError);
     mkdirSync(join(root, 'empty'));
     expect(() => resolveCheckpointPath(join(root, 'empty'))).toThrow(/neither a checkpoint directory .* nor a run directory/);

@@ -6,22 +6,19 @@
  * iterations are kept (a rating ladder and a rollback need them); older ones are renamed aside before they are deleted, so a
  * half-deleted directory is never mistaken for a checkpoint. Hidden leftovers of killed saves are removed
  * by the next save.
- *
- * Runs written before this layout have one `RUN/checkpoint/` directory; they are still read.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { promises as fs } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { CheckpointError, faultPoint, syncDirectory } from './checkpoint-files.js';
+import { CheckpointError, syncDirectory } from './checkpoint-files.js';
+import { faultPoint } from './testing.js';
 import { MANIFEST_FILE, saveCheckpoint, type CheckpointManifest, type CheckpointManifestInput, type SaveCheckpointOptions } from './checkpoint.js';
 import type { tf } from './tf.js';
 import type { OptimizerState } from './training.js';
 
 /** The folder of a run directory that holds its checkpoints. */
 export const CHECKPOINTS_DIR = 'checkpoints';
-/** The single checkpoint folder of runs written before versioned checkpoints. */
-export const LEGACY_CHECKPOINT_DIR = 'checkpoint';
 
 export interface CheckpointEntry {
   /** Folder name, e.g. `iter-000012` (a second save at the same iteration is `iter-000012-2`). */
@@ -41,8 +38,8 @@ export function checkpointName(iteration: number, sequence = 1): string {
 }
 
 /**
- * The run's complete checkpoints, oldest first (the last is the one a resume continues from). A run in
- * the old single-folder layout lists its one checkpoint. An empty list when there is none.
+ * The run's complete checkpoints, oldest first (the last is the one a resume continues from). An empty
+ * list when there is none.
  */
 export function listCheckpoints(runDir: string): CheckpointEntry[] {
   const root = join(resolve(runDir), CHECKPOINTS_DIR);
@@ -61,10 +58,6 @@ export function listCheckpoints(runDir: string): CheckpointEntry[] {
     out.push({ name, dir, iteration: Number(m[1]), sequence: m[2] ? Number(m[2]) : 1 });
   }
   out.sort((a, b) => a.iteration - b.iteration || a.sequence - b.sequence);
-  if (out.length === 0) {
-    const legacy = join(resolve(runDir), LEGACY_CHECKPOINT_DIR);
-    if (existsSync(join(legacy, MANIFEST_FILE))) out.push({ name: LEGACY_CHECKPOINT_DIR, dir: legacy, iteration: -1, sequence: 1 });
-  }
   return out;
 }
 
@@ -88,7 +81,6 @@ export function resolveCheckpointPath(path: string): ResolvedCheckpointPath {
     const parent = dirname(dir);
     let runDir: string | null = null;
     if (basename(parent) === CHECKPOINTS_DIR && NAME.test(basename(dir))) runDir = dirname(parent);
-    else if (basename(dir) === LEGACY_CHECKPOINT_DIR) runDir = parent;
     if (runDir === null) return { runDir, checkpointDir: dir, latest: true };
     const newest = listCheckpoints(runDir).at(-1);
     return { runDir, checkpointDir: dir, latest: newest === undefined || newest.dir === dir };
@@ -133,7 +125,7 @@ export async function saveRunCheckpoint(
   const name = checkpointName(manifest.iteration, sequence);
   const written = await saveCheckpoint(join(root, name), model, manifest, optimizerState, options);
   const entry: CheckpointEntry = { name, dir: join(root, name), iteration: manifest.iteration, sequence };
-  const all = listCheckpoints(runDir).filter((e) => e.name !== LEGACY_CHECKPOINT_DIR);
+  const all = listCheckpoints(runDir);
   // `keep` counts iterations, not folders: a second save at the same iteration (the end of a
   // multi-process run, Ctrl-C) must not push the oldest kept iteration out of a rating ladder.
   const iterations = [...new Set(all.map((e) => e.iteration))].sort((a, b) => a - b);

@@ -133,6 +133,9 @@ describe('checkpoints', () => {
     expect((await loadError(dir)).message).toMatch(/field weightsVersion .* is missing or invalid/);
     writeFileSync(manifestPath, JSON.stringify({ ...JSON.parse(good), formatVersion: 3 }));
     expect((await loadError(dir)).message).toMatch(/format version 3, newer than this az reads \(2\)/);
+    const { files: _files, checksum: _checksum, ...formatOne } = JSON.parse(good) as Record<string, unknown>;
+    writeFileSync(manifestPath, JSON.stringify({ ...formatOne, formatVersion: 1 }));
+    expect((await loadError(dir)).message).toMatch(/format version 1 \(unreleased az 0\.1\.0, without checksums\); this az reads 2 only/);
     writeFileSync(manifestPath, JSON.stringify({ ...JSON.parse(good), iteration: 13 }));
     const edited = await loadError(dir);
     expect(edited.message).toMatch(/manifest\.json: its contents do not match its checksum/);

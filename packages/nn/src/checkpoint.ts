@@ -19,10 +19,11 @@ import { promises as fs } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { ResolvedConfig } from '@az/core';
 import { exportOnnx } from './onnx/onnx-export.js';
+import { faultPoint } from './testing.js';
 import type { NetworkConfig } from '@az/core';
 import { tf } from './tf.js';
 import { checkModelMatchesConfig, ModelShapeError } from './tfjs/tfjs-model.js';
-import { CheckpointError, errorMessage, faultPoint, isNotFound, moveIntoPlace, refuseToClobber, sha256, syncDirectory, toArrayBuffer, writeFileSynced } from './checkpoint-files.js';
+import { CheckpointError, errorMessage, isNotFound, moveIntoPlace, refuseToClobber, sha256, syncDirectory, toArrayBuffer, writeFileSynced } from './checkpoint-files.js';
 import { checkFileName, fileByteLimit, fileNameProblem, folderFileExists, hashFolderFile, kindLimit, METADATA_FILE_MAX_BYTES, ModelFolderError, readFolderFile, type ByteLimit } from './model-folder.js';
 import { networkWeightShapes, NetworkConfigError } from './model.js';
 
@@ -73,10 +74,10 @@ export interface CheckpointManifest {
   readonly createdAt: string;
   /** Free-form data the trainer wants back (rng state, schedules...). Must be JSON-serialisable. */
   readonly extra?: Readonly<Record<string, unknown>>;
-  /** Format 2: every other file of the checkpoint, with its size and sha256. */
-  readonly files?: Readonly<Record<string, CheckpointFileEntry>>;
-  /** Format 2: sha256 of the manifest's compact JSON without this field. */
-  readonly checksum?: string;
+  /** Every other file of the checkpoint, with its size and sha256. */
+  readonly files: Readonly<Record<string, CheckpointFileEntry>>;
+  /** sha256 of the manifest's compact JSON without this field. */
+  readonly checksum: string;
 }
 
 /** What the caller supplies; format, formatVersion, files, checksum and (unless given) createdAt are filled in. */
@@ -109,7 +110,7 @@ export async function saveCheckpoint(
   options: SaveCheckpointOptions = {}
 ): Promise<CheckpointManifest> {
   const target = resolve(dir);
-  const base: CheckpointManifest = {
+  const base: Omit<CheckpointManifest, 'files' | 'checksum'> = {
     ...manifest,
     format: CHECKPOINT_FORMAT,
     formatVersion: CHECKPOINT_FORMAT_VERSION,
@@ -172,7 +173,7 @@ export async function saveCheckpoint(
   }
   const files: Record<string, CheckpointFileEntry> = {};
   for (const [name, data] of contents) files[name] = { bytes: typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength, sha256: sha256(data) };
-  const unsigned: CheckpointManifest = { ...base, files };
+  const unsigned: Omit<CheckpointManifest, 'checksum'> = { ...base, files };
   const full: CheckpointManifest = { ...unsigned, checksum: sha256(JSON.stringify(unsigned)) };
 
   const parent = dirname(target);
@@ -232,6 +233,13 @@ export async function readCheckpointManifest(dir: string, expect: CheckpointExpe
   if (typeof version !== 'number' || !Number.isInteger(version) || version < 1) {
     throw new CheckpointError(manifestPath, `corrupt checkpoint manifest ${manifestPath}: formatVersion must be a positive integer`);
   }
+  if (version < CHECKPOINT_FORMAT_VERSION) {
+    // Format 1 (no file list, no checksum) was written only by the unreleased 0.1.0: not read.
+    throw new CheckpointError(
+      manifestPath,
+      `checkpoint ${target} has format version ${version} (unreleased az 0.1.0, without checksums); this az reads ${CHECKPOINT_FORMAT_VERSION} only: train it again`
+    );
+  }
   if (version > CHECKPOINT_FORMAT_VERSION) {
     throw new CheckpointError(
       manifestPath,
@@ -241,14 +249,12 @@ export async function readCheckpointManifest(dir: string, expect: CheckpointExpe
   const problem = manifestProblem(parsed);
   if (problem) throw new CheckpointError(manifestPath, `corrupt checkpoint manifest ${manifestPath}: ${problem}`);
   const manifest = parsed as CheckpointManifest;
-  if (version >= 2) {
-    const { checksum, ...unsigned } = manifest;
-    if (typeof checksum !== 'string' || !isFileList(unsigned.files)) {
-      throw new CheckpointError(manifestPath, `corrupt checkpoint manifest ${manifestPath}: format ${version} needs "files" and "checksum"`);
-    }
-    if (sha256(JSON.stringify(unsigned)) !== checksum) {
-      throw new CheckpointError(manifestPath, `corrupt checkpoint manifest ${manifestPath}: its contents do not match its checksum (the file was changed or damaged)`);
-    }
+  const { checksum, ...unsigned } = manifest;
+  if (typeof checksum !== 'string' || !isFileList(unsigned.files)) {
+    throw new CheckpointError(manifestPath, `corrupt checkpoint manifest ${manifestPath}: format ${version} needs "files" and "checksum"`);
+  }
+  if (sha256(JSON.stringify(unsigned)) !== checksum) {
+    throw new CheckpointError(manifestPath, `corrupt checkpoint manifest ${manifestPath}: its contents do not match its checksum (the file was changed or damaged)`);
   }
   checkListedFiles(target, manifest);
   if (expect.gameId !== undefined && manifest.gameId !== expect.gameId) {
@@ -329,7 +335,7 @@ export async function loadCheckpoint(dir: string, expect: CheckpointExpectation 
     model.dispose();
     throw err;
   }
-  const listed = manifest.files?.[OPTIMIZER_FILE] !== undefined;
+  const listed = manifest.files[OPTIMIZER_FILE] !== undefined;
   if (optimizerState) return { model, manifest, optimizerState };
   return listed ? { model, manifest, optimizerMissing: true } : { model, manifest };
 }
@@ -341,7 +347,7 @@ export async function loadCheckpoint(dir: string, expect: CheckpointExpectation 
 export async function verifyCheckpointFiles(dir: string, manifest: CheckpointManifest): Promise<void> {
   const target = resolve(dir);
   checkListedFiles(target, manifest);
-  for (const [name, entry] of Object.entries(manifest.files ?? {})) {
+  for (const [name, entry] of Object.entries(manifest.files)) {
     const path = join(target, name);
     const found = await hashFolderFile(target, name, byteLimit(manifest, name));
     if (found === null) {
@@ -355,21 +361,21 @@ export async function verifyCheckpointFiles(dir: string, manifest: CheckpointMan
 
 /**
  * The path of a file of the checkpoint that an engine opens itself (onnxruntime: model.onnx), or null when
- * the checkpoint has none. The file is held to the model-folder rules (a ModelFolderError), and from
- * format 2 on it must be one the manifest lists (a CheckpointError: the caller may fall back to the tfjs
+ * the checkpoint has none. The file is held to the model-folder rules (a ModelFolderError), and it must
+ * be one the manifest lists (a CheckpointError: the caller may fall back to the tfjs
  * weights).
  */
 export async function checkpointFilePath(dir: string, manifest: CheckpointManifest, name: string): Promise<string | null> {
   const target = resolve(dir);
   if (!(await folderFileExists(target, name, byteLimit(manifest, name)))) return null;
   const path = join(target, name);
-  if (manifest.formatVersion >= 2 && !manifest.files?.[name]) throw new CheckpointError(path, unlistedMessage(path));
+  if (!manifest.files[name]) throw new CheckpointError(path, unlistedMessage(path));
   return path;
 }
 
 /** The bound on a file's size before it is read: what the manifest lists, else what its kind allows. */
 function byteLimit(manifest: CheckpointManifest, name: string): ByteLimit {
-  const entry = manifest.files?.[name];
+  const entry = manifest.files[name];
   return entry ? { bytes: entry.bytes, source: `${MANIFEST_FILE} lists` } : kindLimit(name, manifest.network);
 }
 
@@ -385,7 +391,7 @@ function checkListedFiles(target: string, manifest: CheckpointManifest): void {
     if (err instanceof NetworkConfigError) throw new CheckpointError(manifestPath, `corrupt checkpoint manifest ${manifestPath}: ${err.message}`);
     throw err;
   }
-  for (const [name, entry] of Object.entries(manifest.files ?? {})) {
+  for (const [name, entry] of Object.entries(manifest.files)) {
     checkFileName(target, name, `${MANIFEST_FILE} ("files")`);
     const limit = fileByteLimit(name, manifest.network);
     if (entry.bytes > limit) {
@@ -446,9 +452,8 @@ function corruptMessage(path: string): string {
 
 /** Throws a CheckpointError naming the file when its bytes are not the ones the manifest lists. */
 export function verifyCheckpointFile(dir: string, manifest: CheckpointManifest, name: string, bytes: Uint8Array): void {
-  if (manifest.formatVersion < 2) return;
   const path = join(dir, name);
-  const entry = manifest.files?.[name];
+  const entry = manifest.files[name];
   if (!entry) throw new CheckpointError(path, unlistedMessage(path));
   if (bytes.byteLength !== entry.bytes) {
     const what = bytes.byteLength < entry.bytes ? 'truncated' : 'oversized';
@@ -462,7 +467,7 @@ async function readOptimizerState(target: string, manifest: CheckpointManifest):
   const metaBytes = await readFolderFile(target, OPTIMIZER_FILE, byteLimit(manifest, OPTIMIZER_FILE));
   if (metaBytes === null) return undefined;
   verifyCheckpointFile(target, manifest, OPTIMIZER_FILE, metaBytes);
-  if (manifest.files?.[OPTIMIZER_DATA_FILE] && !(await folderFileExists(target, OPTIMIZER_DATA_FILE, byteLimit(manifest, OPTIMIZER_DATA_FILE)))) return undefined;
+  if (manifest.files[OPTIMIZER_DATA_FILE] && !(await folderFileExists(target, OPTIMIZER_DATA_FILE, byteLimit(manifest, OPTIMIZER_DATA_FILE)))) return undefined;
   const text = Buffer.from(metaBytes).toString('utf8');
   let meta: Omit<OptimizerState, 'data'> & { byteLength?: unknown };
   try {

@@ -55,14 +55,13 @@ export {
   removeStaleTemporaries,
   checkpointName,
   CHECKPOINTS_DIR,
-  LEGACY_CHECKPOINT_DIR,
   DEFAULT_KEEP_CHECKPOINTS,
   type CheckpointEntry,
   type ResolvedCheckpointPath,
   type SaveRunCheckpointOptions,
   type SavedRunCheckpoint,
 } from './checkpoint-store.js';
-export { faultPoint, sha256, writeFileSynced, writeFileAtomic, syncDirectory } from './checkpoint-files.js';
+export { sha256, writeFileSynced, writeFileAtomic, syncDirectory } from './checkpoint-files.js';
 
 // Inference on onnxruntime (tfjs trains; the search runs the exported graph) and choosing the engine.
 export { exportOnnx, OnnxExportError, ONNX_INPUT_NAME, ONNX_OPSET_VERSION } from './onnx/onnx-export.js';

@@ -301,10 +301,10 @@ const FLOAT32_MIN_NORMAL = 1.1754943508222875e-38;
 /**
  * `t` with its subnormal entries set to 0 (flush-to-zero, which wasm and onnxruntime's default CPU
  * settings do not do). Weights and Adam moments that stop getting gradient decay geometrically (weight
- * decay, beta1, beta2) into the subnormal range, where every multiply costs ~100x: with the policy softmax
- * over legal actions, the chess policy head's weights for never-legal moves (a rook move off the board)
- * went subnormal after ~1,700 steps, and from then on both training steps and onnxruntime inference were
- * 3-11x slower.
+ * decay, beta1, beta2) into the subnormal range, where every multiply is far slower: with the policy
+ * softmax over legal actions, the chess policy head's weights for never-legal moves (a rook move off the
+ * board) went subnormal within a run, and from then on both training steps and onnxruntime inference
+ * slowed several-fold (docs/performance.md, "Figures behind decisions in the code").
  */
 function flushDenormals(t: tf.Tensor): tf.Tensor {
   return tf.mul(t, tf.cast(tf.greaterEqual(tf.abs(t), FLOAT32_MIN_NORMAL), 'float32'));

@@ -2,8 +2,8 @@
  * Kernels that let the tfjs wasm backend train convolutional nets at a useful speed.
  *
  * tfjs-backend-wasm 4.22 ships no Conv2DBackpropFilter (training a conv net fails outright), a slow
- * Conv2DBackpropInput (over half of a training step) and a Tile that is ~90x slower than the same
- * broadcast (batch-norm's gradient tiles the inverse standard deviation over the whole activation). The
+ * Conv2DBackpropInput (most of a training step) and a Tile far slower than the same broadcast
+ * (batch-norm's gradient tiles the inverse standard deviation over the whole activation). The
  * replacements below are built on the backend's own Conv2D (XNNPACK), Transpose and heap memory:
  *
  * - dW = correlation of the input with dy: channels of x become the batch (x -> [Cin, H, W, B]) and dy
@@ -15,13 +15,15 @@
  * clear error otherwise, the input gradient falls back to the shipped kernel (which handles strides).
  *
  * Sum and Mean over leading axes (batch norm's statistics and the gradients of every broadcast over channels:
- * [B, H, W, C] reduced to [C]) take ~1.2 ms each at Connect Four's 256 x 6 x 7 x 32 in the shipped kernels,
- * which transpose the reduced axes to the end first; adding up the columns of x seen as a [B*H*W, C] matrix
- * in one pass over the heap takes ~0.25 ms. Other reductions go to the shipped kernels.
+ * [B, H, W, C] reduced to [C]) are slow in the shipped kernels, which transpose the reduced axes to the end
+ * first; adding up the columns of x seen as a [B*H*W, C] matrix in one pass over the heap is several times
+ * faster. Other reductions go to the shipped kernels.
  *
- * BatchMatMul with a transposed operand (every dense layer's gradients: dx = dy W^T, dW = x^T dy) is 3-13x
- * slower in the shipped kernel than transposing that operand first and multiplying plainly (chess policy
- * head, 64 x 128 x 4,672: 285 vs 94 ms and 209 vs 16 ms), so the replacement does exactly that.
+ * BatchMatMul with a transposed operand (every dense layer's gradients: dx = dy W^T, dW = x^T dy) is
+ * slower in the shipped kernel than transposing that operand first and multiplying plainly, so the
+ * replacement does exactly that.
+ *
+ * The measurements: docs/performance.md, "Figures behind decisions in the code".
  */
 import type { BackendWasm } from '@tensorflow/tfjs-backend-wasm';
 import { tf } from './tf.js';
@@ -346,7 +348,7 @@ export function leadingAxesCount(shape: readonly number[], axis: number | readon
 
 /**
  * dst[c] = scale * (sum over r of src[r * width + c]), in float64. Eight rows at a time: one read-modify-
- * write of the accumulator per eight values (4x faster than one per value). Exported for tests.
+ * write of the accumulator per eight values, not one per value (docs/performance.md). Exported for tests.
  */
 export function sumColumnsInto(src: Float32Array, rows: number, width: number, scale: number, dst: Float32Array): void {
   if (reduceScratch.length < width) reduceScratch = new Float64Array(width);

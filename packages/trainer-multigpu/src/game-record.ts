@@ -35,9 +35,9 @@ const MAX_PALETTE = 256;
 /**
  * How a record's inputs go on the wire. Encoded positions hold few distinct values (chess: 0, 1 and the
  * fifty-move plane's k/100; tic-tac-toe: 0 and 1), so each value is stored as an index of 1, 2, 4 or 8
- * bits into a palette of the record's distinct float32 bit patterns: lossless, and a 40-ply chess record
- * shrinks from 211 KB to 33 KB, which is most of what moving it through Redis costs. Inputs with more than 256 distinct values
- * stay float32.
+ * bits into a palette of the record's distinct float32 bit patterns: lossless, and a chess record
+ * shrinks several-fold (docs/distributed.md), which is most of what moving it through Redis costs.
+ * Inputs with more than 256 distinct values stay float32.
  */
 interface InputPlan {
   /** Bits per value (1, 2, 4, 8), or 0 for raw float32. */

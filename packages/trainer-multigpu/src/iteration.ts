@@ -4,7 +4,6 @@
  * the checkpoint and the metrics line (`finishIteration`).
  */
 import { RandomAgent, playArena, type Agent, type Game } from '@az/core';
-import { tf } from '@az/nn';
 import type { ArenaSummary, IterationMetrics, WorkerIterationMetrics } from './metrics.js';
 import { appendMetricsLine } from './metrics-log.js';
 import { foldTrainedWeights } from './run-networks.js';
@@ -13,6 +12,7 @@ import { learningRateAt } from './options.js';
 import { MAX_INPUT_MAGNITUDE, showFloat32 } from './game-record.js';
 import type { ReplayShape } from './replay-buffer.js';
 import { makeSearchAgent } from './search-settings.js';
+import { injectedFault, poisonFirstWeight } from './fault-hooks.js';
 
 /** What one iteration's training phase did (averaged losses). */
 export type TrainPhaseResult = IterationMetrics['train'];
@@ -26,29 +26,6 @@ export class TrainingDivergedError extends Error {
     super(message);
     this.name = 'TrainingDivergedError';
   }
-}
-
-/**
- * Test hook for the fault-injection suite: AZ_FAULT_NAN=weights|replay|gradient|value-1e30 (optionally `#N`:
- * in iteration N, default the first this process trains) puts a NaN where such a fault would: into a
- * weight before training, into the sampled minibatch, or into a weight right after the first step; or a
- * value target of 1e30 into the minibatch's last position (a record no check refused).
- */
-function injectedNaN(kind: 'weights' | 'replay' | 'gradient' | 'value-1e30', iteration: number, firstIteration: number): boolean {
-  const spec = process.env.AZ_FAULT_NAN;
-  if (!spec) return false;
-  const [what, at] = spec.split('#');
-  return what === kind && iteration === (at === undefined ? firstIteration : Number(at));
-}
-const firstTrainedIteration = new WeakMap<RunSession, number>();
-
-function poisonFirstWeight(run: RunSession): void {
-  const variable = run.networks.model.weights[0];
-  const values = Float32Array.from(variable.read().dataSync());
-  values[0] = NaN;
-  const poisoned = tf.tensor(values, variable.shape as number[]);
-  variable.write(poisoned);
-  poisoned.dispose();
 }
 
 /** The name of the first model weight holding NaN or infinity, or null. */
@@ -109,9 +86,8 @@ export async function trainPhase(run: RunSession, iteration: number, betweenStep
   const symmetries = game.symmetries ?? [];
   const t1 = performance.now();
   events.phase?.('train', options.trainingSteps, iteration);
-  if (!firstTrainedIteration.has(run)) firstTrainedIteration.set(run, iteration);
-  const first = firstTrainedIteration.get(run) ?? iteration;
-  if (injectedNaN('weights', iteration, first)) poisonFirstWeight(run);
+  const fault = injectedFault(run, iteration); // null but in the fault-injection suite (fault-hooks.ts)
+  if (fault === 'weights') poisonFirstWeight(run.networks.model);
   const shape = replay.shape;
   const B = options.batchSize;
   const inputs = new Float32Array(B * shape.inputSize);
@@ -125,11 +101,11 @@ export async function trainPhase(run: RunSession, iteration: number, betweenStep
   for (; steps < options.trainingSteps && !stopped(); steps++) {
     // Each position is seen through a random symmetry of the game (or as is): free data augmentation.
     replay.sample(B, rng, inputs, policy, values, symmetries, legal);
-    if (steps === 0 && injectedNaN('replay', iteration, first)) values[0] = NaN;
-    if (steps === 0 && injectedNaN('value-1e30', iteration, first)) values[(B - 1) * shape.numSeats] = 1e30;
+    if (steps === 0 && fault === 'replay') values[0] = NaN;
+    if (steps === 0 && fault === 'value-1e30') values[(B - 1) * shape.numSeats] = 1e30;
     // The policy softmax is taken over each position's legal actions, as the search's priors are.
     const losses = trainer.trainBatch(inputs, policy, values, B, legal);
-    if (steps === 0 && injectedNaN('gradient', iteration, first)) poisonFirstWeight(run);
+    if (steps === 0 && fault === 'gradient') poisonFirstWeight(run.networks.model);
     // A loss this far above any real one (cross-entropy and squared error of a few seats) has diverged,
     // even before it overflows to NaN.
     if (!Number.isFinite(losses.total) || losses.total > MAX_SANE_LOSS) {

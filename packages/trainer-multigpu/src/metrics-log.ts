@@ -8,7 +8,8 @@
  */
 import { appendFileSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CheckpointError, faultPoint, verifyCheckpointFile, type CheckpointManifest } from '@az/nn';
+import { CheckpointError, verifyCheckpointFile, type CheckpointManifest } from '@az/nn';
+import { faultPoint } from '@az/nn/testing';
 import type { IterationMetrics } from './metrics.js';
 import type { RunPaths } from './run-dir.js';
 
@@ -64,7 +65,7 @@ export function discardLaterMetrics(paths: RunPaths, iteration: number, log: (m:
  * records were, or a second save of an iteration whose line was already appended) adds nothing.
  */
 export function restoreCommittedMetrics(paths: RunPaths, checkpointDir: string, manifest: CheckpointManifest, log: (m: string) => void): void {
-  if (!manifest.files?.[METRICS_RECORD_FILE]) return;
+  if (!manifest.files[METRICS_RECORD_FILE]) return;
   const bytes = readFileSync(join(checkpointDir, METRICS_RECORD_FILE));
   verifyCheckpointFile(checkpointDir, manifest, METRICS_RECORD_FILE, bytes);
   let record: IterationMetrics;

@@ -9,7 +9,8 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs, lstatSync, readdirSync, readFileSync, type Stats } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { CheckpointError, fileNameProblem, faultPoint, ModelFolderError, sha256, syncDirectory, writeFileSynced } from '@az/nn';
+import { CheckpointError, fileNameProblem, ModelFolderError, sha256, syncDirectory, writeFileSynced } from '@az/nn';
+import { faultPoint } from '@az/nn/testing';
 import { ReplayBuffer, type ReplayRange, type ReplayShape } from './replay-buffer.js';
 
 export const REPLAY_DIR = 'replay';

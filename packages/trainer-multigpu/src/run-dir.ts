@@ -12,7 +12,7 @@
 import { existsSync, readFileSync, readdirSync, renameSync } from 'node:fs';
 import { totalmem } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import { CHECKPOINTS_DIR, LEGACY_CHECKPOINT_DIR, listCheckpoints, resolveCheckpointPath } from '@az/nn';
+import { CHECKPOINTS_DIR, listCheckpoints, resolveCheckpointPath } from '@az/nn';
 import { ReplayBuffer, type ReplayShape } from './replay-buffer.js';
 import { REPLAY_DIR } from './replay-store.js';
 
@@ -58,7 +58,7 @@ export class RunDirectoryError extends Error {
  */
 export const RUN_LOCK_FILE = 'train.lock';
 
-const RUN_FILES = ['options.json', 'metrics.jsonl', 'changes.jsonl', 'summary.json', CHECKPOINTS_DIR, LEGACY_CHECKPOINT_DIR, REPLAY_DIR, 'replay.bin'];
+const RUN_FILES = ['options.json', 'metrics.jsonl', 'changes.jsonl', 'summary.json', CHECKPOINTS_DIR, REPLAY_DIR, 'replay.bin'];
 
 /** Whether `dir` holds a training run's files (false when it is missing or not a directory). */
 export function holdsRun(dir: string): boolean {

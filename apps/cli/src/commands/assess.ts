@@ -1,5 +1,5 @@
 import { resolveGame, type Agent, type AgentAssessment } from '@az/core';
-import { BACKEND_CHOICES, type BackendChoice } from '@az/nn';
+import { BACKEND_CHOICES } from '@az/nn';
 import { PolicyAgent, defaultPlaySimulations } from '@az/mcts';
 import { gameFor, isNamedAgent, loadModel, makeAgent, type LoadedModel } from '../agents.js';
 import { helpText, parseFlags, UsageError } from '../args.js';
@@ -43,7 +43,7 @@ export async function assessCommand(argv: readonly string[]): Promise<number> {
   const plugin = resolveGame(flags.game);
   if (!plugin.assessAgent) throw new UsageError(`az assess: game '${plugin.traits.id}' offers no assessment (GamePlugin.assessAgent); use az eval`);
   const rawConfig = gameConfigFromFlags(plugin, flags.config, {}, 'assess');
-  const network = { backend: (flags.backend ?? 'auto') as BackendChoice, threads: flags.threads };
+  const network = { backend: flags.backend ?? 'auto', threads: flags.threads };
   const models = new Map<string, LoadedModel>();
   const isAgentName = isNamedAgent(plugin, flags.model);
   const model = isAgentName ? undefined : await loadModel(plugin, flags.model, network);

@@ -1,5 +1,4 @@
 import { DEFAULT_LEAF_VALUES, Z95, eloFromScore, playArena, resolveGame, wilsonInterval, type Agent, type ArenaResult, type Game, type LeafValues, type WorldSampling } from '@az/core';
-import { BACKEND_CHOICES, type BackendChoice } from '@az/nn';
 import { DEFAULT_DETERMINIZATIONS, DEFAULT_OTHER_SEAT_MOVES, DEFAULT_OTHER_SEAT_PRIORS, playoutWeightOf, type OtherSeatMoves, type OtherSeatPriors, type SearchMethod } from '@az/imperfect-info';
 import { defaultPlaySimulations, defaultSearchConfig } from '@az/mcts';
 import { POLICY_PREFIX, ROLLOUT_PREFIX, closeAgent, gameFor, isNamedAgent, isUciSpec, makeAgent, modelPathOf, withGameDefaults, type LoadedModel, loadModel } from '../agents.js';
@@ -8,6 +7,7 @@ import { helpText, parseFlags, UsageError } from '../args.js';
 import { ProgressBar } from '../progress.js';
 import { formatSummary, summarize, type MetricSummary } from '../summaries.js';
 import { gameConfigFromFlags } from './play.js';
+import { arenaAgentFlags } from './arena-flags.js';
 
 export const evalSpec = {
   name: 'eval',
@@ -18,7 +18,7 @@ export const evalSpec = {
     a: { type: 'string', description: 'agent A: random, mcts, a game bot, a model directory, policy:<model directory> (its network alone, no search), rollout:<model directory> (hidden-information games: each legal move played out by the network policy in 64 sampled worlds), or (chess) uci:<engine command>[,depth=N|nodes=N|movetime=MS][,UCI option=value...]', placeholder: 'AGENT' },
     b: { type: 'string', description: 'agent B (fills every seat A does not hold)', placeholder: 'AGENT' },
     games: { type: 'int', min: 1, default: 100, description: 'games to play (seats rotate every game)' },
-    sims: { type: 'int', min: 1, description: "search simulations per move for search agents (default: the game's play setting, else its training setting, at least 100)" },
+    ...arenaAgentFlags,
     determinizations: { type: 'int', min: 1, description: "hidden-information games: worlds sampled per search move, each searched with --sims simulations (default: the game's setting, else 3)" },
     search: {
       type: 'enum',
@@ -53,14 +53,8 @@ export const evalSpec = {
     },
     cpuct: { type: 'number', positive: true, description: 'search agents: the PUCT exploration constant (default 1.5, as in training)' },
     players: { type: 'int', min: 1, description: "number of players, for games with a 'players' setting" },
-    config: { type: 'string', description: 'game settings, key=value[,key=value...]', placeholder: 'K=V,...' },
-    seed: { type: 'int', min: 0, default: 0, description: 'random seed' },
-    'opening-plies': { type: 'int', min: 0, default: 0, description: 'start every game after N uniformly random plies, the same N plies for both seatings of a pair of games: deterministic players (a model, a UCI engine at a fixed depth) then play different games instead of repeating one' },
     json: { type: 'boolean', description: 'print the result as JSON' },
-    pgn: { type: 'string', description: 'chess: write every game as PGN to FILE (tags, result, termination)', placeholder: 'FILE' },
     'games-out': { type: 'string', description: 'write every game as a JSON line to FILE (replay with az play --replay FILE; two arenas with the same --seed, paired game by game: az compare X Y)', placeholder: 'FILE' },
-    backend: { type: 'enum', values: BACKEND_CHOICES, default: 'auto', description: 'network engine for models: auto (onnxruntime if it loads, else tfjs), onnx, onnx-cuda (CUDA 12), or tfjs on cpu, wasm, node, gpu' },
-    threads: { type: 'int', min: 1, description: 'onnxruntime threads per network call (default: the cores available)' },
   },
   examples: [
     'az eval --game tictactoe --a runs/tictactoe --b minimax',
@@ -94,7 +88,7 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
   checkRecordSinks('eval', sinks);
   const rawConfig = gameConfigFromFlags(plugin, flags.config, { players: flags.players }, 'eval');
   const models = new Map<string, LoadedModel>();
-  const network = { backend: (flags.backend ?? 'auto') as BackendChoice, threads: flags.threads };
+  const network = { backend: flags.backend ?? 'auto', threads: flags.threads };
   // A model fixes the game config it was trained with; the first model found decides it.
   let firstModel: LoadedModel | undefined;
   for (const spec of [flags.a, flags.b]) {
@@ -112,12 +106,12 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
   const seed = flags.seed ?? 0;
   const determinizations = flags.determinizations;
   const recorder = new GameRecorder(sinks, plugin);
-  const leafValues = flags['leaf-values'] as LeafValues | undefined;
-  const searchMethod = flags.search as SearchMethod | undefined;
+  const leafValues = flags['leaf-values'];
+  const searchMethod = flags.search;
   const playoutWeight = flags['playout-weight'];
-  const worldSampling = flags.worlds as WorldSampling | undefined;
-  const otherSeatPriors = flags['other-seat-priors'] as OtherSeatPriors | undefined;
-  const otherSeatMoves = flags['other-seat-moves'] as OtherSeatMoves | undefined;
+  const worldSampling = flags.worlds;
+  const otherSeatPriors = flags['other-seat-priors'];
+  const otherSeatMoves = flags['other-seat-moves'];
   const cPuct = flags.cpuct;
   // What search agents of a hidden-information game play with, as makeAgent resolves it: the flags, else the game's play settings.
   const agentDefaults = withGameDefaults(plugin, { simulations, seed, determinizations, leafValues, playoutWeight, searchMethod, worldSampling });

@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline';
 import { parseConfigAssignments, resolveGame, Rng, validateConfig, type Agent, type Game, type GamePlugin } from '@az/core';
-import { BACKEND_CHOICES, type BackendChoice } from '@az/nn';
+import { BACKEND_CHOICES } from '@az/nn';
 import { defaultPlaySimulations } from '@az/mcts';
 import { agentNames, gameFor, loadModel, makeAgent, readModelManifest, type LoadedModel } from '../agents.js';
 import { findModel } from '../model-finder.js';
@@ -195,7 +195,7 @@ export async function playCommand(argv: readonly string[]): Promise<number> {
   const plugin = resolveGame(flags.game);
   const rawConfig = gameConfigFromFlags(plugin, flags.config, { players: flags.players, fen: flags.fen }, 'play');
   const models = new Map<string, LoadedModel>();
-  const network = { backend: (flags.backend ?? 'auto') as BackendChoice, threads: flags.threads };
+  const network = { backend: flags.backend ?? 'auto', threads: flags.threads };
   let modelPath = flags.model;
   // What the search for a model found, said once the request is known to be playable.
   const found: string[] = [];

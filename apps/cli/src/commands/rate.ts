@@ -1,7 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import { fitElo, resolveGame, resolveGameConfig, type Agent, type EloFit, type GamePlugin, type PairResult } from '@az/core';
-import { BACKEND_CHOICES, type BackendChoice } from '@az/nn';
 import { defaultPlaySimulations } from '@az/mcts';
 import { closeAgent, gameFor, isNamedAgent, isUciSpec, loadModel, makeAgent, modelPathOf, type LoadedModel } from '../agents.js';
 import { helpText, parseFlags, UsageError } from '../args.js';
@@ -10,6 +9,7 @@ import { ProgressBar } from '../progress.js';
 import { GameRecorder, checkRecordSinks, isJsonObject } from '../records.js';
 import { checkOutputFile } from '../output-paths.js';
 import { gameConfigFromFlags } from './play.js';
+import { arenaAgentFlags } from './arena-flags.js';
 
 export const rateSpec = {
   name: 'rate',
@@ -29,16 +29,10 @@ export const rateSpec = {
       placeholder: 'FILE,...',
     },
     'prior-draws': { type: 'number', min: 0, default: 1, description: 'virtual draws added to every pair that played, so that a perfect score has a finite rating' },
-    sims: { type: 'int', min: 1, description: "search simulations per move for models and mcts (default: the game's play setting)" },
-    config: { type: 'string', description: 'game settings, key=value[,key=value...]', placeholder: 'K=V,...' },
-    seed: { type: 'int', min: 0, default: 0, description: 'random seed' },
-    'opening-plies': { type: 'int', min: 0, default: 0, description: 'start every game after N uniformly random plies, the same N plies for both seatings of a pair of games: deterministic players (a model, a UCI engine at a fixed depth) then play different games instead of repeating one' },
+    ...arenaAgentFlags,
     out: { type: 'string', default: 'ratings.json', description: 'where to write the ratings and every pair\'s record', placeholder: 'FILE' },
-    pgn: { type: 'string', description: 'chess: write every game as PGN to FILE', placeholder: 'FILE' },
     'games-out': { type: 'string', description: 'write every game as a JSON line to FILE (az play --replay FILE)', placeholder: 'FILE' },
     json: { type: 'boolean', description: 'print the ratings as JSON' },
-    backend: { type: 'enum', values: BACKEND_CHOICES, default: 'auto', description: 'network engine for models: auto, onnx, onnx-cuda, or tfjs on cpu, wasm, node, gpu' },
-    threads: { type: 'int', min: 1, description: 'onnxruntime threads per network call (default: the cores available)' },
   },
   examples: [
     'az rate --game tictactoe runs/ttt/rated random minimax --gauntlet 5',
@@ -169,7 +163,7 @@ export async function rateCommand(argv: readonly string[]): Promise<number> {
   if (!known.has(anchor.name)) throw new UsageError(`az rate: the anchor '${anchor.name}' is not among the players (${specs.join(', ')})`);
 
   const rawConfig = gameConfigFromFlags(plugin, flags.config, {}, 'rate');
-  const network = { backend: (flags.backend ?? 'auto') as BackendChoice, threads: flags.threads };
+  const network = { backend: flags.backend ?? 'auto', threads: flags.threads };
   const models = new Map<string, LoadedModel>();
   const agents: Agent<unknown>[] = [];
   try {

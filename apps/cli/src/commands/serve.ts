@@ -1,5 +1,5 @@
 import { parseConfigAssignments, resolveGame } from '@az/core';
-import { BACKEND_CHOICES, type BackendChoice } from '@az/nn';
+import { BACKEND_CHOICES } from '@az/nn';
 import { loadModel, type LoadedModel } from '../agents.js';
 import { helpText, parseFlags, UsageError } from '../args.js';
 import { checkRunDir } from '../serve/run-data.js';
@@ -45,7 +45,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
   const plugin = flags.game ? resolveGame(flags.game) : undefined;
   const run = flags.run ? checkRunDir(flags.run) : undefined;
   let model: LoadedModel | undefined;
-  if (plugin && flags.model) model = await loadModel(plugin, flags.model, { backend: (flags.backend ?? 'auto') as BackendChoice, threads: flags.threads });
+  if (plugin && flags.model) model = await loadModel(plugin, flags.model, { backend: flags.backend ?? 'auto', threads: flags.threads });
   const host = flags.host ?? '127.0.0.1';
   const warning = exposureWarning(host);
   if (warning) console.error(warning);

@@ -1,5 +1,5 @@
-import { parseConfigAssignments, resolveGame, resolveGameConfig, type GamePlugin, type LeafValues, type NetworkSpec } from '@az/core';
-import { BACKEND_CHOICES, splitBackendChoice, type BackendChoice } from '@az/nn';
+import { parseConfigAssignments, resolveGame, resolveGameConfig, type GamePlugin, type NetworkSpec } from '@az/core';
+import { BACKEND_CHOICES, splitBackendChoice } from '@az/nn';
 import {
   DeviceSpecError,
   RunDirectoryError,
@@ -216,8 +216,8 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
     parallelGames: flags['parallel-games'],
     simulations: flags.sims,
     determinizations: flags.determinizations,
-    leafValues: flags['leaf-values'] as LeafValues | undefined,
-    selfPlaySearchMethod: flags['self-play-search'] as TrainOptionsInput['selfPlaySearchMethod'],
+    leafValues: flags['leaf-values'],
+    selfPlaySearchMethod: flags['self-play-search'],
     leavesPerTree: flags.leaves,
     temperatureMoves: flags['temperature-moves'],
     valueShaping: flags['value-shaping'],
@@ -227,7 +227,7 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
     fullSearchShare: flags['full-search-share'],
     reducedSimulations: flags['reduced-sims'],
     evalCacheSize: flags['eval-cache'],
-    rootSelection: flags['root-selection'] as TrainOptionsInput['rootSelection'],
+    rootSelection: flags['root-selection'],
     gumbelConsideredActions: flags['gumbel-actions'],
     gumbelCVisit: flags['gumbel-c-visit'],
     gumbelCScale: flags['gumbel-c-scale'],
@@ -238,7 +238,7 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
     trainingSteps: flags['train-steps'],
     batchSize: flags['batch-size'],
     learningRate: flags.lr,
-    learningRateSchedule: flags['lr-schedule'] as TrainOptionsInput['learningRateSchedule'],
+    learningRateSchedule: flags['lr-schedule'],
     finalLearningRate: flags['lr-final'],
     weightDecay: flags['weight-decay'],
     weightsAverageDecay: flags['weights-average'],
@@ -247,8 +247,8 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
     evalSimulations: flags['eval-sims'],
     network: flags.network ? parseNetworkSpec(flags.network) : undefined,
     // One flag, two engines: the tfjs backend that trains and the engine the search runs on.
-    backend: splitBackendChoice((flags.backend ?? 'auto') as BackendChoice).training,
-    inferenceBackend: splitBackendChoice((flags.backend ?? 'auto') as BackendChoice).engine,
+    backend: splitBackendChoice(flags.backend ?? 'auto').training,
+    inferenceBackend: splitBackendChoice(flags.backend ?? 'auto').engine,
     inferenceThreads: flags.threads,
     out: flags.out,
     resume: flags.resume,
@@ -296,7 +296,7 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
       simulations: flags['rate-sims'] ?? defaultPlaySimulations(plugin),
       previous: flags['rate-previous'] ?? 2,
       seed: flags.seed ?? 0,
-      backend: (flags.backend ?? 'auto') as BackendChoice,
+      backend: flags.backend ?? 'auto',
       threads: flags.threads,
       anchors: flags['rate-anchor'] ? [flags['rate-anchor']] : [],
     });
@@ -444,7 +444,7 @@ function redisRunOptions(flags: TrainFlags, gameId: string, source: { packageNam
   // Default: the run directory's name (runs/chess -> chess), so a resumed run keeps its stream.
   const dir = flags.resume ?? flags.out;
   const named = dir ? basename(resolve(dir)) : gameId;
-  const run = checkRunName(flags['run-id'] ?? (named === 'checkpoint' && dir ? basename(resolve(dir, '..')) : named));
+  const run = checkRunName(flags['run-id'] ?? named);
   // No key given: the learner makes one in the run directory once it is open (and says how to hand it over).
   const runKey = readRunKey(flags['run-key-file']);
   return { endpoint, run, runKey, plugin: { packageName: source.packageName, version: source.version, exportName: source.exportName } };

@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline';
 import { resolveGame, type Game, type Masker } from '@az/core';
-import { BACKEND_CHOICES, type BackendChoice } from '@az/nn';
+import { BACKEND_CHOICES } from '@az/nn';
 import { runUciServer, uciOfAction, valueToCentipawns, type UciBudget, type UciInfo, type UciSearchControl, type UciSearcher } from '@az/chess-uci';
 import { legalActionsOf, type ChessState } from '@az/game-chess';
 import { BatchedMcts, defaultPlaySimulations, playSearchConfig, selectActionFromVisits, type Evaluator } from '@az/mcts';
@@ -217,7 +217,7 @@ export async function uciCommand(argv: readonly string[]): Promise<number> {
   }
   if (!flags.model) throw new UsageError('az uci: --model DIR is required (a trained chess model)');
   const plugin = resolveGame('chess');
-  const backend = (flags.backend ?? 'auto') as BackendChoice;
+  const backend = flags.backend ?? 'auto';
   const load = (threads: number | undefined): Promise<LoadedModel> => loadModel(plugin, flags.model as string, { backend, threads, log: (m) => process.stderr.write(`${m}\n`) });
   const model = await load(flags.threads);
   const game = gameFor(plugin, {}, model) as unknown as Game<ChessState>;

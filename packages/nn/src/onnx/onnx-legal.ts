@@ -15,13 +15,9 @@
  * feeds a zero-width `[count, 0]` index tensor and fetches `policy_logits` and `value` as before
  * (bitwise the same figures: the nodes computing them are unchanged). Two sessions (one plain, one
  * augmented) would spare that empty gather but open twice and hold the weights and onnxruntime's
- * buffers twice. Measured (1 intra-op thread, quiet 2-core machine, load < 0.4): on the chess tower
- * (64 filters x 4 blocks, 4,672 actions; 3.7 MB of graph) a session opens in 5-7 ms plain and 7-9 ms
- * augmented (a worker thread adds ~55 ms to either); at batch 256 a plain session's run takes 96 ms
- * (median of 8), `predict` on the augmented one 94 ms, i.e. no difference beyond the noise, and
- * `predictLegal` with rows of 40 90 ms (worker thread: 98 ms `predict`, 93 ms `predictLegal`; its gain
- * in self-play is mostly the garbage it does not make). The empty gather's cost shows only on a tiny
- * network: the tic-tac-toe MLP at batch 16 runs in ~18 µs plain and ~20 µs with it, per call.
+ * buffers twice. Measured, the augmented session opens about as fast and runs `predict` no slower than a
+ * plain one on the chess tower, and the empty gather shows only on a tiny network such as tic-tac-toe's
+ * (docs/performance.md, "Figures behind decisions in the code").
  *
  * Indices are int32 (GatherElements takes int32 or int64 indices in the ONNX spec and in onnxruntime's
  * CPU and CUDA kernels): the caller's Int32Array is fed as it is, without a conversion to BigInt64.

@@ -1,6 +1,7 @@
 /**
  * `InferenceModel` over an onnxruntime-node session: the fast path for self-play, `az play` and `az eval`
- * (7-16x tfjs wasm on a chess-sized net; see docs/backends.md). Inference only: training stays in tfjs.
+ * (several times tfjs wasm on a chess-sized net; docs/backends.md has the figures). Inference only:
+ * training stays in tfjs.
  *
  * onnxruntime-node is a native addon. It is imported lazily, on first use, so importing @az/nn stays
  * cheap and works where the native library cannot load (a platform without prebuilt binaries, a broken
@@ -27,8 +28,8 @@ export type OnnxExecutionProvider = 'cpu' | 'cuda';
 /**
  * Which thread runs onnxruntime. 'main': the calling thread, in `predict`. 'worker': a worker thread of
  * its own, with the batch passed through shared memory (two copies of each input and output a call).
- * onnxruntime-node allocates a new ArrayBuffer for every output of every run (9.5 MB a call for chess
- * at 512 positions); in the worker those allocations are collected on the worker's nearly empty heap
+ * onnxruntime-node allocates a new ArrayBuffer for every output of every run (the whole dense policy:
+ * megabytes a call for chess); in the worker those allocations are collected on the worker's nearly empty heap
  * instead of the caller's, where a search's trees make each young-generation collection expensive (see
  * docs/performance.md).
  */
@@ -317,8 +318,8 @@ export class OnnxInferenceModel implements InferenceModel {
     requireLength('predictLegal', 'policyOut', policyOut, entries, count, width);
     requireLength('predictLegal', 'valueOut', valueOut, count * numSeats, count);
     // Checked here, not left to onnxruntime: its GatherElements refuses an index >= actionSize (a run
-    // error, and a line on stderr) but takes one in [-actionSize, 0) as counting from the end. ~10 µs for
-    // 512 positions of 30 actions, next to a run of tens of milliseconds.
+    // error, and a line on stderr) but takes one in [-actionSize, 0) as counting from the end. The check
+    // is negligible next to a run (docs/performance.md).
     for (let i = 0; i < entries; i++) {
       const a = actions[i]!;
       if (a < 0 || a >= actionSize) {
@@ -372,8 +373,8 @@ class InThreadRunner implements OnnxRunner {
   async run(input: Float32Array, count: number, policyOut: Float32Array, valueOut: Float32Array): Promise<void> {
     const { actionSize, numSeats, inputShape } = this.config;
     // The tensors view the caller's buffers (no copy); onnxruntime reads the input and writes the outputs
-    // in place during run, which the caller awaits. Pre-allocated outputs spare a 4,672-float-a-position
-    // copy for chess (9.5 MB a call at 512 positions) out of the tensors onnxruntime would otherwise return.
+    // in place during run, which the caller awaits. Pre-allocated outputs spare a copy of the dense policy
+    // (actionSize floats a position) out of the tensors onnxruntime would otherwise return.
     const ort = this.ort;
     const x = new ort.Tensor('float32', input.subarray(0, count * this.inputSize), [count, ...inputShape]);
     const fetches = {

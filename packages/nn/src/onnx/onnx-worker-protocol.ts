@@ -6,7 +6,7 @@
  * The batch travels through SharedArrayBuffers: the calling thread writes the inputs, the worker copies
  * them into a tensor of its own (onnxruntime-node refuses tensors over shared memory), runs the session
  * and copies the outputs back. onnxruntime-node returns every output in a newly allocated ArrayBuffer;
- * those allocations (9.5 MB a call for the chess policy at 512 positions) then land on the worker's
+ * those allocations (a dense policy a call, megabytes for chess; docs/performance.md) then land on the worker's
  * small heap instead of the search's, whose young-generation collections they would otherwise trigger.
  */
 

@@ -29,11 +29,11 @@ function metadata(list: readonly Ort.InferenceSession.ValueMetadata[]): OnnxValu
 /**
  * Frees an ArrayBuffer now instead of at the next collection: transferred to a port whose other end is
  * closed, it is detached and its message dropped, which releases the memory. onnxruntime-node returns
- * each output in a new ArrayBuffer (9.5 MB a call for chess); left to the collector, several of them pile
- * up between collections, and glibc's per-thread arena for this thread hands their memory back to the
- * kernel and takes it again, page by page (measured: onnxruntime through this worker at 11,400-14,000
- * evaluations/s against 17,000-22,000 when freed at once, chess batch 500, load 5). Freed at once, the
- * next output reuses the same memory.
+ * each output in a new ArrayBuffer (a whole dense policy a call); left to the collector, several of them
+ * pile up between collections, and glibc's per-thread arena for this thread hands their memory back to
+ * the kernel and takes it again, page by page, which slowed this worker well below the main thread
+ * (docs/performance.md, "Figures behind decisions in the code"). Freed at once, the next output reuses
+ * the same memory.
  */
 const release = (() => {
   const { port1, port2 } = new MessageChannel();

@@ -37,6 +37,7 @@ export type OnnxThread = 'main' | 'worker';
 /** The inference backend names an ONNX session reports ('onnx' on the CPU). */
 export type OnnxBackendName = 'onnx' | 'onnx-cuda';
 
+/** How `OnnxInferenceModel.create` sets up its onnxruntime session. */
 export interface OnnxSessionOptions {
   /**
    * Threads onnxruntime uses inside one `predict` (intra-op parallelism). Default: the cores available to
@@ -63,6 +64,7 @@ export function setOnnxWorkerFaultForTests(fault: OnnxWorkerFault | undefined): 
 /** onnxruntime-node (or its CUDA provider) cannot be used here; the message says why and what to do. */
 export class OnnxUnavailableError extends EngineUnavailableError {
   constructor(
+    /** The engine that cannot run: 'onnx' when onnxruntime itself is missing, 'onnx-cuda' when only its CUDA provider is. */
     readonly backend: OnnxBackendName,
     message: string,
   ) {
@@ -72,12 +74,16 @@ export class OnnxUnavailableError extends EngineUnavailableError {
 }
 
 const ORT_PACKAGE = 'onnxruntime-node';
-/** How a GPU user gets the CUDA provider: the repo's .npmrc skips its download by default; the env var wins over .npmrc. */
 /**
  * How to add onnxruntime-node to a project without its install script's CUDA download (from outside
  * the npm registry; the CPU library ships in the npm package).
  */
 export const ONNX_INSTALL_COMMAND = 'ONNXRUNTIME_NODE_INSTALL=skip npm install onnxruntime-node';
+/**
+ * How a GPU user adds the CUDA 12 provider to an onnxruntime-node installed without it (as
+ * `ONNX_INSTALL_COMMAND` does): its install script runs again and downloads the provider, which
+ * the `onnx-cuda` engine needs.
+ */
 export const ONNX_CUDA_INSTALL_COMMAND = 'ONNXRUNTIME_NODE_INSTALL=cuda12 npm rebuild onnxruntime-node';
 
 type OrtModule = typeof Ort;
@@ -141,7 +147,20 @@ async function importOrt(): Promise<OrtModule> {
 }
 
 /** Whether onnxruntime loads in this process (it is then cached), and why not when it does not. */
-export async function onnxRuntimeStatus(): Promise<{ readonly available: true; readonly version: string } | { readonly available: false; readonly reason: string }> {
+export async function onnxRuntimeStatus(): Promise<
+  | {
+      /** onnxruntime loaded. */
+      readonly available: true;
+      /** Its version, as onnxruntime-node reports it. */
+      readonly version: string;
+    }
+  | {
+      /** onnxruntime did not load. */
+      readonly available: false;
+      /** Why, and what to install (the `OnnxUnavailableError` message). */
+      readonly reason: string;
+    }
+> {
   try {
     const ort = await loadOnnxRuntime();
     return { available: true, version: ort.env.versions.node ?? ort.env.versions.common };
@@ -207,6 +226,11 @@ const NO_ACTIONS = new Int32Array(0);
 /** Raised inside the runners when onnxruntime cannot create the session; `create` words it. */
 class SessionOpenError extends Error {}
 
+/**
+ * The search's `InferenceModel` on an onnxruntime session over an exported graph (`exportOnnx`, or a
+ * checkpoint's model.onnx): the fast path for self-play, play and evaluation. It runs the weights the
+ * graph was exported with; training stays in tfjs. Opened with `create`.
+ */
 export class OnnxInferenceModel implements InferenceModel {
   readonly backendName: OnnxBackendName;
   /**
@@ -220,6 +244,7 @@ export class OnnxInferenceModel implements InferenceModel {
 
   private constructor(
     private readonly runner: OnnxRunner,
+    /** The network's shape: input, action count and seats. */
     readonly config: NetworkConfig,
     /** Intra-op threads of the session. */
     readonly threads: number,

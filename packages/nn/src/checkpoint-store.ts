@@ -126,7 +126,12 @@ export interface SavedRunCheckpoint {
 /** How many iterations' checkpoints a run keeps when `SaveRunCheckpointOptions.keep` is not given. */
 export const DEFAULT_KEEP_CHECKPOINTS = 5;
 
-/** Writes the run's next checkpoint (see the module comment) and prunes beyond `keep`. */
+/**
+ * Writes the run's next checkpoint, `RUN/checkpoints/iter-NNNNNN/` (`checkpointName`), atomically: it
+ * appears by one rename, so the newest checkpoint is always complete. Before writing it removes what
+ * killed saves left behind; after, it prunes the checkpoints of iterations older than the last `keep`
+ * (every save of a kept iteration stays).
+ */
 export async function saveRunCheckpoint(
   runDir: string,
   model: tf.LayersModel,

@@ -18,7 +18,7 @@
 import type { MlpSpec, NetworkConfig, ResNetSpec } from '@az/core';
 import { tf } from './tf.js';
 
-/** Batch-norm settings used by every BN layer (the ONNX exporter folds with the same epsilon). */
+/** The epsilon every BN layer adds to the variance (the ONNX exporter folds each BN with the same). */
 export const BATCH_NORM_EPSILON = 1e-3;
 /** The moving-average momentum of every BN layer's mean and variance (tfjs's and Keras's default). */
 export const BATCH_NORM_MOMENTUM = 0.99;

@@ -95,7 +95,8 @@ interface Slot {
 const ILLEGAL_LOGIT_OFFSET = 1e4;
 
 /**
- * Trains a policy/value network in place, one batch per call, with the loss above and Adam. It keeps
+ * Trains a policy/value network in place, one batch per call, with Adam on the loss policy cross-entropy
+ * + value mean squared error + L2 weight decay on the kernels (`TrainLosses` has each part). It keeps
  * Adam's moments as tensors beside the model; `getOptimizerState` and `setOptimizerState` carry them
  * through checkpoints so a resumed run continues where it stopped.
  */

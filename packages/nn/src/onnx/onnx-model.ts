@@ -27,10 +27,10 @@ export type OnnxExecutionProvider = 'cpu' | 'cuda';
 /**
  * Which thread runs onnxruntime. 'main': the calling thread, in `predict`. 'worker': a worker thread of
  * its own, with the batch passed through shared memory (two copies of each input and output a call).
- * onnxruntime-node allocates a new ArrayBuffer for every output of every run (9.5 MB a call for chess
- * at 512 positions); in the worker those allocations are collected on the worker's nearly empty heap
- * instead of the caller's, where a search's trees make each young-generation collection expensive (see
- * docs/performance.md).
+ * onnxruntime-node allocates a new ArrayBuffer for every output of every run (megabytes a call for a
+ * large policy such as chess's); in the worker those allocations are collected on the worker's nearly
+ * empty heap instead of the caller's, where a search's trees make each young-generation collection
+ * expensive (see docs/performance.md).
  */
 export type OnnxThread = 'main' | 'worker';
 

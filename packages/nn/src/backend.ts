@@ -9,24 +9,36 @@
 import { tf } from './tf.js';
 import { registerWasmTrainingKernels } from './wasm-kernels.js';
 
+/**
+ * A tfjs backend by name, as `--backend` takes it: `cpu` (pure JS), `wasm`, `node` (tfjs-node, CPU) or
+ * `gpu` (tfjs-node-gpu, CUDA), or `auto` for the fastest that loads here.
+ */
 export type BackendName = 'auto' | 'cpu' | 'wasm' | 'node' | 'gpu';
 /** A backend that actually runs (what `auto` resolves to). */
 export type ResolvedBackendName = Exclude<BackendName, 'auto'>;
 
+/** Every `BackendName`, `auto` first: for validating and listing choices (a CLI's help, an error message). */
 export const BACKEND_NAMES: readonly BackendName[] = ['auto', 'cpu', 'wasm', 'node', 'gpu'];
 
+/** The tfjs backend `initBackend` made active, and what `auto` passed over to reach it. */
 export interface BackendInfo {
   /** The backend in use (never 'auto'). */
   readonly name: ResolvedBackendName;
   /** tfjs's own name for it: 'cpu', 'wasm' or 'tensorflow' (node and gpu). */
   readonly tfBackend: string;
   /** Backends `auto` tried first and passed over, with why (empty for an explicit choice). */
-  readonly skipped: readonly { readonly name: ResolvedBackendName; readonly reason: string }[];
+  readonly skipped: readonly {
+    /** The backend passed over. */
+    readonly name: ResolvedBackendName;
+    /** Why it could not run (its `BackendUnavailableError` message). */
+    readonly reason: string;
+  }[];
 }
 
 /** A backend that cannot run here: its package is missing, or present but its native library fails to load. */
 export class BackendUnavailableError extends Error {
   constructor(
+    /** The backend that cannot run. */
     readonly backend: ResolvedBackendName,
     message: string,
     /** The npm package the backend needs, when it comes from one. */

@@ -3,7 +3,9 @@ import type { tf } from './tf.js';
 
 /** A file of a checkpoint as the manifest lists it. */
 export interface CheckpointFileEntry {
+  /** The file's size in bytes. */
   readonly bytes: number;
+  /** The SHA-256 of its contents, in lowercase hex: what loading checks the file against. */
   readonly sha256: string;
 }
 

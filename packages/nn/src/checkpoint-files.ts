@@ -7,12 +7,17 @@ import { basename, dirname, join } from 'node:path';
 
 /** A checkpoint that cannot be written or read. `path` is the file or directory at fault. */
 export class CheckpointError extends Error {
-  constructor(readonly path: string, message: string) {
+  constructor(
+    /** The file or directory at fault. */
+    readonly path: string,
+    message: string,
+  ) {
     super(message);
     this.name = 'CheckpointError';
   }
 }
 
+/** The SHA-256 of `data` (a string is hashed as UTF-8) in lowercase hex, as checkpoint manifests list it. */
 export function sha256(data: string | Uint8Array): string {
   return createHash('sha256').update(data).digest('hex');
 }

@@ -20,6 +20,7 @@ import type { OptimizerState } from './training.js';
 /** The folder of a run directory that holds its checkpoints. */
 export const CHECKPOINTS_DIR = 'checkpoints';
 
+/** One complete checkpoint of a run, as `listCheckpoints` finds it. */
 export interface CheckpointEntry {
   /** Folder name, e.g. `iter-000012` (a second save at the same iteration is `iter-000012-2`). */
   readonly name: string;
@@ -33,6 +34,10 @@ export interface CheckpointEntry {
 
 const NAME = /^iter-(\d+)(?:-(\d+))?$/;
 
+/**
+ * The folder name of a run's checkpoint: `iter-` and the iteration padded to six digits (so names sort by
+ * iteration), with `-2`, `-3`... for a second or third save at the same iteration.
+ */
 export function checkpointName(iteration: number, sequence = 1): string {
   return `iter-${String(iteration).padStart(6, '0')}${sequence > 1 ? `-${sequence}` : ''}`;
 }
@@ -65,6 +70,7 @@ export function listCheckpoints(runDir: string): CheckpointEntry[] {
 export interface ResolvedCheckpointPath {
   /** The run directory the checkpoint belongs to; null for a standalone checkpoint directory. */
   readonly runDir: string | null;
+  /** The checkpoint directory itself (absolute). */
   readonly checkpointDir: string;
   /** Whether this is the run's newest checkpoint (always true for a standalone one). */
   readonly latest: boolean;
@@ -93,21 +99,31 @@ export function resolveCheckpointPath(path: string): ResolvedCheckpointPath {
   );
 }
 
+/** How `saveRunCheckpoint` writes the checkpoint (as `saveCheckpoint`) and how many of the run's it keeps. */
 export interface SaveRunCheckpointOptions extends SaveCheckpointOptions {
   /** Iterations whose checkpoints are kept, the new one's included (default 5; at least 1). Every save of a kept iteration stays. */
   readonly keep?: number;
 }
 
+/** What `saveRunCheckpoint` did: the checkpoint written and those it pruned. */
 export interface SavedRunCheckpoint {
+  /** The manifest as written. */
   readonly manifest: CheckpointManifest;
+  /** Where the new checkpoint is. */
   readonly entry: CheckpointEntry;
   /** Checkpoints deleted because their iteration is older than the last `keep`. */
   readonly removed: readonly CheckpointEntry[];
 }
 
+/** How many iterations' checkpoints a run keeps when `SaveRunCheckpointOptions.keep` is not given. */
 export const DEFAULT_KEEP_CHECKPOINTS = 5;
 
-/** Writes the run's next checkpoint (see the module comment) and prunes beyond `keep`. */
+/**
+ * Writes the run's next checkpoint, `RUN/checkpoints/iter-NNNNNN/` (`checkpointName`), atomically: it
+ * appears by one rename, so the newest checkpoint is always complete. Before writing it removes what
+ * killed saves left behind; after, it prunes the checkpoints of iterations older than the last `keep`
+ * (every save of a kept iteration stays).
+ */
 export async function saveRunCheckpoint(
   runDir: string,
   model: tf.LayersModel,

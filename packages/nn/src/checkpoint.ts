@@ -32,6 +32,7 @@ import { isFileList, manifestProblem, nonFiniteWeight, type CheckpointFileEntry 
 export { CheckpointError };
 import type { OptimizerState } from './training.js';
 
+/** The `format` of every az checkpoint manifest: what tells an az checkpoint from another directory with a manifest.json. */
 export const CHECKPOINT_FORMAT = 'az-checkpoint';
 /** 2: the manifest lists each file's sha256 and checksums itself. Version 1 checkpoints still load. */
 export const CHECKPOINT_FORMAT_VERSION = 2;
@@ -44,6 +45,7 @@ export const OPTIMIZER_DATA_FILE = 'optimizer.bin';
 /** The network as an ONNX graph, for onnxruntime inference (`openCheckpointInference`). */
 export const ONNX_MODEL_FILE = 'model.onnx';
 
+/** What `saveCheckpoint` writes besides the model, the manifest and the optimizer state. */
 export interface SaveCheckpointOptions {
   /**
    * The ONNX graph to write as model.onnx: true (default) exports it from `model`; bytes from `exportOnnx`
@@ -55,9 +57,16 @@ export interface SaveCheckpointOptions {
   readonly extraFiles?: Readonly<Record<string, string | Uint8Array>>;
 }
 
+/**
+ * A checkpoint's manifest.json: what the network was trained for and how, read before anything else so a
+ * checkpoint for another game, encoder or format is refused without building a model.
+ */
 export interface CheckpointManifest {
+  /** Always `CHECKPOINT_FORMAT`. */
   readonly format: typeof CHECKPOINT_FORMAT;
+  /** The layout version the checkpoint was written in (`CHECKPOINT_FORMAT_VERSION` when saved by this az). */
   readonly formatVersion: number;
+  /** The id of the game the network plays. */
   readonly gameId: string;
   /** The game's resolved config, so the game can be recreated exactly. */
   readonly gameConfig: ResolvedConfig;
@@ -67,6 +76,7 @@ export interface CheckpointManifest {
   readonly iteration: number;
   /** Monotonic version of the weights (increments whenever the trainer publishes new weights). */
   readonly weightsVersion: number;
+  /** The network's architecture and shape: what `buildModel` builds and the weights are checked against. */
   readonly network: NetworkConfig;
   /** Backend the checkpoint was written from (informational: weights load on any backend). */
   readonly backend: string;
@@ -81,11 +91,18 @@ export interface CheckpointManifest {
 }
 
 /** What the caller supplies; format, formatVersion, files, checksum and (unless given) createdAt are filled in. */
-export type CheckpointManifestInput = Omit<CheckpointManifest, 'format' | 'formatVersion' | 'createdAt' | 'files' | 'checksum'> & { readonly createdAt?: string };
+export type CheckpointManifestInput = Omit<CheckpointManifest, 'format' | 'formatVersion' | 'createdAt' | 'files' | 'checksum'> & {
+  /** ISO 8601 time of writing (default: now). */
+  readonly createdAt?: string;
+};
 
+/** A checkpoint as `loadCheckpoint` reads it: everything needed to search with the network or resume training it. */
 export interface LoadedCheckpoint {
+  /** The network on the current tfjs backend; the caller disposes it. */
   readonly model: tf.LayersModel;
+  /** The manifest, checked. */
   readonly manifest: CheckpointManifest;
+  /** Adam's state when one was saved, for `NetworkTrainer.setOptimizerState`. */
   readonly optimizerState?: OptimizerState;
   /** The manifest lists optimizer files that are gone: the optimizer starts afresh (Adam moments reset). */
   readonly optimizerMissing?: boolean;
@@ -93,7 +110,9 @@ export interface LoadedCheckpoint {
 
 /** What the caller expects the checkpoint to be for; a mismatch is a CheckpointError. */
 export interface CheckpointExpectation {
+  /** The game the checkpoint must be for. */
   readonly gameId?: string;
+  /** The encoder version the network must have been trained with (the game's `Encoder.version` now). */
   readonly encoderVersion?: string;
 }
 

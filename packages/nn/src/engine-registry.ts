@@ -26,10 +26,12 @@ import { TFJS_ENGINE } from './tfjs/tfjs-engine.js';
 
 /** Every engine, in the order `--help` lists them. */
 export const INFERENCE_ENGINES: readonly InferenceEngineEntry[] = [ONNX_ENGINE, ONNX_CUDA_ENGINE, TFJS_ENGINE];
+/** Every `InferenceEngineChoice`, `auto` first: what an engine option accepts. */
 export const INFERENCE_ENGINE_CHOICES: readonly InferenceEngineChoice[] = ['auto', ...INFERENCE_ENGINES.map((e) => e.name)];
 
 /** What `--backend` accepts: a tfjs backend (training and inference on tfjs), or an onnx inference engine. */
 export type BackendChoice = BackendName | 'onnx' | 'onnx-cuda';
+/** Every `BackendChoice`, in the order `--help` lists them. */
 export const BACKEND_CHOICES: readonly BackendChoice[] = [...BACKEND_NAMES, 'onnx', 'onnx-cuda'];
 
 /**
@@ -37,7 +39,12 @@ export const BACKEND_CHOICES: readonly BackendChoice[] = [...BACKEND_NAMES, 'onn
  * `auto` -> (auto, auto); `onnx`/`onnx-cuda` -> (auto, that); `cpu`/`wasm`/`node`/`gpu` -> (that, tfjs),
  * since naming a tfjs backend asks for tfjs.
  */
-export function splitBackendChoice(choice: BackendChoice): { readonly training: BackendName; readonly engine: InferenceEngineChoice } {
+export function splitBackendChoice(choice: BackendChoice): {
+  /** The tfjs backend to train on (`initBackend`'s argument). */
+  readonly training: BackendName;
+  /** The engine to run the search's network calls on. */
+  readonly engine: InferenceEngineChoice;
+} {
   if (choice === 'onnx' || choice === 'onnx-cuda') return { training: 'auto', engine: choice };
   if (choice === 'auto') return { training: 'auto', engine: 'auto' };
   if (!BACKEND_NAMES.includes(choice)) throw new RangeError(`unknown backend '${String(choice)}' (choose one of ${BACKEND_CHOICES.join(', ')})`);
@@ -59,8 +66,9 @@ export function engineCandidates(choice: InferenceEngineChoice, engines: readonl
   return [entry];
 }
 
+/** How `openInferenceEngine` opens a network: which engine, and the options every engine takes. */
 export interface OpenEngineOptions extends InferenceEngineOptions {
-  /** Default 'auto'. */
+  /** The engine by name, or `auto` for the best that opens here (default 'auto'). */
   readonly engine?: InferenceEngineChoice;
 }
 
@@ -95,11 +103,18 @@ function passOver(options: Pick<InferenceEngineOptions, 'log'>, entry: Inference
   (options.log ?? console.warn)(`inference on ${next.label()}, not ${entry.label()}: ${reason}`);
 }
 
+/**
+ * How `openCheckpointInference` opens a checkpoint: the engine options (not `ownsModel` or `onnx`: the
+ * checkpoint supplies the network) and what the checkpoint must be for.
+ */
 export interface CheckpointInferenceOptions extends Omit<OpenEngineOptions, 'ownsModel' | 'onnx'> {
+  /** The game and encoder version the checkpoint must match (a CheckpointError otherwise). */
   readonly expect?: CheckpointExpectation;
 }
 
+/** A checkpoint opened for inference by `openCheckpointInference`. */
 export interface CheckpointInference {
+  /** The checkpoint's manifest, checked. */
   readonly manifest: CheckpointManifest;
   /** The network, at the checkpoint's weights version. */
   readonly inference: InferenceEngine;

@@ -36,6 +36,7 @@ export interface InferenceWorkload {
   readonly fullPolicyRows: boolean;
 }
 
+/** How an engine opens a network: threads, the workload it tunes to, the starting weights version, ownership of the model. */
 export interface InferenceEngineOptions {
   /** onnxruntime intra-op threads (default: the cores available to the process; 1 per process when N processes share N cores). */
   readonly threads?: number;
@@ -57,10 +58,21 @@ export interface InferenceEngineOptions {
 }
 
 /** Whether an engine can run in this process, and why not. */
-export type EngineAvailability = { readonly available: true } | { readonly available: false; readonly reason: string };
+export type EngineAvailability =
+  | {
+      /** The engine can run here. */
+      readonly available: true;
+    }
+  | {
+      /** The engine cannot run here. */
+      readonly available: false;
+      /** Why, and what to install or choose instead. */
+      readonly reason: string;
+    };
 
 /** One engine as the registry knows it. */
 export interface InferenceEngineEntry {
+  /** The name that chooses it (`--backend`, `OpenEngineOptions.engine`). */
   readonly name: InferenceEngineName;
   /** Where `auto` tries it: highest first; null: only when asked for by name (it needs hardware `auto` cannot assume). */
   readonly priority: number | null;
@@ -75,7 +87,9 @@ export interface InferenceEngineEntry {
    * opens it; absent when the engine needs the tfjs model. An engine opened from a file has fixed weights.
    */
   readonly checkpointFile?: {
+    /** The file's name in a checkpoint directory. */
     readonly name: string;
+    /** The engine on the file at `path` (checked against the manifest by the caller). */
     open(path: string, config: NetworkConfig, options: InferenceEngineOptions): Promise<InferenceEngine>;
   };
 }
@@ -83,6 +97,7 @@ export interface InferenceEngineEntry {
 /** An engine that cannot run in this process: its runtime or a library it needs is missing. The message says what to do. */
 export class EngineUnavailableError extends Error {
   constructor(
+    /** The engine that cannot run. */
     readonly engine: InferenceEngineName,
     message: string,
   ) {

@@ -2,7 +2,13 @@
 // export and inference, weights transport, checkpoints). Games and search never import it: they see
 // only the spec types and `InferenceModel` from @az/core.
 // Networks: tfjs backends, the model builder, inference, training, weights transport and checkpoints.
-export { tf, type LayersModel } from './tf.js';
+/**
+ * The TensorFlow.js namespace, for callers that build tensors; documented by TensorFlow.js.
+ *
+ * @hidden
+ */
+export { tf } from './tf.js';
+export type { LayersModel } from './tf.js';
 export {
   initBackend,
   currentBackend,

@@ -16,7 +16,10 @@ import type { NetworkConfig } from '@az/core';
 import { CheckpointError, errorMessage, isNotFound } from './checkpoint-files.js';
 import { networkWeightShapes } from './model.js';
 
-/** A model folder's file that breaks one of the rules above. `path` is the file (or the folder). */
+/**
+ * A model folder's file that breaks one of the rules every read of an untrusted checkpoint obeys (a plain
+ * file name, a regular file, a size within what its role allows). `path` is the file (or the folder).
+ */
 export class ModelFolderError extends CheckpointError {
   constructor(path: string, message: string) {
     super(path, message);

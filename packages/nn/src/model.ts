@@ -18,18 +18,27 @@
 import type { MlpSpec, NetworkConfig, ResNetSpec } from '@az/core';
 import { tf } from './tf.js';
 
-/** Batch-norm settings used by every BN layer (the ONNX exporter folds with the same epsilon). */
+/** The epsilon every BN layer adds to the variance (the ONNX exporter folds each BN with the same). */
 export const BATCH_NORM_EPSILON = 1e-3;
+/** The moving-average momentum of every BN layer's mean and variance (tfjs's and Keras's default). */
 export const BATCH_NORM_MOMENTUM = 0.99;
 
+/** The policy head's 1x1 convolution filters when a ResNet spec leaves `policyFilters` out. */
 export const DEFAULT_POLICY_FILTERS = 2;
+/** The value head's 1x1 convolution filters when a ResNet spec leaves `valueFilters` out. */
 export const DEFAULT_VALUE_FILTERS = 4;
+/** The value head's dense width when a ResNet spec leaves `valueHidden` out. */
 export const DEFAULT_VALUE_HIDDEN = 64;
 
-/** Names of the two outputs, in output order. */
+/**
+ * The name of the network's first output, the policy logits (one per action), and of its layer: the ONNX
+ * graph and checkpoint weights carry it.
+ */
 export const POLICY_OUTPUT_NAME = 'policy_logits';
+/** The name of the network's second output, the value (one per seat, in (-1, 1)), and of its layer. */
 export const VALUE_OUTPUT_NAME = 'value';
 
+/** How `buildModel` initialises the network it builds. */
 export interface BuildModelOptions {
   /**
    * Seed for the weight initialisers: the same seed gives the same initial weights. Without one, tfjs

@@ -14,22 +14,29 @@ import type { NetworkConfig } from '@az/core';
 import { tf } from './tf.js';
 import { checkModelMatchesConfig } from './tfjs/tfjs-model.js';
 
+/** A `NetworkTrainer`'s optimiser settings: Adam with L2 weight decay on the kernels. */
 export interface TrainerOptions {
   /** Adam step size (default 1e-3). Can be changed between steps with `learningRate`. */
   readonly learningRate?: number;
   /** L2 coefficient on kernel weights (default 1e-4). */
   readonly weightDecay?: number;
+  /** Adam's decay rate of the first moment, the running mean of the gradients (default 0.9). */
   readonly beta1?: number;
+  /** Adam's decay rate of the second moment, the running mean of the squared gradients (default 0.999). */
   readonly beta2?: number;
   /** Added to sqrt(v) (default 1e-7, as tfjs and Keras). */
   readonly epsilon?: number;
 }
 
+/** The loss of one batch and its parts, as `trainBatch` and `evaluateBatch` return it: what training logs and charts. */
 export interface TrainLosses {
+  /** Softmax cross-entropy between the policy targets and the logits, averaged over the rows that have a policy target. */
   readonly policyLoss: number;
+  /** Mean squared error between the value targets and the values, averaged over the batch and the seats. */
   readonly valueLoss: number;
   /** The weight-decay term as added to the loss (weightDecay * sum of squared kernels). */
   readonly l2: number;
+  /** The loss minimised: `policyLoss + valueLoss + l2`. */
   readonly total: number;
 }
 
@@ -38,19 +45,37 @@ export interface TrainLosses {
  * float32 buffer, laid out per weight as [m..., v...] in `variables` order.
  */
 export interface OptimizerState {
+  /** What the state is, checked when it is restored. */
   readonly format: 'az-adam';
+  /** The layout's version, checked when it is restored. */
   readonly formatVersion: 1;
   /** Adam steps taken so far (for bias correction). */
   readonly step: number;
+  /** The trainer's learning rate when the state was taken (restored with it). */
   readonly learningRate: number;
+  /** The trainer's weight decay when the state was taken (restored with it). */
   readonly weightDecay: number;
+  /** `TrainerOptions.beta1` of the trainer the state comes from (for the record: not restored). */
   readonly beta1: number;
+  /** `TrainerOptions.beta2` of the trainer the state comes from (for the record: not restored). */
   readonly beta2: number;
+  /** `TrainerOptions.epsilon` of the trainer the state comes from (for the record: not restored). */
   readonly epsilon: number;
-  readonly variables: readonly { readonly name: string; readonly shape: readonly number[] }[];
+  /** The model's trainable weights in the order of `data`: restoring checks they match the model's. */
+  readonly variables: readonly {
+    /** The weight's layer-qualified name, e.g. "stem_conv/kernel". */
+    readonly name: string;
+    /** The weight's shape. */
+    readonly shape: readonly number[];
+  }[];
+  /** The moments as float32s: per variable, its first moments then its second, each in the weight's element order. */
   readonly data: ArrayBuffer;
 }
 
+/**
+ * An optimizer state that does not fit the trainer's model (another format, other weights or shapes, or
+ * the wrong byte count): resuming it would train with moments of the wrong weights.
+ */
 export class OptimizerStateError extends Error {
   constructor(message: string) {
     super(message);
@@ -69,11 +94,22 @@ interface Slot {
 /** How far below the rest a masked (illegal) logit goes: far enough that its softmax share is 0. */
 const ILLEGAL_LOGIT_OFFSET = 1e4;
 
+/**
+ * Trains a policy/value network in place, one batch per call, with Adam on the loss policy cross-entropy
+ * + value mean squared error + L2 weight decay on the kernels (`TrainLosses` has each part). It keeps
+ * Adam's moments as tensors beside the model; `getOptimizerState` and `setOptimizerState` carry them
+ * through checkpoints so a resumed run continues where it stopped.
+ */
 export class NetworkTrainer {
+  /** Adam's step size for the next steps: a schedule may change it between steps. */
   learningRate: number;
+  /** The L2 coefficient on kernel weights for the next steps. */
   weightDecay: number;
+  /** Adam's first-moment decay rate (`TrainerOptions.beta1`). */
   readonly beta1: number;
+  /** Adam's second-moment decay rate (`TrainerOptions.beta2`). */
   readonly beta2: number;
+  /** Added to sqrt(v) in each Adam update (`TrainerOptions.epsilon`). */
   readonly epsilon: number;
   private stepCount = 0;
   private readonly slots: Slot[];
@@ -81,7 +117,14 @@ export class NetworkTrainer {
   private readonly inputSize: number;
   private disposed = false;
 
-  constructor(readonly model: tf.LayersModel, readonly config: NetworkConfig, options: TrainerOptions = {}) {
+  /** Throws `ModelShapeError` unless `model` matches `config`; the moments start at zero. */
+  constructor(
+    /** The network trained: its weights change with every `trainBatch`. */
+    readonly model: tf.LayersModel,
+    /** The network's shape: input, action count and seats (the batches' layout). */
+    readonly config: NetworkConfig,
+    options: TrainerOptions = {},
+  ) {
     checkModelMatchesConfig(model, config);
     this.learningRate = options.learningRate ?? 1e-3;
     this.weightDecay = options.weightDecay ?? 1e-4;
@@ -149,6 +192,7 @@ export class NetworkTrainer {
     return readLosses(losses);
   }
 
+  /** A copy of Adam's state (moments, step, learning rate and weight decay), for a checkpoint. */
   getOptimizerState(): OptimizerState {
     this.checkNotDisposed();
     const total = this.slots.reduce((sum, s) => sum + 2 * s.size, 0);

@@ -4,12 +4,18 @@
  */
 import { tf } from './tf.js';
 
+/** One weight of a network in `SerializedWeights`: which it is and the shape of its values. */
 export interface WeightSpec {
   /** The weight's stable name, e.g. 'stem_conv/kernel' (tfjs `originalName`, without uniquifying suffixes). */
   readonly name: string;
+  /** Its dimensions; its values in `SerializedWeights.data` are their product, as float32s. */
   readonly shape: readonly number[];
 }
 
+/**
+ * Every weight of a network in one transferable buffer: what a trainer sends its self-play workers after
+ * each training phase, cheaper to move between threads or processes than a checkpoint.
+ */
 export interface SerializedWeights {
   /** In `model.weights` order (trainable and non-trainable, e.g. batch-norm moving statistics). */
   readonly specs: readonly WeightSpec[];

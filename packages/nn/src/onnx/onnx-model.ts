@@ -38,6 +38,7 @@ export type OnnxThread = 'main' | 'worker';
 /** The inference backend names an ONNX session reports ('onnx' on the CPU). */
 export type OnnxBackendName = 'onnx' | 'onnx-cuda';
 
+/** How `OnnxInferenceModel.create` sets up its onnxruntime session. */
 export interface OnnxSessionOptions {
   /**
    * Threads onnxruntime uses inside one `predict` (intra-op parallelism). Default: the cores available to
@@ -64,6 +65,7 @@ export function setOnnxWorkerFaultForTests(fault: OnnxWorkerFault | undefined): 
 /** onnxruntime-node (or its CUDA provider) cannot be used here; the message says why and what to do. */
 export class OnnxUnavailableError extends EngineUnavailableError {
   constructor(
+    /** The engine that cannot run: 'onnx' when onnxruntime itself is missing, 'onnx-cuda' when only its CUDA provider is. */
     readonly backend: OnnxBackendName,
     message: string,
   ) {
@@ -73,13 +75,17 @@ export class OnnxUnavailableError extends EngineUnavailableError {
 }
 
 const ORT_PACKAGE = 'onnxruntime-node';
-/** How a GPU user gets the CUDA provider: the repo's .npmrc skips its download by default; the env var wins over .npmrc. */
 /**
  * How to add onnxruntime-node to a project without its install script's CUDA download (from outside
  * the npm registry; the CPU library ships in the npm package).
  */
 export const ONNX_INSTALL_COMMAND = 'ONNXRUNTIME_NODE_INSTALL=skip npm install onnxruntime-node';
-export const ONNX_CUDA_INSTALL_COMMAND = 'ONNXRUNTIME_NODE_INSTALL=cuda12 npm rebuild onnxruntime-node';
+/**
+ * How a GPU user adds the CUDA 12 provider to an onnxruntime-node installed without it (as
+ * `ONNX_INSTALL_COMMAND` does): its install script runs again and downloads the provider, which
+ * the `onnx-cuda` engine needs.
+ */
+export const ONNX_CUDA_INSTALL_COMMAND = '(cd node_modules/onnxruntime-node && ONNXRUNTIME_NODE_INSTALL=cuda12 node script/install.js)';
 
 type OrtModule = typeof Ort;
 let ortPromise: Promise<OrtModule> | null = null;
@@ -142,7 +148,20 @@ async function importOrt(): Promise<OrtModule> {
 }
 
 /** Whether onnxruntime loads in this process (it is then cached), and why not when it does not. */
-export async function onnxRuntimeStatus(): Promise<{ readonly available: true; readonly version: string } | { readonly available: false; readonly reason: string }> {
+export async function onnxRuntimeStatus(): Promise<
+  | {
+      /** onnxruntime loaded. */
+      readonly available: true;
+      /** Its version, as onnxruntime-node reports it. */
+      readonly version: string;
+    }
+  | {
+      /** onnxruntime did not load. */
+      readonly available: false;
+      /** Why, and what to install (the `OnnxUnavailableError` message). */
+      readonly reason: string;
+    }
+> {
   try {
     const ort = await loadOnnxRuntime();
     return { available: true, version: ort.env.versions.node ?? ort.env.versions.common };
@@ -171,7 +190,7 @@ export function checkCudaProvider(): void {
   if (!existsSync(path)) {
     throw new OnnxUnavailableError(
       'onnx-cuda',
-      `--backend onnx-cuda: the onnxruntime CUDA provider is not installed (${path} is missing; this repository's .npmrc skips its download). On a Linux x64 machine with an NVIDIA GPU, CUDA 12 and cuDNN 9, install it with \`${ONNX_CUDA_INSTALL_COMMAND}\` (it downloads from nuget.org), or use --backend onnx for the CPU`,
+      `--backend onnx-cuda: the onnxruntime CUDA provider is not installed (${path} is missing: npm does not run onnxruntime-node's install script, which downloads it, unless told to). On a Linux x64 machine with an NVIDIA GPU, CUDA 12 and cuDNN 9, install it with \`${ONNX_CUDA_INSTALL_COMMAND}\` (it downloads from nuget.org), or use --backend onnx for the CPU`,
     );
   }
 }
@@ -208,6 +227,11 @@ const NO_ACTIONS = new Int32Array(0);
 /** Raised inside the runners when onnxruntime cannot create the session; `create` words it. */
 class SessionOpenError extends Error {}
 
+/**
+ * The search's `InferenceModel` on an onnxruntime session over an exported graph (`exportOnnx`, or a
+ * checkpoint's model.onnx): the fast path for self-play, play and evaluation. It runs the weights the
+ * graph was exported with; training stays in tfjs. Opened with `create`.
+ */
 export class OnnxInferenceModel implements InferenceModel {
   readonly backendName: OnnxBackendName;
   /**
@@ -221,6 +245,7 @@ export class OnnxInferenceModel implements InferenceModel {
 
   private constructor(
     private readonly runner: OnnxRunner,
+    /** The network's shape: input, action count and seats. */
     readonly config: NetworkConfig,
     /** Intra-op threads of the session. */
     readonly threads: number,

@@ -4,6 +4,7 @@
 import type { InferenceModel, NetworkConfig } from '@az/core';
 import { tf } from '../tf.js';
 
+/** How a `TfjsInferenceModel` treats the LayersModel it wraps. */
 export interface TfjsInferenceOptions {
   /**
    * Whether `dispose()` also disposes the LayersModel (default true). Pass false when the model is shared,
@@ -20,12 +21,24 @@ export class ModelShapeError extends Error {
   }
 }
 
+/**
+ * The search's `InferenceModel` run by tfjs itself, on the current tfjs backend: it evaluates with the
+ * weights the LayersModel holds at each call, so a model being trained needs no export or refresh. The
+ * tfjs engine of the registry wraps one; onnx engines are faster for search.
+ */
 export class TfjsInferenceModel implements InferenceModel {
   private readonly inputSize: number;
   private readonly ownsModel: boolean;
   private disposed = false;
 
-  constructor(readonly model: tf.LayersModel, readonly config: NetworkConfig, options: TfjsInferenceOptions = {}) {
+  /** Throws `ModelShapeError` unless `model` matches `config`. */
+  constructor(
+    /** The network evaluated (shared with a trainer when `ownsModel` is false). */
+    readonly model: tf.LayersModel,
+    /** The network's shape: input, action count and seats. */
+    readonly config: NetworkConfig,
+    options: TfjsInferenceOptions = {},
+  ) {
     checkModelMatchesConfig(model, config);
     this.inputSize = config.inputShape.reduce((a, b) => a * b, 1);
     this.ownsModel = options.ownsModel ?? true;

@@ -151,12 +151,14 @@ export async function readRecords(
   const t0 = performance.now();
   const buffer = new ReplayBuffer(capacity, shape);
   const skipped: Record<string, { count: number; where: string[] }> = {};
+  // Said once the reading ends, so that the log does not break into its progress bar.
+  const named: string[] = [];
   const skip: SkipRecord = (where, reason, detail) => {
     const entry = (skipped[reason] ??= { count: 0, where: [] });
     entry.count++;
     if (entry.where.length < SKIPS_NAMED) {
       entry.where.push(where);
-      events.log?.(`records: skipped ${where}: ${detail}`);
+      named.push(`records: skipped ${where}: ${detail}`);
     }
   };
   let gamesRead = 0;
@@ -177,6 +179,7 @@ export async function readRecords(
     if (stopped()) break;
   }
   const summary = { gamesRead, positions, positionsHeld: buffer.size, capacity, seconds: (performance.now() - t0) / 1000, skipped };
+  for (const line of named) events.log?.(line);
   events.log?.(describeRecordsSummary(input.source.describe, summary));
   return { buffer, summary };
 }

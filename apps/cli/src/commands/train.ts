@@ -321,6 +321,7 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
   }
 
   let bar: ProgressBar | null = null;
+  let readingRecords = false;
   const units: Record<TrainPhase, string> = { records: 'positions', pretrain: 'steps', 'self-play': 'games', train: 'steps', eval: 'games', assess: 'positions' };
   const quiet = flags.quiet === true;
   const deps: Parameters<typeof runTraining>[1] = {
@@ -328,8 +329,16 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
     // Recorded in the run's lock: who holds the run, for a second az train on it.
     command: ['az', 'train', ...argv],
     events: {
-      log: (m) => console.error(m),
+      log: (m) => {
+        // Reading records ends with its summary line: the bar ends there, its rate that of the reading.
+        if (readingRecords) {
+          bar?.finish();
+          bar = null;
+        }
+        console.error(m);
+      },
       phase: (phase, total, iteration) => {
+        readingRecords = phase === 'records';
         bar?.finish();
         bar = null;
         if (phase === 'assess') console.error(`assessing the final model with the game's own reference...`);

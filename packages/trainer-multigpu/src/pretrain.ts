@@ -43,7 +43,7 @@ export async function learnFromRecords(run: RunSession, input: RecordsInput): Pr
  */
 async function pretrain(run: RunSession, buffer: ReplayBuffer, steps: number, summary: RecordsSummary): Promise<void> {
   const { state } = run;
-  let trained = 'the untrained network (no pretraining steps)';
+  let trained = buffer.size === 0 ? 'no positions to pretrain on: the untrained network' : 'the untrained network (no pretraining steps)';
   let stepsDone = 0;
   if (buffer.size > 0 && steps > 0) {
     const train = await trainPhase(run, 0, undefined, { buffer, share: 1 }, { steps, phase: 'pretrain' });

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { Rng, type Game } from '@az/core';
 import { ticTacToePlugin } from '@az/game-tictactoe';
-import { readRecords, recordPositions, recordsShareAt, sampleMixed, type RecordedGame, type RecordSource } from './record-intake.js';
+import { checkRecordsInput, readRecords, recordPositions, recordsShareAt, sampleMixed, type RecordedGame, type RecordSource } from './record-intake.js';
 import { ReplayBuffer } from './replay-buffer.js';
 
 const game = ticTacToePlugin.create({}) as Game<unknown>;
@@ -68,5 +68,14 @@ describe('record intake', () => {
     expect(summary.gamesRead).toBe(1);
     expect(Object.fromEntries(Object.entries(summary.skipped).map(([k, v]) => [k, v]))).toEqual({ 'not JSON': { count: 1, where: ['f:2'] }, 'does not replay': { count: 1, where: ['f:3'] } });
     expect(logs.at(-1)).toMatch(/records: 1 games read from test, 5 positions .*; 2 skipped: 1 not JSON \(f:2\); 1 does not replay \(f:3\)/);
+  });
+});
+
+describe('record settings', () => {
+  it('refuses a label smoothing or share outside its range, naming it', () => {
+    expect(() => checkRecordsInput({ labelSmoothing: 1, share: 0, finalShare: 0 })).toThrow(/labelSmoothing must be in \[0, 1\), got 1/);
+    expect(() => checkRecordsInput({ labelSmoothing: 0, share: 1.5, finalShare: 0 })).toThrow(/share must be in \[0, 1\], got 1.5/);
+    expect(() => checkRecordsInput({ labelSmoothing: 0, share: 0, finalShare: 0, pretrainSteps: -1 })).toThrow(/pretrainSteps must be a non-negative integer/);
+    expect(() => checkRecordsInput({ labelSmoothing: 0.1, share: 0.5, finalShare: 0 })).not.toThrow();
   });
 });

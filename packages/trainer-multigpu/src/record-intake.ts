@@ -148,6 +148,7 @@ export async function readRecords(
   events: TrainerEvents,
   stopped: () => boolean,
 ): Promise<{ buffer: ReplayBuffer; summary: RecordsSummary }> {
+  checkRecordsInput(input);
   const t0 = performance.now();
   const buffer = new ReplayBuffer(capacity, shape);
   const skipped: Record<string, { count: number; where: string[] }> = {};
@@ -182,6 +183,17 @@ export async function readRecords(
   for (const line of named) events.log?.(line);
   events.log?.(describeRecordsSummary(input.source.describe, summary));
   return { buffer, summary };
+}
+
+/** Rejects settings no minibatch or target can follow, naming the setting. */
+export function checkRecordsInput(input: Omit<RecordsInput, 'source'>): void {
+  if (!(input.labelSmoothing >= 0 && input.labelSmoothing < 1)) throw new RangeError(`records labelSmoothing must be in [0, 1), got ${input.labelSmoothing}`);
+  for (const key of ['share', 'finalShare'] as const) {
+    if (!(input[key] >= 0 && input[key] <= 1)) throw new RangeError(`records ${key} must be in [0, 1], got ${input[key]}`);
+  }
+  if (input.pretrainSteps !== undefined && !(Number.isInteger(input.pretrainSteps) && input.pretrainSteps >= 0)) {
+    throw new RangeError(`records pretrainSteps must be a non-negative integer, got ${input.pretrainSteps}`);
+  }
 }
 
 /** One line: games read, positions used and held, games skipped by reason with where. */

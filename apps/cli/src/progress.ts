@@ -75,7 +75,7 @@ export class ProgressBar {
     const rate = seconds > 0 ? this.done / seconds : 0;
     const etaKnown = rate > 0 && this.done < this.total && this.done >= Math.max(2, Math.ceil(ETA_AFTER_SHARE * this.total));
     const eta = etaKnown ? ` eta ${formatSeconds((this.total - this.done) / rate)}` : '';
-    return `${withLabel ? `${this.label} ` : ''}${this.done}/${this.total} ${this.unit} ${formatSeconds(seconds)} (${rate.toFixed(rate < 10 ? 2 : 0)} ${this.unit}/s)${eta}`;
+    return `${withLabel ? `${this.label} ` : ''}${this.total > 0 ? `${this.done}/${this.total}` : this.done} ${this.unit} ${formatSeconds(seconds)} (${rate.toFixed(rate < 10 ? 2 : 0)} ${this.unit}/s)${eta}`;
   }
 }
 

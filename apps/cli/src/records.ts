@@ -3,9 +3,10 @@
  * `az play --replay`, and PGN for chess (`--pgn`). Both files are appended game by game as the games end,
  * so a match that stops early keeps what was played.
  */
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, createReadStream, readFileSync, writeFileSync } from 'node:fs';
 import { ConfigError, PluginError, Rng, resolveGame, resolveGameConfig, type ArenaGameRecord, type Game, type GamePlugin, type ResolvedConfig } from '@az/core';
 import { formatPgn, outcomeOf, type ChessState } from '@az/game-chess';
+import type { RecordSource } from '@az/trainer-multigpu';
 import { UsageError } from './args.js';
 import { checkOutputFile } from './output-paths.js';
 
@@ -125,27 +126,46 @@ export function readGameRecords(file: string, command: string): ReadGameRecord[]
   } catch (err) {
     throw new UsageError(`${az} cannot read ${file}: ${err instanceof Error ? err.message : String(err)}`);
   }
-  return text
+  return withoutBom(text)
     .split('\n')
     .map((l, i) => [l, i + 1] as const)
     .filter(([l]) => l.trim() !== '')
     .map(([l, n]) => {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(l);
-      } catch {
-        throw new UsageError(isJsonDocument(text) ? `${az} ${file} is not JSON lines of game records (it is one JSON value over several lines; az eval --games-out writes one game per line)` : `${az} ${file}:${n}: not JSON`);
+      const parsed = parseRecordLine(l);
+      if ('record' in parsed) return { record: parsed.record, where: `${file}:${n}` };
+      if (parsed.kind === 'not JSON' && isJsonDocument(text)) {
+        throw new UsageError(`${az} ${file} is not JSON lines of game records (it is one JSON value over several lines; az eval --games-out writes one game per line)`);
       }
-      // typeof null is 'object': a null line or config would get past the checks and fail later as a TypeError.
-      const r = (isJsonObject(parsed) ? parsed : {}) as Partial<GameRecordLine>;
-      if (typeof r.game !== 'string' || typeof r.gameSeed !== 'string' || !Array.isArray(r.actions) || !isJsonObject(r.config)) {
-        throw new UsageError(`${az} ${file}:${n}: not an az game record (needs game, config, gameSeed, actions)`);
-      }
-      const problem = recordFieldProblem(r as Record<string, unknown>);
-      if (problem) throw new UsageError(`${az} ${file}:${n}: ${problem}`);
-      return { record: r as GameRecordLine, where: `${file}:${n}` };
+      throw new UsageError(`${az} ${file}:${n}: ${parsed.problem}`);
     });
 }
+
+/** Why a line is not a record: the kinds a reader that skips bad lines counts separately. */
+export type RecordLineFault = 'not JSON' | 'not a game record';
+
+/**
+ * One line of a `--games-out` file as a record, or what is wrong with it (the file's line number is the
+ * caller's to add). A trailing CR (CRLF files) is JSON whitespace, so it needs no handling here.
+ */
+export function parseRecordLine(line: string): { readonly record: GameRecordLine } | { readonly kind: RecordLineFault; readonly problem: string } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(line);
+  } catch {
+    return { kind: 'not JSON', problem: 'not JSON' };
+  }
+  // typeof null is 'object': a null line or config would get past the checks and fail later as a TypeError.
+  const r = (isJsonObject(parsed) ? parsed : {}) as Partial<GameRecordLine>;
+  if (typeof r.game !== 'string' || typeof r.gameSeed !== 'string' || !Array.isArray(r.actions) || !isJsonObject(r.config)) {
+    return { kind: 'not a game record', problem: 'not an az game record (needs game, config, gameSeed, actions)' };
+  }
+  const problem = recordFieldProblem(r as Record<string, unknown>);
+  if (problem) return { kind: 'not a game record', problem };
+  return { record: r as GameRecordLine };
+}
+
+/** `text` without a leading UTF-8 byte-order mark (editors on Windows write one). */
+const withoutBom = (text: string): string => (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
 
 const isNonNegativeInteger = (v: unknown): boolean => typeof v === 'number' && Number.isInteger(v) && v >= 0;
 const isArrayOf = (v: unknown, each: (x: unknown) => boolean): boolean => Array.isArray(v) && v.every(each);
@@ -173,7 +193,7 @@ function recordFieldProblem(r: Readonly<Record<string, unknown>>): string | null
  * `seatAgent` and `returns` hold one entry per seat, and a seat's agent is one of at most that many.
  * (Whether the returns are the game's own is the replay's check.)
  */
-function recordSeatsProblem(game: Game<unknown>, r: GameRecordLine): string | null {
+export function recordSeatsProblem(game: Game<unknown>, r: GameRecordLine): string | null {
   const seats = game.numPlayers;
   const perSeat: [string, readonly unknown[] | undefined][] = [
     ['players', r.players],
@@ -242,4 +262,110 @@ export function replayRecord(game: Game<unknown>, r: GameRecordLine, onMove?: (s
     throw new Error(`game ${r.index}: replayed returns ${returns.join(', ')} differ from the recorded ${r.returns.join(', ')}`);
   }
   return state;
+}
+
+/** A line longer than this is not a record (a long chess game's line is a few kilobytes): it is skipped, never held whole. */
+export const MAX_RECORD_LINE_CHARS = 1 << 24;
+
+/** A line of a text stream, numbered from 1; `tooLong` when only its start was kept. */
+export interface TextLine {
+  readonly text: string;
+  readonly n: number;
+  readonly tooLong?: boolean;
+}
+
+/**
+ * The lines of a text stream, one at a time: what is held is one chunk and the line being read, never
+ * the stream, and a line past `maxChars` is cut off (its start kept, the rest dropped as it arrives).
+ * A UTF-8 byte-order mark at the start and the CR of CRLF line endings are removed.
+ */
+export async function* textLines(chunks: AsyncIterable<string>, maxChars = MAX_RECORD_LINE_CHARS): AsyncGenerator<TextLine> {
+  let partial = '';
+  let tooLong = false;
+  let n = 0;
+  const line = (text: string): TextLine => {
+    n++;
+    const clean = (n === 1 ? withoutBom(text) : text).replace(/\r$/, '');
+    return tooLong ? { text: clean, n, tooLong } : { text: clean, n };
+  };
+  for await (const chunk of chunks) {
+    let start = 0;
+    for (let nl = chunk.indexOf('\n'); nl >= 0; nl = chunk.indexOf('\n', start)) {
+      const piece = chunk.slice(start, nl);
+      const text = tooLong ? partial : partial + piece;
+      if (text.length > maxChars) tooLong = true;
+      yield line(tooLong ? text.slice(0, maxChars) : text);
+      partial = '';
+      tooLong = false;
+      start = nl + 1;
+    }
+    if (!tooLong) partial += chunk.slice(start);
+    if (partial.length > maxChars) {
+      tooLong = true;
+      partial = partial.slice(0, maxChars);
+    }
+  }
+  if (partial !== '' || tooLong) yield line(partial);
+}
+
+/** A line of a records file, read: the record, or why it is not one. */
+export type ReadRecordLine = { readonly where: string } & ({ readonly record: GameRecordLine } | { readonly kind: RecordLineFault | 'line too long'; readonly problem: string });
+
+/**
+ * The records of `files`, in order, one line at a time (memory stays bounded whatever the files'
+ * sizes). Lines that are not records come back as such, with `file:line`: the caller skips or refuses
+ * them. A file that cannot be opened is an error.
+ */
+export async function* streamRecordLines(files: readonly string[]): AsyncGenerator<ReadRecordLine> {
+  for (const file of files) {
+    const stream = createReadStream(file, { encoding: 'utf8' });
+    for await (const { text, n, tooLong } of textLines(stream as AsyncIterable<string>)) {
+      const where = `${file}:${n}`;
+      if (tooLong) yield { where, kind: 'line too long', problem: `a line of more than ${MAX_RECORD_LINE_CHARS} characters is not a game record` };
+      else if (text.trim() !== '') yield { where, ...parseRecordLine(text) };
+    }
+  }
+}
+
+/**
+ * Why a well-formed record is not one of `game`'s (another game, another config, seats that do not fit,
+ * an abandoned game with no result), as [kind, details], or null.
+ */
+export function recordMismatch(game: Game<unknown>, r: GameRecordLine): [string, string] | null {
+  if (r.game !== game.traits.id) return ['another game', `a record of ${r.game}, not ${game.traits.id}`];
+  const keys = new Set([...Object.keys(game.config), ...Object.keys(r.config)]);
+  for (const key of keys) {
+    if (JSON.stringify(r.config[key]) !== JSON.stringify(game.config[key])) {
+      return ['another config', `played with ${key}=${JSON.stringify(r.config[key]) ?? '(unset)'}; the run has ${key}=${JSON.stringify(game.config[key]) ?? '(unset)'}`];
+    }
+  }
+  const seats = recordSeatsProblem(game, r);
+  if (seats) return ['not a game record', seats];
+  if (r.aborted !== undefined || r.returns === undefined) return ['abandoned (no result)', `game ${r.index} was abandoned${r.aborted ? ` (${r.aborted})` : ''}: no result to learn from`];
+  return null;
+}
+
+/** `az train --records FILE...`: the files' records of the run's game, for the trainer to replay and learn from. */
+export function recordFiles(files: readonly string[]): RecordSource {
+  return {
+    describe: files.join(', '),
+    async *games(game, skip) {
+      for await (const line of streamRecordLines(files)) {
+        if (!('record' in line)) {
+          skip(line.where, line.kind, line.problem);
+          continue;
+        }
+        const { record, where } = line;
+        const mismatch = recordMismatch(game, record);
+        if (mismatch) {
+          skip(where, mismatch[0], mismatch[1]);
+          continue;
+        }
+        yield {
+          where,
+          replay: (onMove) => game.returns(replayRecord(game, record, onMove)),
+        };
+      }
+    },
+  };
 }

@@ -3,7 +3,8 @@ export { ReplayBuffer, NonFiniteReplayError, type ReplayShape, type ReplayRange 
 export type { SelfPlayOutcomes } from './outcome-tally.js';
 export { encodeGameRecord, decodeGameRecord, gameRecordContentProblem, MAX_INPUT_MAGNITUDE, type GameRecord, type RecordLimits } from './game-record.js';
 export { resolveTrainOptions, checkTrainOptions, learningRateAt, FRAMEWORK_TRAIN_DEFAULTS, UNBOUNDED_ITERATIONS, type LearningRateSchedule, type TrainOptions, type TrainOptionsInput } from './options.js';
-export { runTraining } from './train-loop.js';
+export { runTraining, type TrainingDeps } from './train-loop.js';
+export { recordPositions, recordsShareAt, type RecordedGame, type RecordSource, type RecordsInput, type RecordsSummary, type SkipRecord } from './record-intake.js';
 export { TimeBudget, parseDuration, formatDuration } from './time-budget.js';
 export { runPaths, claimRunDirectory, resolveResume, holdsRun, isTransientRunEntry, recordedGame, checkRunFitsMemory, RunDirectoryError, RUN_LOCK_FILE, type RunPaths } from './run-dir.js';
 // One training session at a time per run directory (train.lock).

@@ -13,6 +13,7 @@ import { MAX_INPUT_MAGNITUDE, showFloat32 } from './game-record.js';
 import type { ReplayShape } from './replay-buffer.js';
 import { makeSearchAgent } from './search-settings.js';
 import { injectedFault, poisonFirstWeight } from './fault-hooks.js';
+import { sampleMixed, type RecordsBatches } from './record-intake.js';
 
 /** What one iteration's training phase did (averaged losses). */
 export type TrainPhaseResult = IterationMetrics['train'];
@@ -75,17 +76,31 @@ export function batchProblem(batch: TrainingBatch, shape: ReplayShape): string |
   return undefined;
 }
 
+/** A training phase other than an iteration's own: pretraining on records (`az train --records`). */
+export interface TrainPhaseSettings {
+  readonly steps: number;
+  readonly phase: 'pretrain';
+}
+
 /**
  * One iteration's training phase: `trainingSteps` Adam steps on minibatches sampled uniformly from the
- * replay buffer, stopping early on request, and stopping with TrainingDivergedError on a non-finite loss
- * or weight. It does not bump the weights version; the caller does, once per phase. `betweenSteps` lets
- * the multi-process loop serve its workers' messages between steps.
+ * replay buffer (and a share from `records`, when given), stopping early on request, and stopping with
+ * TrainingDivergedError on a non-finite loss or weight. It does not bump the weights version; the
+ * caller does, once per phase. `betweenSteps` lets the multi-process loop serve its workers' messages
+ * between steps.
  */
-export async function trainPhase(run: RunSession, iteration: number, betweenSteps?: () => Promise<void>): Promise<TrainPhaseResult> {
+export async function trainPhase(
+  run: RunSession,
+  iteration: number,
+  betweenSteps?: () => Promise<void>,
+  records?: RecordsBatches,
+  settings?: TrainPhaseSettings,
+): Promise<TrainPhaseResult> {
   const { options, replay, trainer, rng, events, stopped, game } = run;
   const symmetries = game.symmetries ?? [];
   const t1 = performance.now();
-  events.phase?.('train', options.trainingSteps, iteration);
+  const totalSteps = settings?.steps ?? options.trainingSteps;
+  events.phase?.(settings?.phase ?? 'train', totalSteps, iteration);
   const fault = injectedFault(run, iteration); // null but in the fault-injection suite (fault-hooks.ts)
   if (fault === 'weights') poisonFirstWeight(run.networks.model);
   const shape = replay.shape;
@@ -98,9 +113,9 @@ export async function trainPhase(run: RunSession, iteration: number, betweenStep
   const weightsFiniteAtStart = nonFiniteWeight(run) === null;
   trainer.learningRate = learningRateAt(options, iteration);
   let steps = 0;
-  for (; steps < options.trainingSteps && !stopped(); steps++) {
+  for (; steps < totalSteps && !stopped(); steps++) {
     // Each position is seen through a random symmetry of the game (or as is): free data augmentation.
-    replay.sample(B, rng, inputs, policy, values, symmetries, legal);
+    sampleMixed(replay, records, B, rng, { inputs, policy, values, legal }, symmetries);
     if (steps === 0 && fault === 'replay') values[0] = NaN;
     if (steps === 0 && fault === 'value-1e30') values[(B - 1) * shape.numSeats] = 1e30;
     // The policy softmax is taken over each position's legal actions, as the search's priors are.
@@ -129,6 +144,7 @@ export async function trainPhase(run: RunSession, iteration: number, betweenStep
     total: steps ? sums.total / steps : 0,
     positionsPerSecond: (steps * B) / Math.max(1e-9, (t2 - t1) / 1000),
     learningRate: trainer.learningRate,
+    ...(records ? { recordsShare: records.share } : {}),
   };
 }
 
@@ -191,6 +207,8 @@ export interface IterationStart {
   readonly selfPlay: IterationMetrics['selfPlay'];
   /** Called between training steps (the multi-process loop serves its workers there). */
   readonly betweenSteps?: () => Promise<void>;
+  /** Game records mixed into the minibatches (`az train --records`). */
+  readonly records?: RecordsBatches;
   /** Called once the new weights version exists (the multi-process loop publishes it to its workers). */
   readonly onNewWeights?: () => void;
   /** More data for the checkpoint's `extra`. */
@@ -206,7 +224,7 @@ export interface IterationStart {
 export async function finishIteration(run: RunSession, start: IterationStart): Promise<IterationMetrics> {
   const { state, replay } = run;
   const { iteration } = start;
-  const train = await trainPhase(run, iteration, start.betweenSteps);
+  const train = await trainPhase(run, iteration, start.betweenSteps, start.records);
   foldTrainedWeights(run.networks, iteration, run.options.weightsAverageDecay);
   state.weightsVersion++;
   state.iteration = iteration;

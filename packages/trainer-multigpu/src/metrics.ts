@@ -3,7 +3,8 @@ import type { AgentAssessment } from '@az/core';
 import type { SelfPlayOutcomes } from './outcome-tally.js';
 import type { WorkerEvent } from './transport.js';
 
-export type TrainPhase = 'self-play' | 'train' | 'eval' | 'assess';
+/** 'records' reads game records and 'pretrain' trains on them alone, both before the first iteration (`az train --records`). */
+export type TrainPhase = 'records' | 'pretrain' | 'self-play' | 'train' | 'eval' | 'assess';
 
 /** What a front end (the CLI's progress bars, a test) hears from a run. */
 export interface TrainerEvents {
@@ -81,6 +82,8 @@ export interface IterationMetrics {
     readonly positionsPerSecond: number;
     /** The learning rate of this iteration's steps (`learningRateAt`). */
     readonly learningRate: number;
+    /** With records (`az train --records`): the share of each minibatch drawn from them. */
+    readonly recordsShare?: number;
   };
   readonly replay: { readonly size: number; readonly totalAdded: number };
   /** Arena results of the current network (with search) against each opponent. */

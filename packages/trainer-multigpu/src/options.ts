@@ -257,12 +257,13 @@ function checkInformationSetSelfPlay(o: TrainOptions): void {
 
 /** Rejects impossible values with a message naming the option. */
 export function checkTrainOptions(o: TrainOptions): void {
-  const positiveInts: (keyof TrainOptions)[] = ['reducedSimulations', 'iterations', 'gamesPerIteration', 'parallelGames', 'simulations', 'determinizations', 'leavesPerTree', 'trainingSteps', 'batchSize', 'replayCapacity', 'evalSimulations', 'keepCheckpoints'];
+  const positiveInts: (keyof TrainOptions)[] = ['reducedSimulations', 'gamesPerIteration', 'parallelGames', 'simulations', 'determinizations', 'leavesPerTree', 'trainingSteps', 'batchSize', 'replayCapacity', 'evalSimulations', 'keepCheckpoints'];
   for (const key of positiveInts) {
     const v = o[key];
     if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) throw new RangeError(`${key} must be a positive integer, got ${String(v)}`);
   }
-  const nonNegativeInts: (keyof TrainOptions)[] = ['gumbelConsideredActions', 'evalCacheSize', 'evalGames', 'temperatureMoves', 'seed'];
+  // Iterations 0: a run that only learns from records (az train --records), then stops.
+  const nonNegativeInts: (keyof TrainOptions)[] = ['iterations', 'gumbelConsideredActions', 'evalCacheSize', 'evalGames', 'temperatureMoves', 'seed'];
   for (const key of nonNegativeInts) {
     const v = o[key];
     if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) throw new RangeError(`${key} must be a non-negative integer, got ${String(v)}`);

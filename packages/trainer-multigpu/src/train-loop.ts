@@ -6,10 +6,18 @@ import { finishIteration } from './iteration.js';
 import { cacheHitRateField, type IterationMetrics, type TrainSummary } from './metrics.js';
 import { selfPlaySettings, type TrainOptionsInput } from './options.js';
 import { OutcomeTally } from './outcome-tally.js';
+import { learnFromRecords } from './pretrain.js';
+import type { RecordsInput } from './record-intake.js';
 import { openRun, type RunDeps } from './run-open.js';
 import { anotherIteration, closeRun, disposeRun, endRun } from './run-session.js';
 import { createSelfPlayEngine, selfPlayEvaluationCache } from './search-settings.js';
 import { SelfPlay } from './self-play.js';
+
+/** What the single-process loop takes besides the run's dependencies. */
+export interface TrainingDeps extends RunDeps {
+  /** Game records to pretrain on and mix into training (`az train --records`). */
+  records?: RecordsInput;
+}
 
 /**
  * Trains in this process. `signal` stops the run between moves or steps and still writes a checkpoint
@@ -19,7 +27,7 @@ import { SelfPlay } from './self-play.js';
  */
 export async function runTraining(
   input: TrainOptionsInput,
-  deps: RunDeps = {},
+  deps: TrainingDeps = {},
 ): Promise<TrainSummary> {
   const run = await openRun(input, deps);
   const { options, game, replay, state, rng, events, stopped } = run;
@@ -27,6 +35,8 @@ export async function runTraining(
   let lastMetrics: IterationMetrics | undefined;
   let interrupted = false;
   try {
+    // Records are read, and pretrained on, before the first self-play.
+    const records = deps.records ? await learnFromRecords(run, deps.records) : undefined;
     while (anotherIteration(run)) {
       const iteration = state.iteration + 1;
       const t0 = performance.now();
@@ -55,6 +65,7 @@ export async function runTraining(
       }
       lastMetrics = await finishIteration(run, {
         iteration,
+        records: records?.batchesAt(iteration),
         startedAt: t0,
         selfPlayEndedAt: t1,
         selfPlay: {

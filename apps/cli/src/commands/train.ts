@@ -12,6 +12,7 @@ import {
   runTraining,
   type IterationMetrics,
   type MultiProcessOptions,
+  type RecordsInput,
   type TrainOptionsInput,
   type TrainPhase,
   type TrainSummary,
@@ -34,7 +35,8 @@ import { TrainingRater } from '../training-ratings.js';
 import { lastDiscovery } from '../plugins.js';
 import { ProgressBar, formatSeconds } from '../progress.js';
 import { startServer, type RunningServer } from '../serve/server.js';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import { recordFiles } from '../records.js';
 import { availableParallelism } from 'node:os';
 import { basename, dirname, resolve } from 'node:path';
 import { defaultSelfPlayProcesses, workerCountWarning } from '../worker-count.js';
@@ -42,11 +44,13 @@ import { defaultSelfPlayProcesses, workerCountWarning } from '../worker-count.js
 export const trainSpec = {
   name: 'train',
   summary: 'Train an AlphaZero agent by self-play.',
-  usage: 'az train --game ID [options]',
+  usage: 'az train --game ID [options] [--records FILE [FILE...]]',
+  // More record files after --records FILE.
+  positionals: Number.MAX_SAFE_INTEGER,
   flags: {
     game: { type: 'string', description: "game to train (see az games); with --resume, the run's own game when left out", placeholder: 'ID' },
     config: { type: 'string', description: 'game settings, key=value[,key=value...]', placeholder: 'K=V,...' },
-    iterations: { type: 'int', min: 1, description: 'training iterations (self-play + training + eval each); with --resume, the total to reach' },
+    iterations: { type: 'int', min: 0, description: 'training iterations (self-play + training + eval each); with --resume, the total to reach; 0 (with --records): pretrain on the records only' },
     'time-limit': {
       type: 'string',
       description:
@@ -154,6 +158,16 @@ export const trainSpec = {
       description: `with --transport: the run key that signs the weights and setup workers play and that workers sign their games with (default: $${RUN_KEY_ENV}, else <out>/${RUN_KEY_FILE}, made on the first start, readable by you only); give workers the same key`,
       placeholder: 'FILE',
     },
+    records: {
+      type: 'string',
+      description:
+        'learn from game records (JSON lines, as az eval --games-out writes; more files may follow it: --records a.jsonl b.jsonl) before and during self-play; read as a stream into a buffer of --replay positions (the newest kept); records of another game or config and bad lines are skipped and counted with file:line',
+      placeholder: 'FILE...',
+    },
+    'records-steps': { type: 'int', min: 0, description: 'with --records: training steps on the records alone before the first self-play, in a run at iteration 0 (default: --train-steps)' },
+    'records-share': { type: 'number', min: 0, max: 1, description: "with --records: share of each minibatch drawn from the records in the run's first iteration (default 0: pretraining only)" },
+    'records-share-final': { type: 'number', min: 0, max: 1, description: "with --records: the share in the run's last iteration, linear from --records-share (default: --records-share); needs --iterations" },
+    'records-label-smoothing': { type: 'number', min: 0, max: 0.99, description: "with --records: policy target mass spread evenly over the legal moves, the rest on the move played (default 0: one-hot)" },
     quiet: { type: 'boolean', short: 'q', description: 'no progress bars, only the iteration lines and the summary' },
     dashboard: { type: 'boolean', description: 'serve the live training dashboard (az serve --run) while training, and print its URL' },
     'dashboard-port': { type: 'int', min: 0, max: 65535, default: 8080, description: 'port for --dashboard (0: any free port)' },
@@ -166,6 +180,7 @@ export const trainSpec = {
     'az train --game chess --gpus 0,1,2,3 --games-per-iter 800 --out runs/chess',
     'az train --game tictactoe --devices cpu:2',
     'az train --game tictactoe --rate-every 1 --out runs/ttt',
+    'az train --game connect4 --records games.jsonl --records-steps 400 --iterations 0 --out runs/c4-pre',
     'az train --game chess --gpus 0 --transport redis://learner.lan:6379/0 --run-id chess-1',
   ],
 } as const;
@@ -196,7 +211,8 @@ function resumedGame(path: string): string | undefined {
 }
 
 export async function trainCommand(argv: readonly string[]): Promise<number> {
-  const { flags } = parseFlags(trainSpec, argv);
+  const { flags, positionals } = parseFlags(trainSpec, argv);
+  if (positionals.length && flags.records === undefined) throw new UsageError(`az train: unexpected argument '${positionals[0]}'`);
   if (flags.help) {
     const plugin = flags.game ? resolveGame(flags.game) : undefined;
     console.log(`${helpText(trainSpec)}\n\n${trainDefaultsText(plugin)}`);
@@ -260,8 +276,10 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
   // A new run's directory is created with its parents: one under a file is refused before anything starts.
   if (!flags.resume) checkOutputDirectory('train', flags.out ? '--out' : 'the run directory', flags.out ?? `runs/${plugin.traits.id}`);
   for (const key of Object.keys(input) as (keyof TrainOptionsInput)[]) if (input[key] === undefined) delete input[key];
+  const records = recordsInput(flags, positionals, input);
   // Checked before anything starts: a bad device list exits 2 naming the flag.
-  const multi = multiProcessOptions(flags, plugin, input.backend);
+  // Records are learned from in the single-process loop: a game's default of self-play processes beside the trainer gives way.
+  const multi = multiProcessOptions(records ? { ...flags, 'single-process': true } : flags, plugin, input.backend);
 
   // The run directory the trainer will use (its own default), so the dashboard can follow it from the start.
   const runDir = resolve(input.out ?? input.resume ?? `runs/${plugin.traits.id}`);
@@ -303,19 +321,29 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
   }
 
   let bar: ProgressBar | null = null;
-  const units: Record<TrainPhase, string> = { 'self-play': 'games', train: 'steps', eval: 'games', assess: 'positions' };
+  let readingRecords = false;
+  const units: Record<TrainPhase, string> = { records: 'positions', pretrain: 'steps', 'self-play': 'games', train: 'steps', eval: 'games', assess: 'positions' };
   const quiet = flags.quiet === true;
   const deps: Parameters<typeof runTraining>[1] = {
     signal: controller.signal,
     // Recorded in the run's lock: who holds the run, for a second az train on it.
     command: ['az', 'train', ...argv],
     events: {
-      log: (m) => console.error(m),
+      log: (m) => {
+        // Reading records ends with its summary line: the bar ends there, its rate that of the reading.
+        if (readingRecords) {
+          bar?.finish();
+          bar = null;
+        }
+        console.error(m);
+      },
       phase: (phase, total, iteration) => {
+        readingRecords = phase === 'records';
         bar?.finish();
         bar = null;
         if (phase === 'assess') console.error(`assessing the final model with the game's own reference...`);
-        else if (!quiet) bar = new ProgressBar(`iter ${iteration} ${phase.padEnd(9)}`, total, units[phase]);
+        // Records are read and pretrained on before iteration 1: their bars carry no iteration.
+        else if (!quiet) bar = new ProgressBar(phase === 'records' || phase === 'pretrain' ? phase.padEnd(14) : `iter ${iteration} ${phase.padEnd(9)}`, total, units[phase]);
       },
       progress: (done) => bar?.update(done),
       ...(rater ? { rate: (iteration: number, dir: string) => (rater as TrainingRater).rate(iteration, dir) } : {}),
@@ -329,7 +357,7 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
     },
   };
   // Without --gpus/--devices, today's single-process loop: nothing is forked.
-  const running: Promise<TrainSummary> = multi ? runMultiProcessTraining(input, multi, deps) : runTraining(input, deps);
+  const running: Promise<TrainSummary> = multi ? runMultiProcessTraining(input, multi, deps) : runTraining(input, { ...deps, ...(records ? { records } : {}) });
   const summary = await running
     .catch((err: unknown) => {
       // Where the run directory is the problem, the message says what to do instead: a usage error.
@@ -389,6 +417,33 @@ function eloText(m: IterationMetrics): string {
 }
 
 type TrainFlags = ParsedFlags<typeof trainSpec.flags>;
+
+/** --records and its companions, checked before anything starts; undefined without --records. */
+function recordsInput(flags: TrainFlags, moreFiles: readonly string[], input: TrainOptionsInput): RecordsInput | undefined {
+  const companions = (['records-steps', 'records-share', 'records-share-final', 'records-label-smoothing'] as const).filter((f) => flags[f] !== undefined);
+  if (flags.records === undefined) {
+    if (companions.length) throw new UsageError(`az train: --${companions[0]} only applies with --records`);
+    if (flags.iterations === 0) throw new UsageError('az train: --iterations 0 trains nothing without --records (it pretrains on records only)');
+    return undefined;
+  }
+  if (flags.gpus !== undefined || flags.devices !== undefined || flags.transport !== undefined) {
+    throw new UsageError('az train: --records trains in one process for now: leave out --gpus, --devices and --transport');
+  }
+  const files = [flags.records, ...moreFiles];
+  for (const file of files) if (!existsSync(file)) throw new UsageError(`az train: --records ${file}: no such file`);
+  const share = flags['records-share'] ?? 0;
+  const finalShare = flags['records-share-final'] ?? share;
+  if (finalShare !== share && input.iterations === undefined) {
+    throw new UsageError('az train: --records-share-final needs --iterations: the share falls over the iteration count');
+  }
+  return {
+    source: recordFiles(files),
+    labelSmoothing: flags['records-label-smoothing'] ?? 0,
+    ...(flags['records-steps'] !== undefined ? { pretrainSteps: flags['records-steps'] } : {}),
+    share,
+    finalShare,
+  };
+}
 
 /**
  * The multi-process settings from --gpus / --devices and their companion flags, or null for the

@@ -104,6 +104,16 @@ export const defaultSearchConfig: SearchConfig = {
 };
 
 /**
+ * Nodes per tree for a search of `simulations` per move: each simulation expands at most one leaf into
+ * its legal moves (a step never collects more leaves than the budget left), and the subtree kept from the
+ * previous move holds up to as many expansions again, so 64 a simulation leaves room for about 32 moves
+ * per expansion; at least 256.
+ */
+export function nodeCapacityFor(simulations: number): number {
+  return Math.max(256, simulations * 64);
+}
+
+/**
  * How an agent that plays a game for real searches (`az play`, `az eval`, the trainer's evaluation), over
  * the self-play defaults: no root noise, replies that end the game seen two levels deep, results proven in
  * the tree. The network value scale is the game's (`TrainingHints.playValueScale`).

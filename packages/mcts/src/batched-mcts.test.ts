@@ -697,10 +697,10 @@ describe('BatchedMcts.forEachRootChild', () => {
 });
 
 describe('nodeCapacityFor', () => {
-  it('gives 64 nodes a simulation, whatever the leaves per step, and at least 256', () => {
+  it('gives 64 nodes a simulation, whatever the leaves per step, and at least 1024', () => {
     expect(nodeCapacityFor(800)).toBe(51_200);
     expect(nodeCapacityFor(64)).toBe(4096);
-    expect(nodeCapacityFor(1)).toBe(256);
+    expect(nodeCapacityFor(8)).toBe(1024);
   });
 
   it('holds a search and the subtree it keeps for the next move without filling up', async () => {

@@ -104,13 +104,14 @@ export const defaultSearchConfig: SearchConfig = {
 };
 
 /**
- * Nodes per tree for a search of `simulations` per move: each simulation expands at most one leaf into
- * its legal moves (a step never collects more leaves than the budget left), and the subtree kept from the
- * previous move holds up to as many expansions again, so 64 a simulation leaves room for about 32 moves
- * per expansion; at least 256.
+ * Nodes per tree for a search of `simulations` per move, the one rule every caller uses. Each simulation
+ * expands at most one leaf into its legal moves (a step never collects more leaves than the budget
+ * left, so leaves per step add nothing), and `advance` keeps the previous move's nodes in place until
+ * they fill half the tree: 64 a simulation is room for about 32 moves per expansion twice over. At least
+ * 1024, since a small budget cannot average out a few positions with many moves.
  */
 export function nodeCapacityFor(simulations: number): number {
-  return Math.max(256, simulations * 64);
+  return Math.max(1024, simulations * 64);
 }
 
 /**

@@ -12,6 +12,7 @@ export { createSearchEngine, type SearchLeaves } from './search-factory.js';
 export {
   resolveSearchSettings,
   playSearchHints,
+  gamePlayoutShare,
   leafValueSource,
   SearchSettingsError,
   DEFAULT_DETERMINIZATIONS,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { defaultSearchConfig, nodeCapacityFor, playSearchConfig } from '@az/mcts';
-import { DEFAULT_DETERMINIZATIONS, SearchSettingsError, playSearchHints, resolveSearchSettings, type GameSearchHints, type SearchChoices } from './search-settings.js';
+import { DEFAULT_DETERMINIZATIONS, SearchSettingsError, gamePlayoutShare, playSearchHints, resolveSearchSettings, type GameSearchHints, type SearchChoices } from './search-settings.js';
 
 const blobLike = { id: 'cards', information: 'imperfect' } as const;
 const hintsOf = (choices: SearchChoices): GameSearchHints => ({ game: blobLike, ...choices });
@@ -81,5 +81,14 @@ describe('playSearchHints', () => {
     expect(hints.tree).toMatchObject({ ...playSearchConfig, networkValueScale: 0.9 });
     expect(playSearchHints({ traits: blobLike, training: { leafValues: 'world', playLeafValues: 'playouts' } }).leafValues).toBe('playouts');
     expect(resolveSearchSettings(playSearchHints({ traits: blobLike }), {}).tree).toMatchObject({ ...playSearchConfig, networkValueScale: 1 });
+  });
+});
+
+describe('gamePlayoutShare', () => {
+  it('is the game’s share with the game’s own leaf values only, never with policy playouts', () => {
+    expect(gamePlayoutShare({ leafValues: 'world', playoutWeight: 0.5 }, 'world')).toBe(0.5);
+    expect(gamePlayoutShare({ leafValues: 'world', playoutWeight: 0.5 }, 'playouts')).toBeUndefined();
+    expect(gamePlayoutShare({ playoutWeight: 0.75 }, 'playouts')).toBe(0.75);
+    expect(gamePlayoutShare({ leafValues: 'policy-playouts', playoutWeight: 0.5 }, 'policy-playouts')).toBeUndefined();
   });
 });

@@ -97,19 +97,26 @@ export function resolveSearchSettings(gameHints: GameSearchHints, user: SearchCh
   const tree: SearchConfig = { ...defaultSearchConfig, ...definedFields(gameHints.tree), ...definedFields(user.tree) };
   const nodeCapacity = user.tree?.nodeCapacity ?? gameHints.tree?.nodeCapacity ?? nodeCapacityFor(tree.simulations);
   const method = user.method ?? gameHints.method ?? 'determinized';
-  const gameLeafValues = gameHints.leafValues ?? DEFAULT_LEAF_VALUES;
-  const leafValues = user.leafValues ?? gameLeafValues;
-  const gameShare = leafValues === gameLeafValues ? gameHints.playoutWeight : undefined;
+  const leafValues = user.leafValues ?? gameHints.leafValues ?? DEFAULT_LEAF_VALUES;
   const hidden: HiddenInformationSearch = {
     method,
     determinizations: user.determinizations ?? gameHints.determinizations ?? DEFAULT_DETERMINIZATIONS,
-    leafValues: leafValueSource(leafValues, user.playoutWeight ?? gameShare),
+    leafValues: leafValueSource(leafValues, user.playoutWeight ?? gamePlayoutShare(gameHints, leafValues)),
     worldSampling: user.worldSampling ?? gameHints.worldSampling ?? 'uniform',
     otherSeatPriors: user.otherSeatPriors ?? gameHints.otherSeatPriors ?? DEFAULT_OTHER_SEAT_PRIORS,
     otherSeatMoves: user.otherSeatMoves ?? gameHints.otherSeatMoves ?? DEFAULT_OTHER_SEAT_MOVES,
   };
   checkUserChoices(gameHints.game, user, hidden);
   return { tree: { ...tree, nodeCapacity }, hidden };
+}
+
+/**
+ * The game's playout share for a search with `leafValues`: the game's share goes with the game's own
+ * leaf values (unset meaning `DEFAULT_LEAF_VALUES`) only, never with policy playouts (which replace the
+ * random playout); other leaf values get undefined, their kind's default.
+ */
+export function gamePlayoutShare(game: Pick<SearchChoices, 'leafValues' | 'playoutWeight'>, leafValues: LeafValues): number | undefined {
+  return leafValues === (game.leafValues ?? DEFAULT_LEAF_VALUES) && leafValues !== 'policy-playouts' ? game.playoutWeight : undefined;
 }
 
 /** The leaf values named `leafValues`, with the playout share given, else that kind's default (0 for world values). */

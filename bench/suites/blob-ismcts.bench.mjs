@@ -11,7 +11,7 @@
 // Run: node bench/suites/blob-ismcts.bench.mjs after a build.
 import { validateConfig } from '@az/core';
 import { BlobGame, HeuristicAgent, blobConfigSchema } from '@az/game-blob';
-import { createSearchEngine } from '@az/imperfect-info';
+import { createSearchEngine, resolveSearchSettings } from '@az/imperfect-info';
 import { MctsAgent, RolloutEvaluator } from '@az/mcts';
 import { writeResult } from '@az/bench';
 import { blobMatch } from './blob-match.mjs';
@@ -27,7 +27,7 @@ async function compare(name, a, b, rounds) {
 }
 
 const searcher = (method, seed) => {
-  const engine = createSearchEngine(game, new RolloutEvaluator(game, seed), 64, { simulations: 30, dirichletEpsilon: 0, nodeCapacity: 4096, seed }, { determinizations: 3, method });
+  const engine = createSearchEngine(game, { evaluator: new RolloutEvaluator(game, seed) }, 64, resolveSearchSettings({ game: game.traits }, { tree: { simulations: 30, dirichletEpsilon: 0, nodeCapacity: 4096, seed }, determinizations: 3, method }));
   return new MctsAgent(`${method} (rollouts, 90 evaluations per move)`, engine, game.masker.actionSize, 0, seed);
 };
 const heuristic = new HeuristicAgent(game.rules);

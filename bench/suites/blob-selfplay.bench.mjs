@@ -23,9 +23,9 @@
 import { RandomAgent, Rng, validateConfig } from '@az/core';
 import { TfjsInferenceModel, buildModel, initBackend, openInferenceEngine } from '@az/nn';
 import { BLOB_TRAINING, BlobGame, HeuristicAgent, blobConfigSchema, blobPlugin } from '@az/game-blob';
-import { createSearchEngine } from '@az/imperfect-info';
+import { createSearchEngine, resolveSearchSettings } from '@az/imperfect-info';
 import { MctsAgent, NetworkEvaluator, RolloutEvaluator } from '@az/mcts';
-import { SelfPlay, resolveTrainOptions, searchConfigFrom } from '@az/trainer-multigpu';
+import { SelfPlay, resolveTrainOptions, selfPlaySearchSettings } from '@az/trainer-multigpu';
 import { timeIt, writeResult } from '@az/bench';
 import { blobMatch } from './blob-match.mjs';
 
@@ -41,10 +41,10 @@ const networkConfig = { spec: options.network, inputShape: game.encoder.shape, a
 // ---- 1. self-play throughput -------------------------------------------------------------------
 const selfPlay = {};
 const VARIANTS = {
-  default: { rowsPerLeaf: 1, search: {} },
-  worldValues: { rowsPerLeaf: 2, search: { worldValues: true }, recordWorldStates: true },
-  worldValuesWorldPriors: { rowsPerLeaf: 1, search: { worldValues: true, worldPriors: 'world' }, recordWorldStates: true },
-  ownViewValues: { rowsPerLeaf: game.numPlayers, search: { ownViewValues: true, playoutWeight: 0 } },
+  default: { rowsPerLeaf: 1, leafValues: { kind: 'playouts', playoutWeight: 1 } },
+  worldValues: { rowsPerLeaf: 2, leafValues: { kind: 'world', playoutWeight: 0, priors: 'own-view' }, recordWorldStates: true },
+  worldValuesWorldPriors: { rowsPerLeaf: 1, leafValues: { kind: 'world', playoutWeight: 0, priors: 'world' }, recordWorldStates: true },
+  ownViewValues: { rowsPerLeaf: game.numPlayers, leafValues: { kind: 'own-view', playoutWeight: 0 } },
 };
 const variantNames = process.env.BLOB_BENCH_VARIANTS ? process.env.BLOB_BENCH_VARIANTS.split(',') : Object.keys(VARIANTS);
 for (const variant of variantNames) {
@@ -52,10 +52,9 @@ for (const variant of variantNames) {
   if (!spec) throw new Error(`BLOB_BENCH_VARIANTS: unknown variant ${variant} (known: ${Object.keys(VARIANTS).join(', ')})`);
   const model = buildModel(networkConfig, { seed: 1 });
   const inference = ENGINE === 'wasm' ? new TfjsInferenceModel(model, networkConfig) : await openInferenceEngine(model, networkConfig, { engine: 'onnx' });
-  const engine = createSearchEngine(game, new NetworkEvaluator(inference), options.parallelGames, searchConfigFrom(options, 7, false), {
-    determinizations: options.determinizations,
-    ...spec.search,
-  });
+  const network = new NetworkEvaluator(inference);
+  const selfPlaySearch = selfPlaySearchSettings(game, options, 7);
+  const engine = createSearchEngine(game, { evaluator: network, network }, options.parallelGames, { ...selfPlaySearch, hidden: { ...selfPlaySearch.hidden, method: 'determinized', leafValues: spec.leafValues } });
   const player = new SelfPlay(game, engine, { temperatureMoves: options.temperatureMoves, seed: 3, recordWorldStates: spec.recordWorldStates });
   await player.play(options.parallelGames, () => {}); // warm-up: wasm compilation, first allocations
   const before = { ...engine.stats };
@@ -99,7 +98,7 @@ for (const variant of variantNames) {
 const compare = (name, makeA, makeB, rounds) => blobMatch(game, name, makeA(1), makeB(2), rounds);
 
 const rolloutMcts = (seed) => {
-  const engine = createSearchEngine(game, new RolloutEvaluator(game, seed), 64, { simulations: 30, dirichletEpsilon: 0, nodeCapacity: 4096, seed }, { determinizations: 3 });
+  const engine = createSearchEngine(game, { evaluator: new RolloutEvaluator(game, seed) }, 64, resolveSearchSettings({ game: game.traits }, { tree: { simulations: 30, dirichletEpsilon: 0, nodeCapacity: 4096, seed }, determinizations: 3 }));
   return new MctsAgent('mcts (rollouts, D=3 x S=30)', engine, game.masker.actionSize, 0, seed);
 };
 const heuristic = () => new HeuristicAgent(game.rules);

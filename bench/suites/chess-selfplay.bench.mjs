@@ -135,7 +135,7 @@ async function run(game, evaluator, moveCount = MOVES, instrument = true) {
   const rules = { ms: 0, calls: 0 };
   const network = { ms: 0 };
   const g = instrument ? instrumented(game, rules) : game;
-  const engine = createSelfPlayEngine(g, timedEvaluator(evaluator, network), options, slots, 11);
+  const engine = createSelfPlayEngine(g, { evaluator: timedEvaluator(evaluator, network) }, options, slots, 11);
   const selfPlay = new SelfPlay(g, engine, { temperatureMoves: options.temperatureMoves, seed: 5 });
   let moves = 0;
   let stats;

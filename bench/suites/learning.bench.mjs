@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { defaultRegistry } from '@az/core';
 import { registerTicTacToe } from '@az/game-tictactoe';
 import { connect4Plugin } from 'az-game-connect4';
-import { MctsAgent, NetworkEvaluator, PolicyAgent, playSearchConfig } from '@az/mcts';
+import { MctsAgent, NetworkEvaluator, PolicyAgent, nodeCapacityFor, playSearchConfig } from '@az/mcts';
 import { openCheckpointInference, resolveCheckpointPath } from '@az/nn';
 import { runTraining } from '@az/trainer-multigpu';
 import { writeResult } from '@az/bench';
@@ -69,7 +69,7 @@ async function assess(dir) {
     const policy = await plugin.assessAgent(game, new PolicyAgent('policy', game, evaluator));
     const search = await plugin.assessAgent(
       game,
-      MctsAgent.create(game, evaluator, { search: { ...playSearchConfig, simulations: searchSims, nodeCapacity: Math.max(256, searchSims * 64) } }),
+      MctsAgent.create(game, evaluator, { search: { ...playSearchConfig, simulations: searchSims, nodeCapacity: nodeCapacityFor(searchSims) } }),
     );
     return { policy: policy.metrics.optimalRate, search: search.metrics.optimalRate, searchSummary: search.summary };
   } finally {

@@ -80,7 +80,7 @@ if (want('inference')) {
 
 if (want('selfplay')) {
   results.selfplay = {};
-  const [{ NetworkEvaluator }, { createSearchEngine }, trainer] = await Promise.all([import('@az/mcts'), import('@az/imperfect-info'), import('@az/trainer-multigpu')]);
+  const [{ NetworkEvaluator }, trainer] = await Promise.all([import('@az/mcts'), import('@az/trainer-multigpu')]);
   const games = [];
   // Each game with its own training settings; chess also with the chess-sized 64x4 tower, which its
   // training hints avoid because tfjs wasm self-play is too slow with it.
@@ -103,8 +103,9 @@ if (want('selfplay')) {
     const models = await engines(netConfig, `${id}-selfplay`);
     const row = {};
     for (const [name, m] of Object.entries(models)) {
-      // The trainer's self-play search settings (what createSelfPlayEngine builds).
-      const engine = createSearchEngine(game, new NetworkEvaluator(m), options.parallelGames, trainer.searchConfigFrom(options, SEED, false), { determinizations: options.determinizations });
+      // The trainer's self-play search.
+      const network = new NetworkEvaluator(m);
+      const engine = trainer.createSelfPlayEngine(game, { evaluator: network, network }, options, options.parallelGames, SEED);
       const selfPlay = new trainer.SelfPlay(game, engine, { temperatureMoves: options.temperatureMoves, seed: SEED });
       // Every slot plays one move per step (numGames = Infinity keeps all slots busy): count steps after the warm-up.
       const start = performance.now();

@@ -21,6 +21,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defaultRegistry, resolveGame, resolveGameConfig, Rng } from '@az/core';
+import { createSearchEngine } from '@az/imperfect-info';
 import { RolloutEvaluator } from '@az/mcts';
 import { loadAverage, writeResult } from '@az/bench';
 
@@ -34,7 +35,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const cliDist = join(root, 'apps', 'cli', 'dist');
 const AZ = join(cliDist, 'main.js');
 const { MAX_SESSION_SIMULATIONS, createServeApp } = await import(join(cliDist, 'serve', 'server.js'));
-const { loadModel, searchEngineFor, withGameDefaults } = await import(join(cliDist, 'agents.js'));
+const { agentSearchSettings, loadModel } = await import(join(cliDist, 'agents.js'));
 const { discoverGamePlugins } = await import(join(cliDist, 'plugins.js'));
 
 const CLIENTS = 64;
@@ -159,9 +160,10 @@ async function keptGames(loaded) {
 async function searchTree(id, evaluator) {
   const plugin = resolveGame(id);
   const game = plugin.create(resolveGameConfig(plugin, {}));
-  const settings = withGameDefaults(plugin, { simulations: MAX_SESSION_SIMULATIONS, seed: 1, batchTrees: 1 });
+  const search = agentSearchSettings(plugin, { simulations: MAX_SESSION_SIMULATIONS, seed: 1 });
+  const leaves = evaluator ? { evaluator, network: evaluator } : { evaluator: new RolloutEvaluator(game, 1) };
   const before = used();
-  const engine = searchEngineFor(game, evaluator ?? new RolloutEvaluator(game, 1), { ...settings, otherSeatMoves: undefined });
+  const engine = createSearchEngine(game, leaves, 1, search);
   const built = used() - before;
   engine.setRoot(0, game.initialState(new Rng(1)));
   await engine.search();

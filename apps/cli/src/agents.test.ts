@@ -2,46 +2,40 @@ import { describe, expect, it } from 'vitest';
 import { GameRegistry, Rng, createGame, type GamePlugin, type TrainingHints } from '@az/core';
 import { blobPlugin } from '@az/game-blob';
 import { ticTacToePlugin } from '@az/game-tictactoe';
-import { RolloutEvaluator } from '@az/mcts';
-import { searchEngineFor, withGameDefaults } from './agents.js';
+import { createSearchEngine, type HiddenInformationSearch, type SearchChoices } from '@az/imperfect-info';
+import { AGENT_SEARCH_TREES, RolloutEvaluator, nodeCapacityFor, playSearchConfig } from '@az/mcts';
+import { agentSearchSettings } from './agents.js';
+import { UsageError } from './args.js';
 
 const base = { simulations: 100, seed: 0 };
 const withHints = (training: TrainingHints): GamePlugin => ({ ...blobPlugin, training } as unknown as GamePlugin);
 
-describe('withGameDefaults', () => {
-  it('plays with the game’s playLeafValues, else its training leafValues, and a flag beats both', () => {
-    expect(withGameDefaults(withHints({ leafValues: 'world', playLeafValues: 'playouts' }), base).leafValues).toBe('playouts');
-    expect(withGameDefaults(withHints({ leafValues: 'world' }), base).leafValues).toBe('world');
-    expect(withGameDefaults(withHints({}), base).leafValues).toBeUndefined();
-    expect(withGameDefaults(withHints({ leafValues: 'world', playLeafValues: 'playouts' }), { ...base, leafValues: 'world' }).leafValues).toBe('world');
+describe('agentSearchSettings', () => {
+  it('plays with the game’s play hints (playLeafValues, else leafValues; its playout share with them), and a flag beats them', () => {
+    const hidden = (training: TrainingHints, search: SearchChoices = {}): HiddenInformationSearch => agentSearchSettings(withHints(training), { ...base, search }).hidden;
+    expect(hidden({ leafValues: 'world', playLeafValues: 'playouts' }).leafValues.kind).toBe('playouts');
+    expect(hidden({ leafValues: 'world' }).leafValues.kind).toBe('world');
+    expect(hidden({ leafValues: 'world', playLeafValues: 'playouts' }, { leafValues: 'world' }).leafValues.kind).toBe('world');
+    const mixed: TrainingHints = { leafValues: 'world', playLeafValues: 'world', playPlayoutWeight: 0.5 };
+    expect(hidden(mixed).leafValues).toMatchObject({ kind: 'world', playoutWeight: 0.5 });
+    expect(hidden(mixed, { leafValues: 'playouts' }).leafValues).toEqual({ kind: 'playouts', playoutWeight: 1 });
+    expect(hidden({ playSearchMethod: 'information-set' }).method).toBe('information-set');
+    expect(hidden({ playSearchMethod: 'information-set' }, { method: 'determinized' }).method).toBe('determinized');
+    expect(hidden({ playWorldSampling: 'inferred' }, { worldSampling: 'uniform' }).worldSampling).toBe('uniform');
   });
 
-  it('mixes in the game’s playPlayoutWeight only with the game’s play leaf values, and a flag beats it', () => {
-    const mixed = withHints({ leafValues: 'world', playLeafValues: 'world', playPlayoutWeight: 0.5 });
-    expect(withGameDefaults(mixed, base).playoutWeight).toBe(0.5);
-    expect(withGameDefaults(mixed, { ...base, leafValues: 'world' }).playoutWeight).toBe(0.5);
-    expect(withGameDefaults(mixed, { ...base, playoutWeight: 0.25 }).playoutWeight).toBe(0.25);
-    // Other leaf values keep their own default (1 with playouts; none with policy playouts).
-    expect(withGameDefaults(mixed, { ...base, leafValues: 'playouts' }).playoutWeight).toBeUndefined();
-    expect(withGameDefaults(mixed, { ...base, leafValues: 'policy-playouts' }).playoutWeight).toBeUndefined();
-    expect(withGameDefaults(withHints({ leafValues: 'world' }), base).playoutWeight).toBeUndefined();
-    // A game that names no leaf values plays playouts: its share applies there, asked for by name or not.
-    const playoutsOnly = withHints({ playPlayoutWeight: 0.75 });
-    expect(withGameDefaults(playoutsOnly, base).playoutWeight).toBe(0.75);
-    expect(withGameDefaults(playoutsOnly, { ...base, leafValues: 'playouts' }).playoutWeight).toBe(0.75);
-    expect(withGameDefaults(playoutsOnly, { ...base, leafValues: 'world' }).playoutWeight).toBeUndefined();
+  it('searches with the simulations and seed asked for, the game’s value scale, and the one node-capacity rule', () => {
+    const tree = agentSearchSettings(withHints({ playValueScale: 0.9 }), { simulations: 800, seed: 4 }).tree;
+    expect(tree).toMatchObject({ simulations: 800, seed: 4, networkValueScale: 0.9, nodeCapacity: nodeCapacityFor(800), ...playSearchConfig });
   });
 
-  it('searches with the game’s playSearchMethod unless a flag says otherwise', () => {
-    expect(withGameDefaults(withHints({ playSearchMethod: 'information-set' }), base).searchMethod).toBe('information-set');
-    expect(withGameDefaults(withHints({}), base).searchMethod).toBeUndefined();
-    expect(withGameDefaults(withHints({ playSearchMethod: 'information-set' }), { ...base, searchMethod: 'determinized' }).searchMethod).toBe('determinized');
-    expect(withGameDefaults(withHints({ playWorldSampling: 'inferred' }), base).worldSampling).toBe('inferred');
-    expect(withGameDefaults(withHints({ playWorldSampling: 'inferred' }), { ...base, worldSampling: 'uniform' }).worldSampling).toBe('uniform');
+  it('turns a choice the search cannot use into a usage error with the message of the check', () => {
+    expect(() => agentSearchSettings(withHints({}), { ...base, search: { worldSampling: 'inferred' } })).toThrow(UsageError);
+    expect(() => agentSearchSettings(withHints({}), { ...base, search: { worldSampling: 'inferred' } })).toThrow('--worlds inferred needs information-set search (blob plays determinized here; add --search information-set)');
   });
 });
 
-describe('searchEngineFor: --cpuct', () => {
+describe('agent search: --cpuct', () => {
   const registry = new GameRegistry();
   registry.register(ticTacToePlugin as unknown as GamePlugin);
   registry.register(blobPlugin as unknown as GamePlugin);
@@ -49,8 +43,9 @@ describe('searchEngineFor: --cpuct', () => {
   // Root visit counts after one search from the opening position, for a given exploration constant.
   async function rootVisits(id: 'tictactoe' | 'blob', cPuct: number | undefined): Promise<number[]> {
     const game = createGame(id, id === 'blob' ? { rounds: 'one', roundCards: 5 } : {}, registry);
-    const settings = { simulations: 60, seed: 3, ...(id === 'blob' ? { searchMethod: 'information-set' as const, determinizations: 2 } : {}), ...(cPuct !== undefined ? { cPuct } : {}) };
-    const engine = searchEngineFor(game, new RolloutEvaluator(game, 7), settings);
+    const search: SearchChoices = { tree: { cPuct }, ...(id === 'blob' ? { method: 'information-set', determinizations: 2 } : {}) };
+    const plugin = id === 'blob' ? blobPlugin : ticTacToePlugin;
+    const engine = createSearchEngine(game, { evaluator: new RolloutEvaluator(game, 7) }, AGENT_SEARCH_TREES, agentSearchSettings(plugin as unknown as GamePlugin, { simulations: 60, seed: 3, search }));
     engine.setRoot(0, game.initialState(new Rng(5)));
     await engine.search();
     return [...engine.visitCounts(0, new Float32Array(game.masker.actionSize))];

@@ -10,16 +10,12 @@ import {
   ConfigError,
   RandomAgent,
   ownValue,
-  playSettingsOf,
-  gamePlayoutWeightFor,
   resolveGameConfig,
   type Agent,
   type BotFactory,
   type Game,
   type GamePlugin,
   type ResolvedConfig,
-  type LeafValues,
-  type WorldSampling,
 } from '@az/core';
 import {
   initBackend,
@@ -30,34 +26,29 @@ import {
   type BackendChoice,
   type CheckpointManifest,
 } from '@az/nn';
-import { PolicyRolloutAgent, PolicyWorldWeigher, createSearchEngine, type OtherSeatMoves, type OtherSeatPriors, type SearchMethod } from '@az/imperfect-info';
-import { MctsAgent, NetworkEvaluator, PolicyAgent, RolloutEvaluator, playSearchConfig, type Evaluator, type SearchEngine } from '@az/mcts';
+import {
+  DEFAULT_OTHER_SEAT_MOVES,
+  PolicyRolloutAgent,
+  PolicyWorldWeigher,
+  SearchSettingsError,
+  createSearchEngine,
+  playSearchHints,
+  resolveSearchSettings,
+  type SearchChoices,
+  type SearchLeaves,
+  type SearchSettings,
+} from '@az/imperfect-info';
+import { AGENT_SEARCH_TREES, MctsAgent, NetworkEvaluator, PolicyAgent, RolloutEvaluator } from '@az/mcts';
 import { UciAgent, UciEngineError, parseUciAgentSpec } from '@az/chess-uci';
 import { UsageError } from './args.js';
 
 export interface AgentSettings {
   readonly simulations: number;
   readonly seed: number;
-  /** Trees searched per evaluator call. */
+  /** Trees searched per evaluator call (default `AGENT_SEARCH_TREES`). */
   readonly batchTrees?: number;
-  /** Imperfect-information games: worlds sampled per move (default: the game's hint, else 3). */
-  readonly determinizations?: number;
-  /** Imperfect-information games with a network: leaf values from playouts or the sampled world (default: the game's hint, else playouts). */
-  readonly leafValues?: LeafValues;
-  /** Imperfect-information games with a network: share of a random playout in each leaf's value (default: the game's `playPlayoutWeight` with its play leaf values, else 0 with world values, 1 with playouts). */
-  readonly playoutWeight?: number;
-  /** Imperfect-information games: determinized search (default) or information-set MCTS. */
-  readonly searchMethod?: SearchMethod;
-  /** Information-set search with a model: 'inferred' weighs sampled worlds by the other seats' earlier decisions (default: the game's play setting, else uniform). */
-  readonly worldSampling?: WorldSampling;
-  /** Information-set search: priors at the other seats' nodes (default 'uniform'; 'first-world' keeps the network's policy from the first world that reached the node). */
-  readonly otherSeatPriors?: OtherSeatPriors;
-  /** Information-set search with a model: how the other seats move in the tree (default 'search'; 'policy': by the network's policy in each world). */
-  readonly otherSeatMoves?: OtherSeatMoves;
-  /** Search agents: the PUCT exploration constant (default: `defaultSearchConfig.cPuct`). */
-  readonly cPuct?: number;
-  /** Search agents: `SearchConfig.networkValueScale` (default: the game's `playValueScale` hint, else 1). */
-  readonly networkValueScale?: number;
+  /** The user's other search choices (flags: exploration, the hidden-information search); the game's play hints fill the rest. */
+  readonly search?: SearchChoices;
   /** How model agents run their network (--backend, --threads). */
   readonly network?: ModelLoadOptions;
 }
@@ -188,38 +179,25 @@ function projectedAgent(agent: Agent<unknown>, modelPlay: ModelPlay): Agent<unkn
 }
 
 /**
- * A search player: plain batched MCTS for perfect information, determinized MCTS (several sampled
- * worlds per move, searched together) for imperfect information.
+ * The search an agent plays with: the user's choices (`settings`) over the game's play hints over the
+ * defaults, checked once; a choice that cannot apply is a usage error naming the flags.
  */
-export function searchAgent<S>(name: string, game: Game<S>, evaluator: Evaluator<S>, settings: AgentSettings): Agent<S> {
-  return new MctsAgent(name, searchEngineFor(game, evaluator, settings), game.masker.actionSize, 0, settings.seed);
+export function agentSearchSettings(plugin: GamePlugin, settings: AgentSettings): SearchSettings {
+  try {
+    return resolveSearchSettings(playSearchHints(plugin), { ...settings.search, tree: { ...settings.search?.tree, simulations: settings.simulations, seed: settings.seed } });
+  } catch (err) {
+    if (err instanceof SearchSettingsError) throw new UsageError(err.message);
+    throw err;
+  }
 }
 
-/** The search behind `searchAgent`, for callers that read its visit counts and values (`az serve`'s "show thinking"). */
-export function searchEngineFor<S>(game: Game<S>, evaluator: Evaluator<S>, settings: AgentSettings): SearchEngine<S> {
-  return createSearchEngine(
-    game,
-    evaluator,
-    settings.batchTrees ?? 64,
-    {
-      ...playSearchConfig,
-      simulations: settings.simulations,
-      nodeCapacity: Math.max(256, settings.simulations * 64),
-      seed: settings.seed,
-      networkValueScale: settings.networkValueScale ?? 1,
-      ...(settings.cPuct !== undefined ? { cPuct: settings.cPuct } : {}),
-    },
-    {
-      determinizations: settings.determinizations,
-      worldValues: settings.leafValues === 'world',
-      policyPlayouts: settings.leafValues === 'policy-playouts',
-      playoutWeight: settings.playoutWeight,
-      method: settings.searchMethod,
-      inferWorlds: settings.worldSampling === 'inferred',
-      otherSeatPriors: settings.otherSeatPriors,
-      otherSeatMoves: settings.otherSeatMoves,
-    },
-  );
+/**
+ * A search player: plain batched MCTS for perfect information, determinized MCTS (several sampled
+ * worlds per move, searched together) or information-set MCTS for imperfect information.
+ */
+function searchAgent<S>(name: string, game: Game<S>, leaves: SearchLeaves<S>, search: SearchSettings, settings: AgentSettings): Agent<S> {
+  const engine = createSearchEngine(game, leaves, settings.batchTrees ?? AGENT_SEARCH_TREES, search);
+  return new MctsAgent(name, engine, game.masker.actionSize, 0, settings.seed);
 }
 
 /** Worlds a `rollout:` agent samples per decision (each legal action played out in every one). */
@@ -230,9 +208,9 @@ export const ROLLOUT_WORLDS = 64;
  * same sampled worlds, every seat then playing the network's top move from its own view), the worlds
  * weighed by the other seats' decisions when the game plays with inferred worlds.
  */
-function rolloutAgent<S>(path: string, game: Game<S>, evaluator: NetworkEvaluator<S>, settings: AgentSettings): Agent<S> {
+function rolloutAgent<S>(path: string, game: Game<S>, evaluator: NetworkEvaluator<S>, search: SearchSettings, settings: AgentSettings): Agent<S> {
   if (!game.determinizer) throw new UsageError(`agent '${ROLLOUT_PREFIX}${path}': ${game.traits.id} has no hidden information to sample worlds of (rollout agents are for hidden-information games); use the model's path`);
-  const weigher = settings.worldSampling === 'inferred' && game.pastDecisions ? new PolicyWorldWeigher(game, evaluator.model) : undefined;
+  const weigher = search.hidden.worldSampling === 'inferred' && game.pastDecisions ? new PolicyWorldWeigher(game, evaluator.model) : undefined;
   return new PolicyRolloutAgent(`rollout of ${path}`, game, evaluator, { worlds: ROLLOUT_WORLDS, weigher, seed: settings.seed });
 }
 
@@ -297,29 +275,16 @@ async function uciAgent(spec: string, plugin: GamePlugin): Promise<Agent<unknown
   return agent as unknown as Agent<unknown>;
 }
 
-/** Agent settings with the game's hints filled in where the caller left them open. */
-export function withGameDefaults(plugin: GamePlugin, agentSettings: AgentSettings): AgentSettings {
-  const play = playSettingsOf(plugin.training);
-  const leafValues = agentSettings.leafValues ?? play.leafValues;
-  return {
-    ...agentSettings,
-    determinizations: agentSettings.determinizations ?? plugin.training?.determinizations,
-    leafValues,
-    // The game's playout share goes with the game's leaf values; other leaf values keep their own default.
-    playoutWeight: agentSettings.playoutWeight ?? gamePlayoutWeightFor(play, leafValues),
-    searchMethod: agentSettings.searchMethod ?? play.searchMethod,
-    worldSampling: agentSettings.worldSampling ?? play.worldSampling,
-    networkValueScale: agentSettings.networkValueScale ?? play.valueScale,
-  };
-}
-
-export async function makeAgent(spec: string, plugin: GamePlugin, game: Game<unknown>, agentSettings: AgentSettings, models: Map<string, LoadedModel>): Promise<Agent<unknown>> {
-  const settings = withGameDefaults(plugin, agentSettings);
+export async function makeAgent(spec: string, plugin: GamePlugin, game: Game<unknown>, settings: AgentSettings, models: Map<string, LoadedModel>): Promise<Agent<unknown>> {
+  const search = agentSearchSettings(plugin, settings);
   if (spec === 'random') return new RandomAgent(game, settings.seed);
   if (isUciSpec(spec)) return uciAgent(spec, plugin);
   // No network: uniform priors and one random playout per leaf (determinized for hidden-information games).
   // The other seats moving by a network's policy is for model agents: mcts has no network.
-  if (spec === 'mcts') return searchAgent('mcts', game, new RolloutEvaluator(game, settings.seed), { ...settings, otherSeatMoves: undefined });
+  if (spec === 'mcts') {
+    const networkFree: SearchSettings = { ...search, hidden: { ...search.hidden, otherSeatMoves: DEFAULT_OTHER_SEAT_MOVES } };
+    return searchAgent('mcts', game, { evaluator: new RolloutEvaluator(game, settings.seed) }, networkFree, settings);
+  }
   const bot = gameBot(plugin, spec);
   if (bot) {
     const agent = bot(game, settings.seed);
@@ -338,8 +303,8 @@ export async function makeAgent(spec: string, plugin: GamePlugin, game: Game<unk
     const agent = policyOnly
       ? new PolicyAgent(`policy of ${path}`, modelPlay.game, model.evaluator)
       : rollout
-        ? rolloutAgent(path, modelPlay.game, model.evaluator, settings)
-        : searchAgent(`model ${path}`, modelPlay.game, model.evaluator, settings);
+        ? rolloutAgent(path, modelPlay.game, model.evaluator, search, settings)
+        : searchAgent(`model ${path}`, modelPlay.game, { evaluator: model.evaluator, network: model.evaluator }, search, settings);
     return modelPlay.game === game ? agent : projectedAgent(agent, modelPlay);
   }
   if (policyOnly || rollout) throw new UsageError(`agent '${spec}': no model at ${path} (${policyOnly ? POLICY_PREFIX : ROLLOUT_PREFIX}<path of a trained model>)`);

@@ -62,7 +62,7 @@ export class TrainingRater {
     this.models.set(snapshot, model);
     this.game ??= gameFor(this.plugin, {}, model);
     const game = this.game;
-    const settings = { simulations: this.options.simulations, seed: this.options.seed + iteration, batchTrees: 64, network: { backend: this.options.backend, threads: this.options.threads } };
+    const settings = { simulations: this.options.simulations, seed: this.options.seed + iteration, network: { backend: this.options.backend, threads: this.options.threads } };
     const me: LadderPlayer = { name, agent: await makeAgent(snapshot, this.plugin, game, settings, this.models) };
     const opponents: LadderPlayer[] = [...(await this.fixedAnchors(game))];
     const recent = this.snapshots.slice(-this.options.previous);

@@ -1,7 +1,7 @@
 // Determinized search on Blob: the contract it relies on (legal actions agree across sampled worlds),
 // that it plays legally and sensibly, and that it beats random play by a clear margin.
 import { Rng, validateConfig, type Agent } from '@az/core';
-import { DeterminizedMcts, InformationSetMcts, createSearchEngine } from '@az/imperfect-info';
+import { DeterminizedMcts, InformationSetMcts, createSearchEngine, resolveSearchSettings, type SearchChoices, type SearchSettings } from '@az/imperfect-info';
 import { MctsAgent, RolloutEvaluator, type Evaluator, type LeafBatch } from '@az/mcts';
 import { describe, expect, it } from 'vitest';
 import { BlobDeterminizer } from './determinizer.js';
@@ -13,8 +13,11 @@ import { makeGame, randomPlayout, setHands } from './test-helpers.js';
 
 const ROUND = { rounds: 'one', roundCards: 5 };
 
+/** A search of Blob with these choices. */
+const blobSearch = (choices: SearchChoices): SearchSettings => resolveSearchSettings({ game: blobPlugin.traits }, choices);
+
 function rolloutSearcher(game: BlobGame, simulations: number, seed: number, slots = 64): Agent<BlobState> {
-  const engine = createSearchEngine(game, new RolloutEvaluator(game, seed), slots, { simulations, dirichletEpsilon: 0, nodeCapacity: 4096, seed }, { determinizations: 3 });
+  const engine = createSearchEngine(game, { evaluator: new RolloutEvaluator(game, seed) }, slots, blobSearch({ tree: { simulations, dirichletEpsilon: 0, nodeCapacity: 4096, seed }, determinizations: 3 }));
   return new MctsAgent('mcts', engine, game.masker.actionSize, 0, seed);
 }
 
@@ -22,7 +25,7 @@ describe('Blob determinized search', () => {
   it('exposes its determinizer on the game, so createSearchEngine picks determinized search', () => {
     const game = makeGame(ROUND);
     expect(game.determinizer).toBeInstanceOf(BlobDeterminizer);
-    expect(createSearchEngine(game, new RolloutEvaluator(game), 2, {}, { determinizations: 4 })).toBeInstanceOf(DeterminizedMcts);
+    expect(createSearchEngine(game, { evaluator: new RolloutEvaluator(game) }, 2, blobSearch({ determinizations: 4 }))).toBeInstanceOf(DeterminizedMcts);
   });
 
   it('sees the same legal actions in every sampled world as in the real state', () => {
@@ -60,7 +63,7 @@ describe('Blob determinized search', () => {
         batch.values.fill(0, 0, batch.count * batch.numSeats);
       },
     };
-    const engine = createSearchEngine(game, evaluator, 8, { simulations: 30, leavesPerTree: 8, seed: 1 }, { determinizations: 3 });
+    const engine = createSearchEngine(game, { evaluator }, 8, blobSearch({ tree: { simulations: 30, leavesPerTree: 8, seed: 1 }, determinizations: 3 }));
     const rng = new Rng(4);
     for (let slot = 0; slot < 8; slot++) engine.setRoot(slot, game.initialState(rng));
     await engine.search();

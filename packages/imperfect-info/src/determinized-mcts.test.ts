@@ -1,11 +1,13 @@
 import { BatchedMcts, NetworkEvaluator, UniformEvaluator, type Evaluator, type LeafBatch } from '@az/mcts';
 import { describe, expect, it } from 'vitest';
-import { DeterminizedMcts, createSearchEngine } from './determinized-mcts.js';
+import { DeterminizedMcts } from './determinized-mcts.js';
+import { createSearchEngine } from './search-factory.js';
+import type { SearchSettings } from './search-settings.js';
 import { OwnViewNetworkEvaluator } from './own-view-evaluator.js';
 import { PolicyPlayoutEvaluator } from './policy-playout-evaluator.js';
 import { RolloutMixEvaluator } from './rollout-mix-evaluator.js';
 import { WorldNetworkEvaluator } from './world-evaluator.js';
-import { BET, CALL, FOLD, FakeModel, PASS, SHOWDOWN_CARDS, makeShowdown, showdownState, type ShowdownState } from './test-games.js';
+import { BET, CALL, FOLD, FakeModel, PASS, SHOWDOWN_CARDS, makeShowdown, networkLeaves, settingsOf, showdownState, type ShowdownState } from './test-games.js';
 
 /** Uniform prior, zero value; records batch sizes. */
 class RecordingEvaluator<S> implements Evaluator<S> {
@@ -170,18 +172,18 @@ describe('createSearchEngine', () => {
     const game = makeShowdown();
     const evaluator = new UniformEvaluator<ShowdownState>();
     const perfect = { ...game, traits: { ...game.traits, information: 'perfect' as const } };
-    expect(createSearchEngine(perfect, evaluator, 3, search)).toBeInstanceOf(BatchedMcts);
-    const engine = createSearchEngine(game, evaluator, 3, search, { determinizations: 5 });
+    expect(createSearchEngine(perfect, { evaluator }, 3, settingsOf(search))).toBeInstanceOf(BatchedMcts);
+    const engine = createSearchEngine(game, { evaluator }, 3, settingsOf(search, { determinizations: 5 }));
     expect(engine).toBeInstanceOf(DeterminizedMcts);
     expect(engine.numTrees).toBe(3);
     expect((engine as DeterminizedMcts<ShowdownState>).determinizations).toBe(5);
     expect((engine as DeterminizedMcts<ShowdownState>).trees.numTrees).toBe(15);
-    expect((createSearchEngine(game, evaluator, 1, search) as DeterminizedMcts<ShowdownState>).determinizations).toBe(3);
+    expect((createSearchEngine(game, { evaluator }, 1, settingsOf(search)) as DeterminizedMcts<ShowdownState>).determinizations).toBe(3);
   });
 
   it('names the game when an imperfect-information game has no determinizer', () => {
     const game = makeShowdown({ withoutDeterminizer: true });
-    expect(() => createSearchEngine(game, new UniformEvaluator<ShowdownState>(), 1, search)).toThrow(/showdown.*determinizer/);
+    expect(() => createSearchEngine(game, { evaluator: new UniformEvaluator<ShowdownState>() }, 1, settingsOf(search))).toThrow(/showdown.*determinizer/);
     expect(() => new DeterminizedMcts(makeShowdown(), new UniformEvaluator<ShowdownState>(), 1, search, { determinizations: 0 })).toThrow(RangeError);
   });
 
@@ -190,7 +192,7 @@ describe('createSearchEngine', () => {
     const model = new FakeModel(game.encoder.size);
     const one = { ...search, simulations: 1 };
     // Default: the network's priors (one row per leaf) and a playout's returns as the value.
-    const engine = createSearchEngine(game, new NetworkEvaluator<ShowdownState>(model), 1, one);
+    const engine = createSearchEngine(game, networkLeaves(new NetworkEvaluator<ShowdownState>(model)), 1, settingsOf(one));
     engine.setRoot(0, showdownState(1, 2));
     await engine.search();
     expect(model.rows).toEqual([3]);
@@ -199,14 +201,16 @@ describe('createSearchEngine', () => {
     const v = engine.rootValue(0);
     expect(v[0]).toBeCloseTo(-v[1], 5);
     // Network values only, from each seat's own view: two rows per leaf.
-    const own = createSearchEngine(game, new NetworkEvaluator<ShowdownState>(model), 1, one, { playoutWeight: 0, ownViewValues: true });
+    const plain = settingsOf(one);
+    const ownViewSettings: SearchSettings = { ...plain, hidden: { ...plain.hidden, leafValues: { kind: 'own-view', playoutWeight: 0 } } };
+    const own = createSearchEngine(game, networkLeaves(new NetworkEvaluator<ShowdownState>(model)), 1, ownViewSettings);
     own.setRoot(0, showdownState(1, 2));
     await own.search();
     expect(model.rows).toEqual([3, 6]);
     // Seat 0 holds 1 (own value 0.1); seat 1's value is what it sees in each world (its sampled card / 10).
     expect(own.rootValue(0)[0]).toBeCloseTo(0.1, 5);
     // Network values from the mover's view only: seat 1's value is the marker.
-    const mover = createSearchEngine(game, new NetworkEvaluator<ShowdownState>(model), 1, one, { playoutWeight: 0 });
+    const mover = createSearchEngine(game, networkLeaves(new NetworkEvaluator<ShowdownState>(model)), 1, settingsOf(one, { playoutWeight: 0 }));
     mover.setRoot(0, showdownState(1, 2));
     await mover.search();
     expect(model.rows).toEqual([3, 6, 3]);
@@ -329,10 +333,10 @@ describe('WorldNetworkEvaluator', () => {
     expect(() => new WorldNetworkEvaluator(game, new FakeModel(game.encoder.size))).toThrow(/showdown has no world encoder/);
   });
 
-  it('is what createSearchEngine uses for worldValues, with playouts off unless asked', async () => {
+  it('is what createSearchEngine uses for world leaf values, with playouts off unless asked', async () => {
     const game = makeShowdown();
     const model = new FakeModel(game.encoder.size);
-    const engine = createSearchEngine(game, new NetworkEvaluator<ShowdownState>(model), 1, { ...search, simulations: 1 }, { worldValues: true });
+    const engine = createSearchEngine(game, networkLeaves(new NetworkEvaluator<ShowdownState>(model)), 1, settingsOf({ ...search, simulations: 1 }, { leafValues: 'world' }));
     engine.setRoot(0, showdownState(1, 2));
     await engine.search();
     expect(model.rows).toEqual([6]); // 3 worlds x 2 rows
@@ -375,10 +379,10 @@ describe('PolicyPlayoutEvaluator', () => {
     expect(leaves[0].history).toEqual([]); // the leaves themselves are not played on
   });
 
-  it('is what createSearchEngine uses for policyPlayouts, priors from the network', async () => {
+  it('is what createSearchEngine uses for policy-playout leaf values, priors from the network', async () => {
     const game = makeShowdown();
     const model = new FakeModel(game.encoder.size);
-    const engine = createSearchEngine(game, new NetworkEvaluator<ShowdownState>(model), 1, { ...search, simulations: 1 }, { policyPlayouts: true, determinizations: 1 });
+    const engine = createSearchEngine(game, networkLeaves(new NetworkEvaluator<ShowdownState>(model)), 1, settingsOf({ ...search, simulations: 1 }, { leafValues: 'policy-playouts', determinizations: 1 }));
     engine.setRoot(0, showdownState(5, 3));
     await engine.search();
     // The root's priors (one row), then its playout: seat 0 bets, seat 1 replies (two rows).

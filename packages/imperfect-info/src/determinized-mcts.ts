@@ -1,83 +1,12 @@
-import { Rng, type Determinizer, type Game, type SearchMethod } from '@az/core';
-import { BatchedMcts, NetworkEvaluator, type Evaluator, type RootChildVisitor, type SearchConfig, type SearchEngine, type SearchStats } from '@az/mcts';
-import { OwnViewNetworkEvaluator } from './own-view-evaluator.js';
-import { RolloutMixEvaluator } from './rollout-mix-evaluator.js';
-import { InformationSetMcts, type OtherSeatMoves, type OtherSeatPriors } from './ismcts.js';
-import { WorldNetworkEvaluator, type WorldPriors } from './world-evaluator.js';
-import { PolicyWorldWeigher } from './world-inference.js';
-import { PolicyPlayoutEvaluator } from './policy-playout-evaluator.js';
+import { Rng, type Determinizer, type Game } from '@az/core';
+import { BatchedMcts, type Evaluator, type RootChildVisitor, type SearchConfig, type SearchEngine, type SearchStats } from '@az/mcts';
+import { DEFAULT_DETERMINIZATIONS } from './search-settings.js';
 
-/** Options of determinized search: worlds per slot, and how `createSearchEngine` values leaves with a network. */
+/** Options of determinized search. */
 export interface DeterminizedSearchOptions {
   /** Worlds (determinizations) sampled for every slot and searched side by side (>= 1). */
   readonly determinizations: number;
-  /**
-   * `createSearchEngine` only, for a `NetworkEvaluator`: the weight of a random playout of the sampled
-   * world in each leaf's value, `v = (1 - w) * network + w * playout` (default 1: the network gives
-   * the priors, playouts the values). See `RolloutMixEvaluator` for why, and the README for the
-   * measurements behind the default.
-   */
-  readonly playoutWeight?: number;
-  /**
-   * `createSearchEngine` only, for a `NetworkEvaluator`: take each seat's network value from its own
-   * view (`OwnViewNetworkEvaluator`, P network rows per leaf) instead of the mover's (default false).
-   */
-  readonly ownViewValues?: boolean;
-  /**
-   * `createSearchEngine` only, for a `NetworkEvaluator` and a game with `worldEncoder`: value each leaf
-   * from its sampled world's full state (`WorldNetworkEvaluator`). Then `playoutWeight` defaults to 0.
-   * Takes precedence over `ownViewValues`.
-   */
-  readonly worldValues?: boolean;
-  /**
-   * `createSearchEngine` only, for a `NetworkEvaluator`: value each leaf by one playout of its sampled
-   * world in which every seat plays the network's top move from its own view (`PolicyPlayoutEvaluator`)
-   * instead of uniformly random moves. Priors stay the network's. Takes precedence over `worldValues`
-   * and `playoutWeight`.
-   */
-  readonly policyPlayouts?: boolean;
-  /** With `worldValues`: priors from the mover's own view (default) or from the world row. */
-  readonly worldPriors?: WorldPriors;
-  /**
-   * `createSearchEngine` only: 'determinized' (default: D trees per slot, `DeterminizedMcts`) or
-   * 'information-set' (one tree per slot over the mover's information sets, a world sampled per
-   * simulation: `InformationSetMcts`; it runs `determinizations * simulations` simulations per move,
-   * the same evaluator work as determinized search).
-   */
-  readonly method?: SearchMethod;
-  /**
-   * `createSearchEngine` only, information-set search with a `NetworkEvaluator` and a game with
-   * `pastDecisions`: draw each simulation's world from a pool weighed by how likely the network, as the
-   * model of every player, makes the other seats' earlier decisions in it (`PolicyWorldWeigher`).
-   * Ignored otherwise. Default false.
-   */
-  readonly inferWorlds?: boolean;
-  /** `createSearchEngine` only, information-set search: priors at the other seats' nodes (`OtherSeatPriors`, default 'uniform'). */
-  readonly otherSeatPriors?: OtherSeatPriors;
-  /**
-   * `createSearchEngine` only, information-set search: how the other seats move in the tree
-   * (`OtherSeatMoves`, default 'search'); 'policy' needs a `NetworkEvaluator`, whose own-view policy
-   * is then theirs.
-   */
-  readonly otherSeatMoves?: OtherSeatMoves;
 }
-
-/** How an imperfect-information game is searched (defined in `@az/core`, where games name their play search). */
-export type { SearchMethod };
-
-/** The default `playoutWeight`: values from playouts, priors from the network. */
-export const DEFAULT_PLAYOUT_WEIGHT = 1;
-
-/**
- * The share of one random playout in a network leaf's value (not used with policy playouts):
- * `playoutWeight` when given, else 0 with world values and `DEFAULT_PLAYOUT_WEIGHT` otherwise.
- */
-export function playoutWeightOf(options: Pick<Partial<DeterminizedSearchOptions>, 'playoutWeight' | 'worldValues'>): number {
-  return options.playoutWeight ?? (options.worldValues ? 0 : DEFAULT_PLAYOUT_WEIGHT);
-}
-
-/** The default number of worlds per slot when neither the user nor the game says otherwise. */
-export const DEFAULT_DETERMINIZATIONS = 3;
 
 /**
  * Determinized search (PIMC): for each slot (a game being played), the seat to move's view is
@@ -249,47 +178,9 @@ export class DeterminizedMcts<S> implements SearchEngine<S> {
   }
 }
 
-/** How a network evaluates leaves of determinized search (see `DeterminizedSearchOptions`). */
-function networkLeafEvaluator<S>(game: Game<S>, evaluator: NetworkEvaluator<S>, options: Partial<DeterminizedSearchOptions>, seed: number): Evaluator<S> {
-  if (options.policyPlayouts) return new PolicyPlayoutEvaluator(game, evaluator, evaluator, seed);
-  const network: Evaluator<S> = options.worldValues
-    ? new WorldNetworkEvaluator(game, evaluator.model, options.worldPriors)
-    : options.ownViewValues
-      ? new OwnViewNetworkEvaluator(game, evaluator.model)
-      : evaluator;
-  const w = playoutWeightOf(options);
-  return w > 0 ? new RolloutMixEvaluator(game, network, w, seed) : network;
-}
-
-function missingDeterminizer<S>(game: Game<S>): Error {
+/** The error for an imperfect-information game that cannot be searched by determinization. */
+export function missingDeterminizer<S>(game: Game<S>): Error {
   return new Error(
     `${game.traits.id} is an imperfect-information game without a determinizer (Game.determinizer), so it cannot be searched by determinization`,
   );
-}
-
-/**
- * The search a game needs, for self-play and search agents: plain `BatchedMcts` for perfect
- * information, `DeterminizedMcts` (D worlds per slot in one batched search) for imperfect
- * information. There a `NetworkEvaluator` is wrapped as `options` say (playout values by default,
- * optionally own-view network values); other evaluators are used as given. Throws, naming the game,
- * when an imperfect-information game has no determinizer.
- */
-export function createSearchEngine<S>(
-  game: Game<S>,
-  evaluator: Evaluator<S>,
-  slots: number,
-  searchConfig: Partial<SearchConfig> = {},
-  options: Partial<DeterminizedSearchOptions> = {},
-): SearchEngine<S> {
-  if (game.traits.information === 'perfect') return new BatchedMcts(game, evaluator, slots, searchConfig);
-  if (!game.determinizer) throw missingDeterminizer(game);
-  const leafEvaluator = evaluator instanceof NetworkEvaluator ? networkLeafEvaluator(game, evaluator, options, searchConfig.seed ?? 0) : evaluator;
-  const determinizations = options.determinizations ?? DEFAULT_DETERMINIZATIONS;
-  if (options.method === 'information-set') {
-    const inference = options.inferWorlds && evaluator instanceof NetworkEvaluator && game.pastDecisions ? { weigher: new PolicyWorldWeigher(game, evaluator.model) } : undefined;
-    const otherSeatPolicy = evaluator instanceof NetworkEvaluator ? evaluator : undefined;
-    if (options.otherSeatMoves === 'policy' && !otherSeatPolicy) throw new Error(`${game.traits.id}: the other seats can move by the network's policy in information-set search only when a network evaluates the leaves`);
-    return new InformationSetMcts(game, leafEvaluator, slots, { ...searchConfig, simulations: determinizations * (searchConfig.simulations ?? 30) }, { inference, otherSeatPriors: options.otherSeatPriors, otherSeatMoves: options.otherSeatMoves, otherSeatPolicy });
-  }
-  return new DeterminizedMcts(game, leafEvaluator, slots, searchConfig, { determinizations });
 }

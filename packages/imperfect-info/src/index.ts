@@ -7,15 +7,24 @@ export {
   countConsistentDeals,
   type ConsistentDealSpec,
 } from './deal.js';
+export { DeterminizedMcts, type DeterminizedSearchOptions } from './determinized-mcts.js';
+export { createSearchEngine, type SearchLeaves } from './search-factory.js';
 export {
-  DeterminizedMcts,
-  createSearchEngine,
+  resolveSearchSettings,
+  playSearchHints,
+  gamePlayoutShare,
+  leafValueSource,
+  SearchSettingsError,
   DEFAULT_DETERMINIZATIONS,
   DEFAULT_PLAYOUT_WEIGHT,
-  playoutWeightOf,
-  type DeterminizedSearchOptions,
-  type SearchMethod,
-} from './determinized-mcts.js';
+  type SearchSettings,
+  type SearchChoices,
+  type GameSearchHints,
+  type HiddenInformationSearch,
+  type LeafValueSource,
+} from './search-settings.js';
+/** How an imperfect-information game is searched (defined in `@az/core`, where games name their play search). */
+export type { SearchMethod } from '@az/core';
 export { DEFAULT_OTHER_SEAT_MOVES, DEFAULT_OTHER_SEAT_PRIORS, InformationSetMcts, type InformationSetOptions, type OtherSeatMoves, type OtherSeatPriors, type WorldInference } from './ismcts.js';
 export { PolicyWorldWeigher, type WorldWeigher } from './world-inference.js';
 export { OwnViewNetworkEvaluator } from './own-view-evaluator.js';

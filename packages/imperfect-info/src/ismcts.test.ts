@@ -1,9 +1,9 @@
 import { NetworkEvaluator, UniformEvaluator, playSearchConfig, type Evaluator, type LeafBatch, type SearchConfig } from '@az/mcts';
 import { describe, expect, it } from 'vitest';
-import { createSearchEngine } from './determinized-mcts.js';
+import { createSearchEngine } from './search-factory.js';
 import { InformationSetMcts } from './ismcts.js';
 import type { WorldWeigher } from './world-inference.js';
-import { BET, CALL, FOLD, FakeModel, PASS, makeShowdown, showdownState, type ShowdownState } from './test-games.js';
+import { BET, CALL, FOLD, FakeModel, PASS, makeShowdown, networkLeaves, settingsOf, showdownState, type ShowdownState } from './test-games.js';
 
 /** Uniform prior, zero value; records batch sizes and every leaf's state. */
 class RecordingEvaluator implements Evaluator<ShowdownState> {
@@ -146,7 +146,7 @@ describe('InformationSetMcts', () => {
     });
 
     it('is what createSearchEngine builds for information-set search with rootSelection gumbel', async () => {
-      const engine = createSearchEngine(makeShowdown(), new UniformEvaluator<ShowdownState>(), 1, { ...gumbel, simulations: 20 }, { method: 'information-set', determinizations: 1 });
+      const engine = createSearchEngine(makeShowdown(), { evaluator: new UniformEvaluator<ShowdownState>() }, 1, settingsOf({ ...gumbel, simulations: 20 }, { method: 'information-set', determinizations: 1 }));
       expect(engine).toBeInstanceOf(InformationSetMcts);
       engine.setRoot(0, showdownState(8, 9));
       await engine.search();
@@ -195,7 +195,7 @@ describe('InformationSetMcts', () => {
   it('is what createSearchEngine builds for method information-set, with D x S simulations', async () => {
     const game = makeShowdown();
     const evaluator = new RecordingEvaluator();
-    const engine = createSearchEngine(game, evaluator, 1, { simulations: 10, leavesPerTree: 5, seed: 2 }, { method: 'information-set', determinizations: 3 });
+    const engine = createSearchEngine(game, { evaluator }, 1, settingsOf({ simulations: 10, leavesPerTree: 5, seed: 2 }, { method: 'information-set', determinizations: 3 }));
     expect(engine).toBeInstanceOf(InformationSetMcts);
     engine.setRoot(0, showdownState(5, 2));
     await engine.search();
@@ -289,7 +289,7 @@ describe('InformationSetMcts', () => {
     });
 
     it('is off in play settings (playSearchConfig) and through createSearchEngine when the config says so', async () => {
-      const engine = createSearchEngine(makeShowdown(), passingEvaluator(), 1, { ...playSearchConfig, simulations: 4, leavesPerTree: 4, seed: 1 }, { method: 'information-set', determinizations: 3 });
+      const engine = createSearchEngine(makeShowdown(), { evaluator: passingEvaluator() }, 1, settingsOf({ ...playSearchConfig, simulations: 4, leavesPerTree: 4, seed: 1 }, { method: 'information-set', determinizations: 3 }));
       engine.setRoot(0, showdownState(5, 1));
       await engine.search();
       expect((engine as InformationSetMcts<ShowdownState>).rootPriors(0)[PASS]).toBeCloseTo(networkPass, 6);
@@ -310,7 +310,7 @@ describe('InformationSetMcts', () => {
       const engine =
         build === 'constructor'
           ? new InformationSetMcts(makeShowdown(), cardPolicyEvaluator(), slots, config, { otherSeatPriors })
-          : createSearchEngine(makeShowdown(), cardPolicyEvaluator(), slots, { ...config, simulations: 100 }, { method: 'information-set', determinizations: 2, otherSeatPriors });
+          : createSearchEngine(makeShowdown(), { evaluator: cardPolicyEvaluator() }, slots, settingsOf({ ...config, simulations: 100 }, { method: 'information-set', determinizations: 2, otherSeatPriors }));
       for (let s = 0; s < slots; s++) engine.setRoot(s, showdownState(0, 9));
       await engine.search();
       let bets = 0;
@@ -383,14 +383,14 @@ describe('InformationSetMcts', () => {
       const game = makeShowdown();
       const rowsWith = async (otherSeatMoves: 'search' | 'policy'): Promise<number> => {
         const model = new FakeModel(game.encoder.size);
-        const engine = createSearchEngine(game, new NetworkEvaluator<ShowdownState>(model), 1, { ...search, simulations: 20 }, { method: 'information-set', otherSeatMoves });
+        const engine = createSearchEngine(game, networkLeaves(new NetworkEvaluator<ShowdownState>(model)), 1, settingsOf({ ...search, simulations: 20 }, { method: 'information-set', otherSeatMoves }));
         engine.setRoot(0, showdownState(5, 9));
         await engine.search();
         return model.rows.reduce((a, b) => a + b, 0);
       };
       // 60 simulations: the leaves' rows alike, plus a policy row for each path through seat 1's node.
       expect(await rowsWith('policy')).toBeGreaterThan(await rowsWith('search'));
-      expect(() => createSearchEngine(game, cardPolicy(), 1, search, { method: 'information-set', otherSeatMoves: 'policy' })).toThrow(/showdown.*network/);
+      expect(() => createSearchEngine(game, { evaluator: cardPolicy() }, 1, settingsOf(search, { method: 'information-set', otherSeatMoves: 'policy' }))).toThrow(/showdown.*network/);
       expect(() => new InformationSetMcts(game, cardPolicy(), 1, search, { otherSeatMoves: 'policy' })).toThrow(/otherSeatPolicy/);
       expect(() => new InformationSetMcts(game, cardPolicy(), 1, search, { otherSeatMoves: 'sample' as 'policy' })).toThrow(/otherSeatMoves/);
       expect(() => new InformationSetMcts(game, cardPolicy(), 1, search, { otherSeatMoves: 'policy', otherSeatPolicy: cardPolicy(), otherSeatPriors: 'first-world' })).toThrow(/first-world' has no effect/);

@@ -14,7 +14,7 @@ import { MultiRowEvaluator } from './multi-row-network.js';
  * for the whole batch); seat j's value is row j's own-value output (relative index 0), and the
  * policy is the mover's row. P times the network work per leaf, in batches P times larger.
  *
- * Opt-in (`createSearchEngine(..., { ownViewValues: true })`): it is only as good as the network's
+ * Opt-in (leaf values `{ kind: 'own-view' }` in `createSearchEngine`'s settings): it is only as good as the network's
  * values for seats that are not to move, and self-play records positions from the mover's view only,
  * so those states are outside what the value head was trained on until the trainer also records every
  * seat's view as value targets.

@@ -4,6 +4,9 @@
 // or bets; after a bet seat 1 folds (seat 0 wins 1) or calls (the higher card wins 2). Seat 0's right
 // choice depends on its own card only; a search that peeked at seat 1's real card would choose by it.
 import type { Determinizer, Encoder, Game, GameTraits, InferenceModel, Masker, NetworkConfig, ParsedAction, Rng } from '@az/core';
+import type { NetworkEvaluator, SearchConfig } from '@az/mcts';
+import type { SearchLeaves } from './search-factory.js';
+import { resolveSearchSettings, type SearchChoices, type SearchSettings } from './search-settings.js';
 
 export const SHOWDOWN_CARDS = 10;
 export const PASS = 0;
@@ -161,4 +164,14 @@ export class FakeModel implements InferenceModel {
     }
   }
   dispose(): void {}
+}
+
+/** Tests' shorthand for a search: `tree` settings and hidden-information choices, resolved as a user's for an imperfect-information game. */
+export function settingsOf(tree: Partial<SearchConfig> = {}, hidden: Omit<SearchChoices, 'tree'> = {}): SearchSettings {
+  return resolveSearchSettings({ game: { id: 'showdown', information: 'imperfect' } }, { ...hidden, tree });
+}
+
+/** Tests' shorthand for leaves valued by a network: the network itself, passed as the network. */
+export function networkLeaves<S>(network: NetworkEvaluator<S>): SearchLeaves<S> {
+  return { evaluator: network, network };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { InferenceModel, NetworkConfig } from '@az/core';
 import { Rng } from '@az/core';
-import { BatchedMcts, type SearchConfig } from './batched-mcts.js';
+import { BatchedMcts, nodeCapacityFor, type SearchConfig } from './batched-mcts.js';
 import { NetworkEvaluator, UniformEvaluator, type Evaluator, type LeafBatch } from './evaluator.js';
 import { MctsAgent } from './mcts-agent.js';
 import { selectActionFromVisits } from './policy.js';
@@ -693,5 +693,29 @@ describe('BatchedMcts.forEachRootChild', () => {
     const rootVisits = engine.rootVisits(0);
     expect(rootVisits).toBe(60);
     expect(engine.rootValue(0)[0] * rootVisits).toBeCloseTo(valueOf(root) + weighted, 3);
+  });
+});
+
+describe('nodeCapacityFor', () => {
+  it('gives 64 nodes a simulation, whatever the leaves per step, and at least 1024', () => {
+    expect(nodeCapacityFor(800)).toBe(51_200);
+    expect(nodeCapacityFor(64)).toBe(4096);
+    expect(nodeCapacityFor(8)).toBe(1024);
+  });
+
+  it('holds a search and the subtree it keeps for the next move without filling up', async () => {
+    const game = makeTestTicTacToe();
+    const simulations = 64;
+    const mcts = new BatchedMcts(game, new UniformEvaluator<TttState>(), 1, { simulations, nodeCapacity: nodeCapacityFor(simulations), seed: 1 });
+    let state = game.initialState(new Rng(1));
+    mcts.setRoot(0, state);
+    for (let move = 0; move < 4; move++) {
+      await mcts.search();
+      const action = selectActionFromVisits(mcts.visitCounts(0, new Float32Array(game.masker.actionSize)), 0, new Rng(move));
+      state = game.clone(state);
+      game.applyAction(state, action, new Rng(move));
+      mcts.advance(0, action, state);
+    }
+    expect(mcts.stats.capacityHits).toBe(0);
   });
 });

@@ -104,6 +104,17 @@ export const defaultSearchConfig: SearchConfig = {
 };
 
 /**
+ * Nodes per tree for a search of `simulations` per move, the one rule every caller uses. Each simulation
+ * expands at most one leaf into its legal moves (a step never collects more leaves than the budget
+ * left, so leaves per step add nothing), and `advance` keeps the previous move's nodes in place until
+ * they fill half the tree: 64 a simulation is room for about 32 moves per expansion twice over. At least
+ * 1024, since a small budget cannot average out a few positions with many moves.
+ */
+export function nodeCapacityFor(simulations: number): number {
+  return Math.max(1024, simulations * 64);
+}
+
+/**
  * How an agent that plays a game for real searches (`az play`, `az eval`, the trainer's evaluation), over
  * the self-play defaults: no root noise, replies that end the game seen two levels deep, results proven in
  * the tree. The network value scale is the game's (`TrainingHints.playValueScale`).

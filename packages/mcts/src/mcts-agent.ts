@@ -12,11 +12,18 @@ export function defaultPlaySimulations(plugin: GamePlugin): number {
   return plugin.training?.playSimulations ?? Math.max(100, plugin.training?.simulations ?? 0);
 }
 
+/**
+ * Trees an agent searches together: an arena hands an agent every game in which it is to move at once,
+ * and the agent searches them in chunks of this many, so one network call carries up to this many times
+ * `leavesPerTree` positions while the trees' nodes (this many times `nodeCapacity`) stay bounded.
+ */
+export const AGENT_SEARCH_TREES = 64;
+
 /** What `MctsAgent.create` may change from its defaults. */
 export interface MctsAgentOptions {
   /** The agent's name in arena results (default 'mcts'). */
   readonly name?: string;
-  /** Trees searched together per evaluator call (states beyond it are searched in chunks). */
+  /** Trees searched together per evaluator call (states beyond it are searched in chunks; default `AGENT_SEARCH_TREES`). */
   readonly maxBatchTrees?: number;
   /** Overrides of the search settings (root noise is off unless set here). */
   readonly search?: Partial<SearchConfig>;
@@ -57,7 +64,7 @@ export class MctsAgent<S> implements Agent<S> {
   /** An agent over a plain `BatchedMcts` (no root noise unless asked for). */
   static create<S>(game: Game<S>, evaluator: Evaluator<S>, options: MctsAgentOptions = {}): MctsAgent<S> {
     const seed = options.seed ?? 0;
-    const engine = new BatchedMcts(game, evaluator, options.maxBatchTrees ?? 64, { dirichletEpsilon: 0, seed, ...options.search });
+    const engine = new BatchedMcts(game, evaluator, options.maxBatchTrees ?? AGENT_SEARCH_TREES, { dirichletEpsilon: 0, seed, ...options.search });
     return new MctsAgent(options.name ?? 'mcts', engine, game.masker.actionSize, options.temperature ?? 0, seed);
   }
 

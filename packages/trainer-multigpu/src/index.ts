@@ -10,7 +10,7 @@ export { runPaths, claimRunDirectory, resolveResume, holdsRun, isTransientRunEnt
 // One training session at a time per run directory (train.lock).
 export { RunLockedError, type RunLockHolder } from './run-lock.js';
 export type { RunDeps } from './run-open.js';
-export { searchConfigFrom, createSelfPlayEngine } from './search-settings.js';
+export { selfPlaySearchSettings, evaluationSearchSettings, createSelfPlayEngine } from './search-settings.js';
 export { TrainingDivergedError } from './iteration.js';
 export { REPLAY_DIR, REPLAY_INDEX_FILE, type ReplayIndex, type ReplaySegment } from './replay-store.js';
 export { GameIntake, intakeDelta, type GameIntakeOptions } from './game-intake.js';

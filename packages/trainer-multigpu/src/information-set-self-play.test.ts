@@ -53,7 +53,7 @@ class HashValueEvaluator implements Evaluator<unknown> {
 async function play(input: Partial<TrainOptionsInput>, evaluator: (game: Game<unknown>) => Evaluator<unknown>, games: number): Promise<{ records: GameRecord[]; engine: InformationSetMcts<unknown>; game: Game<unknown> }> {
   const options = resolveTrainOptions({ ...small, ...input }, blob);
   const game = blobGame(options);
-  const engine = createSelfPlayEngine(game, evaluator(game), options, options.parallelGames, 11);
+  const engine = createSelfPlayEngine(game, { evaluator: evaluator(game) }, options, options.parallelGames, 11);
   expect(engine).toBeInstanceOf(InformationSetMcts);
   const records: GameRecord[] = [];
   const stats = await new SelfPlay(game, engine, { ...selfPlaySettings(options, game.traits.information), seed: 12 }).play(games, (r) => records.push(r));

@@ -1,11 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { ticTacToePlugin } from '@az/game-tictactoe';
 import { blobPlugin } from '@az/game-blob';
-import { UniformEvaluator, BatchedMcts, defaultPlaySimulations } from '@az/mcts';
-import { createSearchEngine, InformationSetMcts } from '@az/imperfect-info';
+import { UniformEvaluator, BatchedMcts, defaultPlaySimulations, type SearchConfig } from '@az/mcts';
+import { createSearchEngine, InformationSetMcts, resolveSearchSettings, type HiddenInformationSearch } from '@az/imperfect-info';
 import type { GamePlugin } from '@az/core';
 import { learningRateAt, networkFrom, resolveTrainOptions, selfPlaySettings } from './options.js';
-import { createSelfPlayEngine, hiddenInformationSearchFrom, searchConfigFrom } from './search-settings.js';
+import { createSelfPlayEngine, evaluationSearchSettings, selfPlaySearchSettings } from './search-settings.js';
+import type { TrainOptions } from './options.js';
+
+const tictactoe = ticTacToePlugin.create({});
+/** The tree search of self-play (`forEvaluation` false) or of the evaluation games. */
+const treeOf = (o: TrainOptions, forEvaluation: boolean): SearchConfig => (forEvaluation ? evaluationSearchSettings : selfPlaySearchSettings)(tictactoe, o, 1).tree;
+/** The hidden-information search of self-play or of the evaluation games. */
+const hiddenOf = (o: TrainOptions, forEvaluation: boolean): HiddenInformationSearch => (forEvaluation ? evaluationSearchSettings : selfPlaySearchSettings)(tictactoe, o, 1).hidden;
 
 describe('resolveTrainOptions: determinizations and the game’s training config', () => {
   const withHints = (training: GamePlugin['training']): GamePlugin => ({ ...(ticTacToePlugin as GamePlugin), training });
@@ -31,10 +38,10 @@ describe('resolveTrainOptions: determinizations and the game’s training config
     const off = resolveTrainOptions({ game: 'tictactoe' }, withHints({ simulations: 64 }));
     expect([off.selfPlaySolve, off.rootValueWeight, off.fullSearchShare, off.evalCacheSize, off.childValueWorlds]).toEqual([false, 0, 1, 0, 0]);
     expect(off.reducedSimulations).toBe(8);
-    expect(searchConfigFrom(off, 1, false).solve).toBe(false);
+    expect(treeOf(off, false).solve).toBe(false);
     expect(selfPlaySettings(off, 'perfect').playoutCap).toBeUndefined();
     const on = resolveTrainOptions({ game: 'tictactoe', rootValueWeight: 0.5, fullSearchShare: 0.25, reducedSimulations: 16, evalCacheSize: 1000 }, withHints({ simulations: 64, selfPlaySolve: true }));
-    expect(searchConfigFrom(on, 1, false).solve).toBe(true);
+    expect(treeOf(on, false).solve).toBe(true);
     expect(selfPlaySettings(on, 'perfect')).toMatchObject({ rootValueWeight: 0.5, playoutCap: { fullShare: 0.25, fullSimulations: 64, reducedSimulations: 16 } });
     expect(on.evalCacheSize).toBe(1000);
     expect(selfPlaySettings(resolveTrainOptions({ game: 'tictactoe' }, withHints({ childValueWorlds: 2 })), 'perfect').childValueWorlds).toBe(2);
@@ -71,13 +78,13 @@ describe('resolveTrainOptions: determinizations and the game’s training config
 
   it('passes Gumbel root search and forced playouts to the self-play search only, and refuses bad values', () => {
     const off = resolveTrainOptions({ game: 'tictactoe' }, withHints({}));
-    expect(searchConfigFrom(off, 1, false)).toMatchObject({ rootSelection: 'puct', forcedPlayouts: 0 });
+    expect(treeOf(off, false)).toMatchObject({ rootSelection: 'puct', forcedPlayouts: 0 });
     const gumbel = resolveTrainOptions({ game: 'tictactoe', gumbelConsideredActions: 4, gumbelCScale: 0.1 }, withHints({ rootSelection: 'gumbel' }));
-    expect(searchConfigFrom(gumbel, 1, false)).toMatchObject({ rootSelection: 'gumbel', gumbelConsideredActions: 4, gumbelCVisit: 50, gumbelCScale: 0.1 });
+    expect(treeOf(gumbel, false)).toMatchObject({ rootSelection: 'gumbel', gumbelConsideredActions: 4, gumbelCVisit: 50, gumbelCScale: 0.1 });
     // Evaluation plays as az play does: PUCT.
-    expect(searchConfigFrom(gumbel, 1, true).rootSelection).toBeUndefined();
+    expect(treeOf(gumbel, true).rootSelection).toBe('puct');
     const forced = resolveTrainOptions({ game: 'tictactoe', forcedPlayouts: 2 }, withHints({}));
-    expect(searchConfigFrom(forced, 1, false).forcedPlayouts).toBe(2);
+    expect(treeOf(forced, false).forcedPlayouts).toBe(2);
     expect(() => resolveTrainOptions({ game: 'tictactoe', rootSelection: 'best' as 'puct' }, withHints({}))).toThrow(/rootSelection/);
     expect(() => resolveTrainOptions({ game: 'tictactoe', gumbelConsideredActions: 0 }, withHints({}))).toThrow(/gumbelConsideredActions/);
     expect(() => resolveTrainOptions({ game: 'tictactoe', gumbelCScale: 0 }, withHints({}))).toThrow(/gumbelCScale/);
@@ -108,8 +115,8 @@ describe('resolveTrainOptions: determinizations and the game’s training config
   it('evaluates as play does (proof, the game’s playValueScale) while self-play searches plainly', () => {
     const options = resolveTrainOptions({ game: 'tictactoe' }, withHints({ playValueScale: 0.9 }));
     expect(options.playValueScale).toBe(0.9);
-    expect(searchConfigFrom(options, 1, true)).toMatchObject({ solve: true, networkValueScale: 0.9, resolveDepth: 2, dirichletEpsilon: 0 });
-    expect(searchConfigFrom(options, 1, false)).toMatchObject({ solve: false, networkValueScale: 1, resolveDepth: 1 });
+    expect(treeOf(options, true)).toMatchObject({ solve: true, networkValueScale: 0.9, resolveDepth: 2, dirichletEpsilon: 0 });
+    expect(treeOf(options, false)).toMatchObject({ solve: false, networkValueScale: 1, resolveDepth: 1 });
     expect(resolveTrainOptions({ game: 'tictactoe' }, withHints({})).playValueScale).toBe(1);
     expect(() => resolveTrainOptions({ game: 'tictactoe' }, withHints({ playValueScale: 0 }))).toThrow(/playValueScale must be in \(0, 1\]/);
   });
@@ -117,13 +124,13 @@ describe('resolveTrainOptions: determinizations and the game’s training config
   it('evaluates hidden-information games with the game’s playLeafValues, else with the self-play leaf values', () => {
     const played = resolveTrainOptions({ game: 'tictactoe' }, withHints({ leafValues: 'world', playLeafValues: 'playouts' }));
     expect([played.leafValues, played.playLeafValues]).toEqual(['world', 'playouts']);
-    expect(hiddenInformationSearchFrom(played, false)).toEqual({ determinizations: played.determinizations, worldValues: true, policyPlayouts: false, method: 'determinized', inferWorlds: false });
-    expect(hiddenInformationSearchFrom(played, true)).toEqual({ determinizations: played.determinizations, worldValues: false, policyPlayouts: false, method: 'determinized', inferWorlds: false });
+    expect(hiddenOf(played, false)).toEqual({ determinizations: played.determinizations, leafValues: { kind: 'world', playoutWeight: 0, priors: 'own-view' }, method: 'determinized', worldSampling: 'uniform', otherSeatPriors: 'uniform', otherSeatMoves: 'search' });
+    expect(hiddenOf(played, true)).toEqual({ determinizations: played.determinizations, leafValues: { kind: 'playouts', playoutWeight: 1 }, method: 'determinized', worldSampling: 'uniform', otherSeatPriors: 'uniform', otherSeatMoves: 'search' });
     const policy = resolveTrainOptions({ game: 'tictactoe', playLeafValues: 'policy-playouts' }, withHints({ leafValues: 'world' }));
-    expect([hiddenInformationSearchFrom(policy, true).policyPlayouts, hiddenInformationSearchFrom(policy, false).policyPlayouts]).toEqual([true, false]);
+    expect([hiddenOf(policy, true).leafValues.kind, hiddenOf(policy, false).leafValues.kind]).toEqual(['policy-playouts', 'world']);
     const same = resolveTrainOptions({ game: 'tictactoe', leafValues: 'world' }, withHints({}));
     expect(same.playLeafValues).toBe('world');
-    expect(hiddenInformationSearchFrom(same, true).worldValues).toBe(true);
+    expect(hiddenOf(same, true).leafValues.kind).toBe('world');
     expect(() => resolveTrainOptions({ game: 'tictactoe', playLeafValues: 'rollouts' as never }, withHints({}))).toThrow(/playLeafValues must be 'playouts', 'world' or 'policy-playouts', got rollouts/);
   });
 
@@ -131,9 +138,9 @@ describe('resolveTrainOptions: determinizations and the game’s training config
     const mixed = withHints({ leafValues: 'world', playLeafValues: 'world', playPlayoutWeight: 0.5 });
     const o = resolveTrainOptions({ game: 'tictactoe' }, mixed);
     expect(o.playPlayoutWeight).toBe(0.5);
-    expect(hiddenInformationSearchFrom(o, true)).toMatchObject({ worldValues: true, playoutWeight: 0.5 });
+    expect(hiddenOf(o, true).leafValues).toEqual({ kind: 'world', playoutWeight: 0.5, priors: 'own-view' });
     // Self-play keeps its own leaves: world values alone.
-    expect(hiddenInformationSearchFrom(o, false).playoutWeight).toBeUndefined();
+    expect(hiddenOf(o, false).leafValues).toEqual({ kind: 'world', playoutWeight: 0, priors: 'own-view' });
     expect(resolveTrainOptions({ game: 'tictactoe', playLeafValues: 'playouts' }, mixed).playPlayoutWeight).toBeUndefined();
     expect(resolveTrainOptions({ game: 'tictactoe', playPlayoutWeight: 0.25 }, mixed).playPlayoutWeight).toBe(0.25);
     expect(() => resolveTrainOptions({ game: 'tictactoe', playPlayoutWeight: 1.5 }, mixed)).toThrow(/playPlayoutWeight must be in \[0, 1\], got 1.5/);
@@ -143,11 +150,11 @@ describe('resolveTrainOptions: determinizations and the game’s training config
 
   it('evaluates with the game’s playSearchMethod while self-play stays determinized by default', () => {
     const o = resolveTrainOptions({ game: 'tictactoe' }, withHints({ playSearchMethod: 'information-set' }));
-    expect(hiddenInformationSearchFrom(o, true).method).toBe('information-set');
-    expect(hiddenInformationSearchFrom(o, false).method).toBe('determinized');
+    expect(hiddenOf(o, true).method).toBe('information-set');
+    expect(hiddenOf(o, false).method).toBe('determinized');
     expect(resolveTrainOptions({ game: 'tictactoe' }, withHints({})).playSearchMethod).toBe('determinized');
     const inferred = resolveTrainOptions({ game: 'tictactoe' }, withHints({ playSearchMethod: 'information-set', playWorldSampling: 'inferred' }));
-    expect([hiddenInformationSearchFrom(inferred, true).inferWorlds, hiddenInformationSearchFrom(inferred, false).inferWorlds]).toEqual([true, false]);
+    expect([hiddenOf(inferred, true).worldSampling, hiddenOf(inferred, false).worldSampling]).toEqual(['inferred', 'uniform']);
     expect(() => resolveTrainOptions({ game: 'tictactoe', playWorldSampling: 'bayes' as never }, withHints({}))).toThrow(/playWorldSampling must be 'uniform' or 'inferred', got bayes/);
     expect(() => resolveTrainOptions({ game: 'tictactoe', playSearchMethod: 'pimc' as never }, withHints({}))).toThrow(/playSearchMethod must be 'determinized' or 'information-set', got pimc/);
   });
@@ -160,8 +167,8 @@ describe('resolveTrainOptions: determinizations and the game’s training config
       expect(resolveTrainOptions({ game: 'blob' }, blob).selfPlaySearchMethod).toBe('determinized');
       expect(resolveTrainOptions({ game: 'blob' }, blobWith({ selfPlaySearchMethod: 'information-set', rootSelection: 'puct' })).selfPlaySearchMethod).toBe('information-set');
       const o = resolveTrainOptions({ game: 'blob', selfPlaySearchMethod: 'information-set', rootSelection: 'puct', playSearchMethod: 'determinized' }, blob);
-      expect(hiddenInformationSearchFrom(o, false)).toMatchObject({ method: 'information-set', inferWorlds: false });
-      expect(hiddenInformationSearchFrom(o, true).method).toBe('determinized');
+      expect(hiddenOf(o, false)).toMatchObject({ method: 'information-set', worldSampling: 'uniform' });
+      expect(hiddenOf(o, true).method).toBe('determinized');
       expect(resolveTrainOptions({ game: 'blob', selfPlaySearchMethod: 'determinized' }, blobWith({ selfPlaySearchMethod: 'information-set' })).selfPlaySearchMethod).toBe('determinized');
     });
 
@@ -173,7 +180,7 @@ describe('resolveTrainOptions: determinizations and the game’s training config
     it('takes information-set self-play with Blob’s Gumbel root; refuses forced playouts, naming the flag to add', () => {
       const o = resolveTrainOptions({ game: 'blob', selfPlaySearchMethod: 'information-set' }, blob);
       expect([o.selfPlaySearchMethod, o.rootSelection]).toEqual(['information-set', 'gumbel']);
-      expect(createSelfPlayEngine(blob.create({}), new UniformEvaluator(), o, 2, 1)).toBeInstanceOf(InformationSetMcts);
+      expect(createSelfPlayEngine(blob.create({}), { evaluator: new UniformEvaluator() }, o, 2, 1)).toBeInstanceOf(InformationSetMcts);
       expect(() => resolveTrainOptions({ game: 'blob', selfPlaySearchMethod: 'information-set', rootSelection: 'puct', forcedPlayouts: 2 }, blob)).toThrow(/without forced playouts, got forcedPlayouts 2.*add --forced-playouts 0/);
       // Determinized self-play keeps both.
       expect(resolveTrainOptions({ game: 'blob', forcedPlayouts: 2, rootSelection: 'puct' }, blob).forcedPlayouts).toBe(2);
@@ -182,13 +189,13 @@ describe('resolveTrainOptions: determinizations and the game’s training config
     it('is ignored for perfect-information games, as determinizations is', () => {
       const o = resolveTrainOptions({ game: 'tictactoe', selfPlaySearchMethod: 'information-set' }, withHints({ rootSelection: 'gumbel' }));
       expect(o.rootSelection).toBe('gumbel');
-      expect(createSelfPlayEngine(ticTacToePlugin.create({}), new UniformEvaluator(), o, 2, 1)).toBeInstanceOf(BatchedMcts);
+      expect(createSelfPlayEngine(ticTacToePlugin.create({}), { evaluator: new UniformEvaluator() }, o, 2, 1)).toBeInstanceOf(BatchedMcts);
       expect(selfPlaySettings(resolveTrainOptions({ game: 'tictactoe', selfPlaySearchMethod: 'information-set', fullSearchShare: 0.5 }, withHints({ simulations: 64 })), 'perfect').playoutCap?.fullSimulations).toBe(64);
     });
   });
 
   it('still builds plain search for perfect-information games', () => {
     const game = ticTacToePlugin.create({});
-    expect(createSearchEngine(game, new UniformEvaluator(), 2, { simulations: 4 }, { determinizations: 3 })).toBeInstanceOf(BatchedMcts);
+    expect(createSearchEngine(game, { evaluator: new UniformEvaluator() }, 2, resolveSearchSettings({ game: game.traits }, { tree: { simulations: 4 }, determinizations: 3 }))).toBeInstanceOf(BatchedMcts);
   });
 });

@@ -1,6 +1,6 @@
-import { DEFAULT_LEAF_VALUES, gamePlayoutWeightFor, playSettingsOf, type GamePlugin, type InformationKind, type LeafValues, type NetworkSpec, type SearchMethod, type WorldSampling } from '@az/core';
+import { DEFAULT_LEAF_VALUES, type GamePlugin, type InformationKind, type LeafValues, type NetworkSpec, type SearchMethod, type WorldSampling } from '@az/core';
 import type { BackendName, InferenceEngineChoice } from '@az/nn';
-import { DEFAULT_DETERMINIZATIONS } from '@az/imperfect-info';
+import { DEFAULT_DETERMINIZATIONS, gamePlayoutShare, playSearchHints } from '@az/imperfect-info';
 import { defaultSearchConfig, type RootSelection } from '@az/mcts';
 import type { SelfPlayOptions } from './self-play.js';
 
@@ -164,7 +164,8 @@ export function resolveTrainOptions(input: TrainOptionsInput, plugin: GamePlugin
   const network = networkFrom(input.network, hints.network);
   const learningRate = input.learningRate ?? d.learningRate;
   const leafValues = input.leafValues ?? hints.leafValues ?? DEFAULT_LEAF_VALUES;
-  const play = playSettingsOf(hints);
+  // How the game plays for real: the evaluation games' defaults.
+  const play = playSearchHints(plugin);
   const playLeafValues = input.playLeafValues ?? play.leafValues ?? leafValues;
   const options: TrainOptions = {
     game: input.game,
@@ -178,8 +179,8 @@ export function resolveTrainOptions(input: TrainOptionsInput, plugin: GamePlugin
     determinizations: input.determinizations ?? hints.determinizations ?? d.determinizations,
     leafValues,
     playLeafValues,
-    playPlayoutWeight: input.playPlayoutWeight ?? gamePlayoutWeightFor(play, playLeafValues),
-    playSearchMethod: input.playSearchMethod ?? play.searchMethod ?? 'determinized',
+    playPlayoutWeight: input.playPlayoutWeight ?? gamePlayoutShare(play, playLeafValues),
+    playSearchMethod: input.playSearchMethod ?? play.method ?? 'determinized',
     selfPlaySearchMethod: input.selfPlaySearchMethod ?? hints.selfPlaySearchMethod ?? 'determinized',
     playWorldSampling: input.playWorldSampling ?? play.worldSampling ?? 'uniform',
     leavesPerTree: input.leavesPerTree ?? d.leavesPerTree,
@@ -209,7 +210,7 @@ export function resolveTrainOptions(input: TrainOptionsInput, plugin: GamePlugin
     replayCapacity: input.replayCapacity ?? hints.replayCapacity ?? d.replayCapacity,
     evalGames: input.evalGames ?? d.evalGames,
     evalSimulations: input.evalSimulations ?? simulations,
-    playValueScale: input.playValueScale ?? play.valueScale ?? 1,
+    playValueScale: input.playValueScale ?? play.tree?.networkValueScale ?? 1,
     network,
     backend: input.backend ?? d.backend,
     inferenceBackend: input.inferenceBackend ?? d.inferenceBackend,

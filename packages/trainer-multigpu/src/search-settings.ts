@@ -1,74 +1,69 @@
 /** The search settings of self-play and evaluation, from a run's options; shared by the trainer and the workers. */
-import type { Agent, Game, SearchMethod } from '@az/core';
-import { createSearchEngine } from '@az/imperfect-info';
-import { CachingEvaluator, MctsAgent, playSearchConfig, type Evaluator, type SearchConfig, type SearchEngine } from '@az/mcts';
+import type { Agent, Game } from '@az/core';
+import { createSearchEngine, resolveSearchSettings, type SearchChoices, type SearchLeaves, type SearchSettings } from '@az/imperfect-info';
+import { AGENT_SEARCH_TREES, CachingEvaluator, MctsAgent, playSearchConfig, type Evaluator, type NetworkEvaluator, type SearchEngine } from '@az/mcts';
 import type { InferenceEngine, InferenceWorkload } from '@az/nn';
 import type { TrainOptions } from './options.js';
 
-/** The search settings self-play and evaluation use, from the run's options. */
-export function searchConfigFrom(o: TrainOptions, seed: number, forEvaluation: boolean): Partial<SearchConfig> {
-  const simulations = forEvaluation ? o.evalSimulations : o.simulations;
-  const common: Partial<SearchConfig> = {
-    simulations,
-    leavesPerTree: o.leavesPerTree,
-    cPuct: o.cPuct,
-    dirichletAlpha: o.dirichletAlpha,
-    nodeCapacity: nodeCapacityFor(simulations, o.leavesPerTree),
-    seed,
-  };
-  // Evaluation plays as `az eval` does, with the game's play value scale; self-play keeps the cheaper
-  // plain search it trains on.
-  if (forEvaluation) return { ...common, ...playSearchConfig, networkValueScale: o.playValueScale };
-  return {
-    ...common,
-    dirichletEpsilon: o.dirichletEpsilon,
-    resolveDepth: 1,
-    solve: o.selfPlaySolve,
-    networkValueScale: 1,
-    rootSelection: o.rootSelection,
-    gumbelConsideredActions: o.gumbelConsideredActions,
-    gumbelCVisit: o.gumbelCVisit,
-    gumbelCScale: o.gumbelCScale,
-    forcedPlayouts: o.forcedPlayouts,
-  };
+/**
+ * The search self-play plays and trains with: root noise, the self-play leaf values and search method,
+ * worlds always uniform.
+ */
+export function selfPlaySearchSettings(game: Game<unknown>, o: TrainOptions, seed: number): SearchSettings {
+  return runSearchSettings(game, {
+    tree: {
+      simulations: o.simulations,
+      leavesPerTree: o.leavesPerTree,
+      cPuct: o.cPuct,
+      dirichletAlpha: o.dirichletAlpha,
+      dirichletEpsilon: o.dirichletEpsilon,
+      resolveDepth: 1,
+      solve: o.selfPlaySolve,
+      networkValueScale: 1,
+      rootSelection: o.rootSelection,
+      gumbelConsideredActions: o.gumbelConsideredActions,
+      gumbelCVisit: o.gumbelCVisit,
+      gumbelCScale: o.gumbelCScale,
+      forcedPlayouts: o.forcedPlayouts,
+      seed,
+    },
+    determinizations: o.determinizations,
+    method: o.selfPlaySearchMethod,
+    leafValues: o.leafValues,
+  });
+}
+
+/** The search of the evaluation games: as `az eval` plays the game (its play leaf values, search, worlds and value scale). */
+export function evaluationSearchSettings(game: Game<unknown>, o: TrainOptions, seed: number): SearchSettings {
+  return runSearchSettings(game, {
+    tree: { ...playSearchConfig, simulations: o.evalSimulations, leavesPerTree: o.leavesPerTree, cPuct: o.cPuct, dirichletAlpha: o.dirichletAlpha, networkValueScale: o.playValueScale, seed },
+    determinizations: o.determinizations,
+    method: o.playSearchMethod,
+    leafValues: o.playLeafValues,
+    playoutWeight: o.playPlayoutWeight,
+    worldSampling: o.playWorldSampling,
+  });
 }
 
 /**
- * Hidden-information search settings for self-play or evaluation: evaluation searches, draws worlds and
- * values leaves as the game plays (`playSearchMethod`, `playWorldSampling`, `playLeafValues`, `playPlayoutWeight`), self-play
- * as it trains (`selfPlaySearchMethod`, default determinized; `leafValues`; worlds always uniform).
+ * A run's options already hold the user's choices over the game's hints, checked when the run was
+ * configured (`resolveTrainOptions`), so they are the settings the search starts from, with nothing over them.
  */
-export function hiddenInformationSearchFrom(
-  o: TrainOptions,
-  forEvaluation: boolean,
-): { determinizations: number; worldValues: boolean; policyPlayouts: boolean; playoutWeight: number | undefined; method: SearchMethod; inferWorlds: boolean } {
-  const leafValues = forEvaluation ? o.playLeafValues : o.leafValues;
-  return {
-    determinizations: o.determinizations,
-    worldValues: leafValues === 'world',
-    policyPlayouts: leafValues === 'policy-playouts',
-    playoutWeight: forEvaluation ? o.playPlayoutWeight : undefined,
-    method: forEvaluation ? o.playSearchMethod : o.selfPlaySearchMethod,
-    inferWorlds: forEvaluation && o.playWorldSampling === 'inferred',
-  };
-}
-
-/** Enough nodes for `simulations` expansions plus reuse from the previous move, bounded for memory. */
-function nodeCapacityFor(simulations: number, leavesPerTree: number): number {
-  return Math.max(256, (simulations + leavesPerTree) * 48);
+function runSearchSettings(game: Game<unknown>, run: SearchChoices): SearchSettings {
+  return resolveSearchSettings({ game: game.traits, ...run }, {});
 }
 
 /**
  * The self-play search engine, built the same way in the single-process loop and in every self-play
  * worker process (worker.ts), so both paths play with identical settings.
  */
-export function createSelfPlayEngine<S>(game: Game<S>, evaluator: Evaluator<S>, options: TrainOptions, slots: number, seed: number): SearchEngine<S> {
-  return createSearchEngine(game, evaluator, slots, searchConfigFrom(options, seed, false), hiddenInformationSearchFrom(options, false));
+export function createSelfPlayEngine<S>(game: Game<S>, leaves: SearchLeaves<S>, options: TrainOptions, slots: number, seed: number): SearchEngine<S> {
+  return createSearchEngine(game, leaves, slots, selfPlaySearchSettings(game, options, seed));
 }
 
 /** The network with the evaluation search settings, as a batched agent. */
-export function makeSearchAgent<S>(game: Game<S>, evaluator: Evaluator<S>, o: TrainOptions, seed: number): Agent<S> {
-  const engine = createSearchEngine(game, evaluator, 64, searchConfigFrom(o, seed, true), hiddenInformationSearchFrom(o, true));
+export function makeSearchAgent<S>(game: Game<S>, network: NetworkEvaluator<S>, o: TrainOptions, seed: number): Agent<S> {
+  const engine = createSearchEngine(game, { evaluator: network, network }, AGENT_SEARCH_TREES, evaluationSearchSettings(game, o, seed));
   return new MctsAgent('az', engine, game.masker.actionSize, 0, seed);
 }
 

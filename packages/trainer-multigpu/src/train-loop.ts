@@ -44,7 +44,7 @@ export async function runTraining(
       // Self-play with the current weights.
       // A fresh cache per iteration: the weights change between iterations.
       const cache = selfPlayEvaluationCache(game, evaluator, options, inference);
-      const engine = createSelfPlayEngine(game, cache ?? evaluator, options, Math.min(options.parallelGames, options.gamesPerIteration), rng.nextUint32());
+      const engine = createSelfPlayEngine(game, { evaluator: cache ?? evaluator, network: evaluator }, options, Math.min(options.parallelGames, options.gamesPerIteration), rng.nextUint32());
       const selfPlay = new SelfPlay(game, engine, { ...selfPlaySettings(options, game.traits.information), seed: rng.nextUint32(), weightsVersion: state.weightsVersion });
       events.phase?.('self-play', options.gamesPerIteration, iteration);
       const outcomes = new OutcomeTally(game.numPlayers);

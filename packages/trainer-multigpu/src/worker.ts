@@ -114,7 +114,7 @@ async function run(init: InitMessage): Promise<void> {
   const leafEvaluator = heartbeatingEvaluator(network, () => beatIfDue());
   // The cache empties whenever new weights arrive; its counters keep counting.
   const cache = selfPlayEvaluationCache(game, leafEvaluator, options, inference);
-  const engine = createSelfPlayEngine(game, cache ?? leafEvaluator, options, options.parallelGames, init.seed);
+  const engine = createSelfPlayEngine(game, { evaluator: cache ?? leafEvaluator, network }, options, options.parallelGames, init.seed);
   const selfPlay = new SelfPlay(game, engine, { ...selfPlaySettings(options, game.traits.information), seed: (init.seed ^ 0x5bd1e995) >>> 0, weightsVersion: first.version });
 
   // Cumulative for this process; the trainer takes differences per iteration.

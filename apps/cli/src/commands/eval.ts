@@ -1,7 +1,7 @@
-import { DEFAULT_LEAF_VALUES, Z95, eloFromScore, playArena, resolveGame, wilsonInterval, type Agent, type ArenaResult, type Game, type LeafValues, type WorldSampling } from '@az/core';
-import { DEFAULT_DETERMINIZATIONS, DEFAULT_OTHER_SEAT_MOVES, DEFAULT_OTHER_SEAT_PRIORS, playoutWeightOf, type OtherSeatMoves, type OtherSeatPriors, type SearchMethod } from '@az/imperfect-info';
-import { defaultPlaySimulations, defaultSearchConfig } from '@az/mcts';
-import { POLICY_PREFIX, ROLLOUT_PREFIX, closeAgent, gameFor, isNamedAgent, isUciSpec, makeAgent, modelPathOf, withGameDefaults, type LoadedModel, loadModel } from '../agents.js';
+import { Z95, eloFromScore, playArena, resolveGame, wilsonInterval, type Agent, type ArenaResult, type Game, type LeafValues, type SearchMethod, type WorldSampling } from '@az/core';
+import type { OtherSeatMoves, OtherSeatPriors, SearchChoices } from '@az/imperfect-info';
+import { defaultPlaySimulations } from '@az/mcts';
+import { POLICY_PREFIX, ROLLOUT_PREFIX, agentSearchSettings, closeAgent, gameFor, isNamedAgent, isUciSpec, makeAgent, modelPathOf, type LoadedModel, loadModel } from '../agents.js';
 import { GameRecorder, checkRecordSinks } from '../records.js';
 import { helpText, parseFlags, UsageError } from '../args.js';
 import { ProgressBar } from '../progress.js';
@@ -104,40 +104,33 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
   const game: Game<unknown> = gameFor(plugin, rawConfig, firstModel);
   const simulations = flags.sims ?? defaultPlaySimulations(plugin);
   const seed = flags.seed ?? 0;
-  const determinizations = flags.determinizations;
   const recorder = new GameRecorder(sinks, plugin);
-  const leafValues = flags['leaf-values'];
-  const searchMethod = flags.search;
-  const playoutWeight = flags['playout-weight'];
-  const worldSampling = flags.worlds;
   const otherSeatPriors = flags['other-seat-priors'];
   const otherSeatMoves = flags['other-seat-moves'];
   const cPuct = flags.cpuct;
-  // What search agents of a hidden-information game play with, as makeAgent resolves it: the flags, else the game's play settings.
-  const agentDefaults = withGameDefaults(plugin, { simulations, seed, determinizations, leafValues, playoutWeight, searchMethod, worldSampling });
-  const searchUsed: SearchMethod | undefined = game.traits.information === 'imperfect' ? (agentDefaults.searchMethod ?? 'determinized') : undefined;
-  const requireInformationSet = (flag: string): void => {
-    if (searchUsed !== 'information-set') throw new UsageError(`${flag} needs information-set search (${game.traits.id} plays ${searchUsed ?? 'perfect-information search'} here; add --search information-set)`);
+  const userSearch: SearchChoices = {
+    tree: { cPuct },
+    determinizations: flags.determinizations,
+    method: flags.search as SearchMethod | undefined,
+    leafValues: flags['leaf-values'] as LeafValues | undefined,
+    playoutWeight: flags['playout-weight'],
+    worldSampling: flags.worlds as WorldSampling | undefined,
+    otherSeatPriors,
+    otherSeatMoves,
   };
-  if (worldSampling === 'inferred') requireInformationSet('--worlds inferred');
+  // What search agents play with (the flags over the game's play settings), checked here once, before any agent is made.
+  const search = agentSearchSettings(plugin, { simulations, seed, search: userSearch });
+  const hidden = game.traits.information === 'imperfect' ? search.hidden : undefined;
+  const searchUsed: SearchMethod | undefined = hidden?.method;
   // The players that search or play out with a model (`policy:` plays the network alone).
   const modelPlayers = [flags.a, flags.b].filter((spec) => !spec.startsWith(POLICY_PREFIX) && models.has(modelPathOf(spec)));
   // Inference weighs worlds with a network: only a model's search has one (`mcts` samples them uniformly).
   const searchesModel = modelPlayers.length > 0;
-  const worldsUsed: WorldSampling | undefined = searchUsed === 'information-set' ? (searchesModel ? (agentDefaults.worldSampling ?? 'uniform') : 'uniform') : undefined;
+  const worldsUsed: WorldSampling | undefined = searchUsed === 'information-set' ? (searchesModel ? search.hidden.worldSampling : 'uniform') : undefined;
   const inferWorlds = worldsUsed === 'inferred';
-  if (otherSeatPriors !== undefined) requireInformationSet('--other-seat-priors');
-  if (otherSeatMoves !== undefined) requireInformationSet('--other-seat-moves');
-  // Policy playouts replace the random playout whose share --playout-weight sets.
-  if (playoutWeight !== undefined && agentDefaults.leafValues === 'policy-playouts') {
-    throw new UsageError('--playout-weight mixes in a random playout, which --leaf-values policy-playouts replaces: give one of the two');
-  }
   // Leaf values are a search's: a model's (not `policy:`, which does not search, nor `rollout:`, which plays
   // decisions out instead), else `mcts`'s, one random playout per leaf whatever the flags say; else none.
   const modelSearchesLeaves = modelPlayers.some((spec) => !spec.startsWith(ROLLOUT_PREFIX));
-  if (otherSeatMoves === 'policy' && otherSeatPriors !== undefined && otherSeatPriors !== DEFAULT_OTHER_SEAT_PRIORS) {
-    throw new UsageError(`--other-seat-priors ${otherSeatPriors} has no effect with --other-seat-moves policy (the other seats then move by the network's policy, not by priors at their nodes): give one of the two`);
-  }
   // Only a model's search has a network for the other seats to move by (mcts's leaves are playouts, rollout: does not search).
   if (otherSeatMoves === 'policy' && !modelSearchesLeaves) throw new UsageError('--other-seat-moves policy needs a model agent that searches (a model directory): the network is the policy the other seats move by');
   const plainSearch = flags.a === 'mcts' || flags.b === 'mcts';
@@ -146,14 +139,15 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
   if (cPuct !== undefined && !searches) {
     throw new UsageError(`--cpuct sets the exploration of a search, and neither '${flags.a}' nor '${flags.b}' searches (mcts and model directories do; policy:, rollout:, bots and UCI engines do not)`);
   }
-  const leafValuesUsed: LeafValues | undefined =
-    game.traits.information !== 'imperfect' ? undefined : modelSearchesLeaves ? (agentDefaults.leafValues ?? DEFAULT_LEAF_VALUES) : plainSearch ? 'playouts' : undefined;
-  const otherSeatPriorsUsed: OtherSeatPriors | undefined = searchUsed === 'information-set' ? (otherSeatPriors ?? DEFAULT_OTHER_SEAT_PRIORS) : undefined;
-  const otherSeatMovesUsed: OtherSeatMoves | undefined = searchUsed === 'information-set' && modelSearchesLeaves ? (otherSeatMoves ?? DEFAULT_OTHER_SEAT_MOVES) : undefined;
-  const agentA = await makeAgent(flags.a, plugin, game, { simulations, seed, determinizations, leafValues, playoutWeight, searchMethod, worldSampling, otherSeatPriors, otherSeatMoves, cPuct, network }, models);
+  // What a model's search values its leaves with; mcts plays one random playout per leaf (share 1).
+  const leafValuesUsed = hidden === undefined ? undefined : modelSearchesLeaves ? hidden.leafValues : plainSearch ? ({ kind: 'playouts', playoutWeight: 1 } as const) : undefined;
+  const otherSeatPriorsUsed: OtherSeatPriors | undefined = searchUsed === 'information-set' ? search.hidden.otherSeatPriors : undefined;
+  const otherSeatMovesUsed: OtherSeatMoves | undefined = searchUsed === 'information-set' && modelSearchesLeaves ? search.hidden.otherSeatMoves : undefined;
+  const agentSettings = { simulations, search: userSearch, network };
+  const agentA = await makeAgent(flags.a, plugin, game, { ...agentSettings, seed }, models);
   let agentB: Agent<unknown>;
   try {
-    agentB = await makeAgent(flags.b, plugin, game, { simulations, seed: seed + 1, determinizations, leafValues, playoutWeight, searchMethod, worldSampling, otherSeatPriors, otherSeatMoves, cPuct, network }, models);
+    agentB = await makeAgent(flags.b, plugin, game, { ...agentSettings, seed: seed + 1 }, models);
   } catch (err) {
     await closeAgent(agentA);
     throw err;
@@ -243,20 +237,15 @@ export async function evalCommand(argv: readonly string[]): Promise<number> {
       /** A's score (wins + draws / 2 per game) with its Wilson 95% interval, and the Elo difference it implies. */
       score,
       simulations,
-      cPuct: searches ? (cPuct ?? defaultSearchConfig.cPuct) : undefined,
-      determinizations: game.traits.information === 'imperfect' ? (agentDefaults.determinizations ?? DEFAULT_DETERMINIZATIONS) : undefined,
+      cPuct: searches ? search.tree.cPuct : undefined,
+      determinizations: hidden?.determinizations,
       search: searchUsed,
       worlds: worldsUsed,
       otherSeatPriors: otherSeatPriorsUsed,
       otherSeatMoves: otherSeatMovesUsed,
       // What a model agent's search values its leaves with (hidden-information games), so a report says how it was played.
-      leafValues: leafValuesUsed,
-      playoutWeight:
-        leafValuesUsed === undefined || leafValuesUsed === 'policy-playouts'
-          ? undefined
-          : modelSearchesLeaves
-            ? playoutWeightOf({ playoutWeight: agentDefaults.playoutWeight, worldValues: leafValuesUsed === 'world' })
-            : 1,
+      leafValues: leafValuesUsed?.kind,
+      playoutWeight: leafValuesUsed === undefined || leafValuesUsed.kind === 'policy-playouts' ? undefined : leafValuesUsed.playoutWeight,
       a: {
         agent: agentA.name,
         wins: result.wins[0],

@@ -6,7 +6,8 @@
  */
 import { RandomAgent, Rng, type Agent, type Game, type GamePlugin, type GameView, type InferenceModel } from '@az/core';
 import { NetworkEvaluator, RolloutEvaluator, selectActionFromVisits, type Evaluator, type LeafBatch, type SearchEngine } from '@az/mcts';
-import { agentNames, gameBot, modelPlayFor, searchEngineFor, withGameDefaults, type AgentSettings, type LoadedModel, type ModelPlay } from '../agents.js';
+import { createSearchEngine, type SearchLeaves } from '@az/imperfect-info';
+import { agentNames, agentSearchSettings, gameBot, modelPlayFor, type AgentSettings, type LoadedModel, type ModelPlay } from '../agents.js';
 import type { SearchSlots } from './search-slots.js';
 
 /** What the search behind a computer move thought: shares of its root visits and its value estimate. */
@@ -101,21 +102,27 @@ function slicedModel(model: InferenceModel, slicer: SearchSlicer): InferenceMode
 }
 
 /**
- * `evaluator` with a pause after each call (see `SearchSlicer`). A network evaluator stays one, over the
- * sliced model: the hidden-information searches call its model directly (world and own-view
- * evaluators, policy playouts), and they tell a network from other evaluators by its class.
+ * `leaves` with a pause after each network or evaluator call (see `SearchSlicer`). The network is sliced
+ * at its model, which the hidden-information searches also call directly (world and own-view
+ * evaluators, policy playouts).
  */
-function slicedEvaluator<S>(evaluator: Evaluator<S>, slicer: SearchSlicer): Evaluator<S> {
-  if (evaluator instanceof NetworkEvaluator) return new NetworkEvaluator<S>(slicedModel(evaluator.model, slicer));
+function slicedLeaves<S>(leaves: SearchLeaves<S>, slicer: SearchSlicer): SearchLeaves<S> {
+  if (leaves.network) {
+    const network = new NetworkEvaluator<S>(slicedModel(leaves.network.model, slicer));
+    return { evaluator: network, network };
+  }
+  const evaluator = leaves.evaluator;
   return {
-    needsInputs: evaluator.needsInputs,
-    needsMasks: evaluator.needsMasks,
-    get legalLogits() {
-      return evaluator.legalLogits;
-    },
-    async evaluate(batch: LeafBatch<S>): Promise<void> {
-      await evaluator.evaluate(batch);
-      await slicer.pause();
+    evaluator: {
+      needsInputs: evaluator.needsInputs,
+      needsMasks: evaluator.needsMasks,
+      get legalLogits() {
+        return evaluator.legalLogits;
+      },
+      async evaluate(batch: LeafBatch<S>): Promise<void> {
+        await evaluator.evaluate(batch);
+        await slicer.pause();
+      },
     },
   };
 }
@@ -214,17 +221,21 @@ export interface SessionOptions {
 
 function makeOpponent(options: SessionOptions): Opponent {
   const { plugin, game, opponent } = options;
-  const settings = withGameDefaults(plugin, { ...options.settings, batchTrees: 1 });
+  const settings = options.settings;
   const seed = settings.seed;
-  const searching = (name: string, evaluator: Evaluator<unknown>, modelPlay: ModelPlay = { game, project: (state) => state }): Opponent => {
-    const sliced = slicedEvaluator(evaluator, new SearchSlicer());
-    return new AnalyzingOpponent(name, game, (engineSeed) => searchEngineFor(modelPlay.game, sliced, { ...settings, seed: engineSeed }), settings.simulations, seed, modelPlay.project);
+  const search = agentSearchSettings(plugin, settings);
+  const searching = (name: string, leaves: SearchLeaves<unknown>, modelPlay: ModelPlay = { game, project: (state) => state }): Opponent => {
+    const sliced = slicedLeaves(leaves, new SearchSlicer());
+    // One tree: a session searches one position at a time.
+    const engineFor = (engineSeed: number): SearchEngine<unknown> => createSearchEngine(modelPlay.game, sliced, 1, { ...search, tree: { ...search.tree, seed: engineSeed } });
+    return new AnalyzingOpponent(name, game, engineFor, settings.simulations, seed, modelPlay.project);
   };
   if (opponent === 'model') {
     if (!options.model) throw new PlayError('no model was given to az serve (--model DIR)');
-    return searching(`model (iteration ${options.model.manifest.iteration})`, options.model.evaluator, modelPlayFor(plugin, game, options.model));
+    const network = options.model.evaluator;
+    return searching(`model (iteration ${options.model.manifest.iteration})`, { evaluator: network, network }, modelPlayFor(plugin, game, options.model));
   }
-  if (opponent === 'mcts') return searching('mcts', new RolloutEvaluator(game, seed));
+  if (opponent === 'mcts') return searching('mcts', { evaluator: new RolloutEvaluator(game, seed) });
   if (opponent === 'random') return new AgentOpponent(new RandomAgent(game, seed));
   const bot = gameBot(plugin, opponent);
   if (bot) {

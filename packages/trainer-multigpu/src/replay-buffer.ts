@@ -260,44 +260,6 @@ export class ReplayBuffer {
     this.filled = Math.min(this.capacity, this.filled + range.count);
     this.next = this.totalAdded % this.capacity;
   }
-
-  /** Reads a whole-buffer file of runs written before replay segments (`replay.bin`). */
-  static load(path: string, expected?: ReplayShape): ReplayBuffer {
-    const bytes = readFileSync(path);
-    const fail = (why: string): never => {
-      throw new Error(`replay buffer ${path}: ${why}`);
-    };
-    if (bytes.length < 4) fail('file is truncated');
-    const headerLength = bytes.readUInt32LE(0);
-    if (4 + headerLength > bytes.length) fail('file is truncated');
-    let header: { format?: string; version?: number; capacity: number; shape: ReplayShape; next: number; filled: number; totalAdded: number };
-    try {
-      header = JSON.parse(bytes.subarray(4, 4 + headerLength).toString('utf8'));
-    } catch {
-      return fail('header is not valid JSON (corrupt file)');
-    }
-    if (header.format !== 'az-replay') fail('not an az replay buffer');
-    if (expected && (expected.inputSize !== header.shape.inputSize || expected.actionSize !== header.shape.actionSize || expected.numSeats !== header.shape.numSeats)) {
-      fail(`shape ${JSON.stringify(header.shape)} does not match the game's ${JSON.stringify(expected)}`);
-    }
-    const buf = new ReplayBuffer(header.capacity, header.shape);
-    buf.ensureSlot(header.capacity - 1);
-    let off = 4 + headerLength;
-    const body = bytes.subarray(off);
-    // Version 1 files (before legal actions were kept) load with every action legal: an unmasked softmax, as then.
-    const arrays = [buf.inputs, buf.policyIndex, buf.policyProb, buf.values, buf.weightsVersion, ...(header.version === 1 ? [] : [buf.legal])];
-    if (header.version === 1) buf.legal.fill(0xff);
-    const need = arrays.reduce((sum, a) => sum + a.byteLength, 0);
-    if (body.length !== need) fail(`expected ${need} bytes of data after the header, found ${body.length} (truncated or corrupt)`);
-    for (const arr of arrays) {
-      new Uint8Array(arr.buffer, arr.byteOffset, arr.byteLength).set(bytes.subarray(off, off + arr.byteLength));
-      off += arr.byteLength;
-    }
-    buf.next = header.next;
-    buf.filled = header.filled;
-    buf.totalAdded = header.totalAdded;
-    return buf;
-  }
 }
 
 /** A description of the first NaN or infinite value, or null. */

@@ -25,8 +25,6 @@ export interface RunPaths {
   readonly summary: string;
   readonly checkpoints: string;
   readonly replay: string;
-  /** Where runs written before versioned checkpoints kept their replay buffer. */
-  readonly legacyReplay: string;
 }
 
 /** Where a run keeps its files. */
@@ -40,7 +38,6 @@ export function runPaths(out: string): RunPaths {
     summary: join(dir, 'summary.json'),
     checkpoints: join(dir, CHECKPOINTS_DIR),
     replay: join(dir, REPLAY_DIR),
-    legacyReplay: join(dir, 'replay.bin'),
   };
 }
 
@@ -58,7 +55,7 @@ export class RunDirectoryError extends Error {
  */
 export const RUN_LOCK_FILE = 'train.lock';
 
-const RUN_FILES = ['options.json', 'metrics.jsonl', 'changes.jsonl', 'summary.json', CHECKPOINTS_DIR, REPLAY_DIR, 'replay.bin'];
+const RUN_FILES = ['options.json', 'metrics.jsonl', 'changes.jsonl', 'summary.json', CHECKPOINTS_DIR, REPLAY_DIR];
 
 /** Whether `dir` holds a training run's files (false when it is missing or not a directory). */
 export function holdsRun(dir: string): boolean {

@@ -180,7 +180,7 @@ export function resumedState(manifest: CheckpointManifest, fresh: TrainerState):
   };
 }
 
-/** The replay buffer as of the resumed checkpoint: its replay.json's segments, or a pre-segment run's replay.bin. */
+/** The replay buffer as of the resumed checkpoint: its replay.json's segments. */
 export function readResumedReplay(
   resume: ResumePoint,
   paths: RunPaths,
@@ -211,13 +211,6 @@ function readReplayOf(
     return { replay: loadReplay(paths.dir, index, options.replayCapacity, shape), replayIndex: index };
   }
   if (manifest.files?.[REPLAY_INDEX_FILE]) throw new CheckpointError(indexPath, `checkpoint ${checkpointDir} is incomplete: ${REPLAY_INDEX_FILE} is missing`);
-  if (existsSync(paths.legacyReplay)) {
-    try {
-      return { replay: ReplayBuffer.load(paths.legacyReplay, shape), replayIndex: null };
-    } catch (err) {
-      throw new CheckpointError(paths.legacyReplay, err instanceof Error ? err.message : String(err));
-    }
-  }
   log(`warning: no replay buffer saved with ${checkpointDir}: starting with an empty one`);
   return { replay: new ReplayBuffer(options.replayCapacity, shape), replayIndex: null };
 }

@@ -474,36 +474,6 @@ describe('ReplayBuffer', () => {
     expect(() => buffer.addGame(bad)).toThrow(NonFiniteReplayError);
     expect(buffer.totalAdded).toBe(records[0].length);
   });
-
-  it('still reads a whole-buffer replay.bin of older runs', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'az-replay-legacy-'));
-    try {
-      const { records } = await playGames(3, 8);
-      const buffer = new ReplayBuffer(100, shape);
-      for (const r of records) buffer.addGame(r);
-      const range = buffer.exportRange(0);
-      const W = buffer.shape.policyWidth;
-      const pad = <T extends Float32Array | Int32Array | Uint8Array>(a: T, make: (n: number) => T, per: number, fill = 0): Buffer => {
-        const out = make(100 * per).fill(fill);
-        out.set(a);
-        return Buffer.from(out.buffer);
-      };
-      const header = Buffer.from(JSON.stringify({ format: 'az-replay', version: 2, capacity: 100, shape: buffer.shape, next: buffer.totalAdded, filled: buffer.size, totalAdded: buffer.totalAdded }) + '\n');
-      const prefix = Buffer.alloc(4);
-      prefix.writeUInt32LE(header.length);
-      const path = join(dir, 'replay.bin');
-      writeFileSync(path, Buffer.concat([prefix, header, pad(range.inputs, (n) => new Float32Array(n), shape.inputSize), pad(range.policyIndex, (n) => new Int32Array(n), W, -1), pad(range.policyProb, (n) => new Float32Array(n), W), pad(range.values, (n) => new Float32Array(n), 2), pad(range.weightsVersion, (n) => new Int32Array(n), 1), pad(range.legal, (n) => new Uint8Array(n), 2)]));
-      const loaded = ReplayBuffer.load(path, shape);
-      const inputsOf = (b: ReplayBuffer): number[] => {
-        const inputs = new Float32Array(8 * shape.inputSize);
-        b.sample(8, new Rng(2), inputs, new Float32Array(8 * 9), new Float32Array(16));
-        return Array.from(inputs);
-      };
-      expect(inputsOf(loaded)).toEqual(inputsOf(buffer));
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
 });
 
 describe('playArena', () => {

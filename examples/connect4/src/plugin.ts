@@ -1,5 +1,5 @@
 import { ConfigError, GAME_CONTRACT_VERSION, Rng, type Agent, type Game, type GamePlugin, type ResolvedConfig } from '@az/core';
-import { assessConnect4Agent } from './assessment.js';
+import { assessConnect4Agent, type Connect4AssessOptions } from './assessment.js';
 import { CONNECT4_TRAITS, Connect4Game, rulesOf } from './game.js';
 import { STANDARD_RULES, isOver, wouldConnect, type Connect4State } from './rules.js';
 
@@ -75,6 +75,8 @@ export const connect4Plugin: GamePlugin<Connect4State> = {
     // 1-3 against 86.3 / 86.5 / 88.5% without (examples/connect4/README.md), searches unchanged.
     forcedPlayouts: 2,
   },
-  // Solved reference positions (data/positions.json): the share of moves that keep the best result.
-  assessAgent: (game, agent) => assessConnect4Agent(rulesOf(game.config), agent),
+  // Solved reference positions: the share of moves that keep the best result, on the random-play set and
+  // on a hard set. A third argument beyond core's two-parameter signature: `az assess` passes
+  // { purpose: 'report' } for the held-out set; the trainer passes nothing and gets the tuning set.
+  assessAgent: (game, agent, options?: Connect4AssessOptions) => assessConnect4Agent(rulesOf(game.config), agent, options),
 };

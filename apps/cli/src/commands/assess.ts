@@ -1,4 +1,4 @@
-import { resolveGame, type Agent, type AgentAssessment } from '@az/core';
+import { resolveGame, type Agent, type AgentAssessment, type Game } from '@az/core';
 import { BACKEND_CHOICES, type BackendChoice } from '@az/nn';
 import { PolicyAgent, defaultPlaySimulations } from '@az/mcts';
 import { gameFor, loadModel, makeAgent, type LoadedModel } from '../agents.js';
@@ -42,6 +42,10 @@ export async function assessCommand(argv: readonly string[]): Promise<number> {
   if (!flags.model) throw new UsageError('az assess: --model is required (a model directory, or random, mcts, a game bot)');
   const plugin = resolveGame(flags.game);
   if (!plugin.assessAgent) throw new UsageError(`az assess: game '${plugin.traits.id}' offers no assessment (GamePlugin.assessAgent); use az eval`);
+  // This is where results are quoted from, so a game that holds a set out of its tuning loop (connect4's
+  // hard report set, which the trainer's assessment after every run does not show) is asked for it. The
+  // third argument is beyond core's two-parameter type; games that take two ignore it.
+  const assessForReport = plugin.assessAgent as (game: Game<unknown>, agent: Agent<unknown>, options: { readonly purpose: 'report' }) => Promise<AgentAssessment>;
   const rawConfig = gameConfigFromFlags(plugin, flags.config, {}, 'assess');
   const network = { backend: (flags.backend ?? 'auto') as BackendChoice, threads: flags.threads };
   const models = new Map<string, LoadedModel>();
@@ -61,7 +65,7 @@ export async function assessCommand(argv: readonly string[]): Promise<number> {
         agent = await makeAgent(flags.model, plugin, game, { simulations, seed, network }, models);
       }
       const start = performance.now();
-      const assessment = await plugin.assessAgent(game, agent);
+      const assessment = await assessForReport.call(plugin, game, agent, { purpose: 'report' });
       const seconds = (performance.now() - start) / 1000;
       results.push({ simulations, agent: agent.name, assessment, seconds });
       if (!flags.json) console.log(`${simulations === 0 ? 'policy alone' : `${simulations} sims`}: ${assessment.summary} (${seconds.toFixed(1)} s)`);

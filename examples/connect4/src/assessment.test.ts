@@ -1,10 +1,11 @@
 import type { Agent } from '@az/core';
 import { describe, expect, it } from 'vitest';
-import { assessConnect4Agent, loadReferenceSet, scoreAgent, stateOf } from './assessment.js';
+import { assessConnect4Agent, loadHardSet, loadReferenceSet, scoreAgent, stateOf } from './assessment.js';
 import { STANDARD_RULES, type Connect4State } from './rules.js';
 import { Connect4Solver } from './solver.js';
 
 const set = loadReferenceSet();
+const byBoard = new Map([set, loadHardSet('tune'), loadHardSet('report')].flatMap((x) => x.positions.map((p) => [stateOf(STANDARD_RULES, p.moves).board.join(''), p] as const)));
 
 /** An agent that plays the move with the best (or worst) stored value: what a perfect (or perverse) player does. */
 function byValue(pick: 'best' | 'worst'): Agent<Connect4State> {
@@ -12,7 +13,7 @@ function byValue(pick: 'best' | 'worst'): Agent<Connect4State> {
     name: pick,
     act: async (states) =>
       Int32Array.from(states, (s) => {
-        const p = set.positions.find((q) => stateOf(set.rules, q.moves).board.join('') === s.board.join(''))!;
+        const p = byBoard.get(s.board.join(''))!;
         let chosen = -1;
         for (let c = 0; c < p.values.length; c++) {
           const v = p.values[c];
@@ -60,8 +61,29 @@ describe('connect4 reference positions', () => {
   it('assess an agent in one line, and say so when the board is not the standard one', async () => {
     const a = await assessConnect4Agent(STANDARD_RULES, byValue('best'));
     expect(a.metrics.optimalRate).toBe(1);
-    expect(a.summary).toMatch(/optimal moves \d+\/\d+ \(100\.0%/);
+    expect(a.summary).toMatch(/^random-play set \(data\/positions\.json\): optimal moves \d+\/\d+ \(100\.0%/);
     const other = await assessConnect4Agent({ rows: 5, cols: 6, connect: 4 }, byValue('best'));
     expect(other.summary).toMatch(/no reference positions/);
+  });
+});
+
+describe('connect4 assessment on the hard sets', () => {
+  const perfect = byValue('best');
+
+  it('score the tuning set by default (the trainer) and the report set when asked (az assess), naming which', async () => {
+    const trainer = await assessConnect4Agent(STANDARD_RULES, perfect);
+    expect(trainer.summary).toMatch(/; hard tuning set \(data\/hard-tune\.json\): optimal moves (\d+)\/\1 \(100\.0%; random [\d.]+%\) \[8-14 discs 100\.0%, 15-24 discs 100\.0%, 25-35 discs 100\.0%\]$/);
+    expect(trainer.metrics.hardTuneOptimalRate).toBe(1);
+    expect(trainer.metrics.hardReportOptimalRate).toBeUndefined();
+    const report = await assessConnect4Agent(STANDARD_RULES, perfect, { purpose: 'report' });
+    expect(report.summary).toContain('hard report set (data/hard-report.json, held out: never tune on it): optimal moves');
+    expect(report.metrics.hardReportPositions).toBe(loadHardSet('report').positions.length);
+    expect(report.metrics.hardReportOptimalRate8to14).toBe(1);
+    expect(report.metrics.hardTuneOptimalRate).toBeUndefined();
+  });
+
+  it('give a random move a smaller share on the hard set than on the random-play set', async () => {
+    const report = await assessConnect4Agent(STANDARD_RULES, perfect, { purpose: 'report' });
+    expect(report.metrics.hardReportRandomOptimalRate).toBeLessThan(report.metrics.randomOptimalRate - 0.1);
   });
 });

@@ -75,6 +75,8 @@ export const connect4Plugin: GamePlugin<Connect4State> = {
     // searches unchanged (README, the table of runs).
     forcedPlayouts: 2,
   },
-  // Solved reference positions (data/positions.json): the share of moves that keep the best result.
-  assessAgent: (game, agent) => assessConnect4Agent(rulesOf(game.config), agent),
+  // Solved reference positions: the share of moves that keep the best result, on the random-play set and
+  // on a hard set: the held-out report set for `az assess` (purpose 'report'), the tuning set for the
+  // trainer's assessment after every run.
+  assessAgent: (game, agent, options) => assessConnect4Agent(rulesOf(game.config), agent, options),
 };

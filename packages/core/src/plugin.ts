@@ -14,6 +14,16 @@ export const GAME_CONTRACT_VERSION = 1;
 /** A baseline player a game offers by name (random is built in everywhere). */
 export type BotFactory<S> = (game: Game<S>, seed: number) => Agent<S>;
 
+/** What an assessment is for (`GamePlugin.assessAgent`). */
+export interface AssessmentOptions {
+  /**
+   * 'tune' (the default): the figure the trainer shows after every run, which settings get chosen by;
+   * 'report': the figure to quote, from positions never used to choose settings (the game may score the
+   * same positions for both when it holds none out).
+   */
+  readonly purpose?: 'tune' | 'report';
+}
+
 /** A game's own verdict on an agent (e.g. tic-tac-toe measures it against the exact oracle). */
 export interface AgentAssessment {
   /** One line for the terminal, e.g. "optimal moves 4,520/4,520 (100.0%), 0 losses vs minimax". */
@@ -48,8 +58,12 @@ export interface GamePlugin<S = unknown> {
    * The arena reports the mean of each with a confidence interval, per agent.
    */
   outcomeMetrics?(game: Game<S>, finalState: S, seat: number): Readonly<Record<string, number>>;
-  /** Optional exact or reference assessment of an agent; the trainer reports it after training. */
-  assessAgent?(game: Game<S>, agent: Agent<S>): Promise<AgentAssessment>;
+  /**
+   * Optional exact or reference assessment of an agent. The trainer reports it after every run (no
+   * options: `purpose` 'tune'); `az assess` asks for `purpose: 'report'`, so a game that holds positions
+   * out of its tuning loop scores those there.
+   */
+  assessAgent?(game: Game<S>, agent: Agent<S>, options?: AssessmentOptions): Promise<AgentAssessment>;
   /**
    * For games whose networks play a long game one part at a time (Blob: a network trained on single
    * rounds drawn from the whole game plays each round of a whole game). Absent: a model plays the

@@ -42,6 +42,9 @@ export async function assessCommand(argv: readonly string[]): Promise<number> {
   if (!flags.model) throw new UsageError('az assess: --model is required (a model directory, or random, mcts, a game bot)');
   const plugin = resolveGame(flags.game);
   if (!plugin.assessAgent) throw new UsageError(`az assess: game '${plugin.traits.id}' offers no assessment (GamePlugin.assessAgent); use az eval`);
+  // This is where results are quoted from, so a game that holds a set out of its tuning loop (connect4's
+  // hard report set, which the trainer's assessment after every run does not show) is asked for it.
+  const assessAgent = plugin.assessAgent.bind(plugin);
   const rawConfig = gameConfigFromFlags(plugin, flags.config, {}, 'assess');
   const network = { backend: flags.backend ?? 'auto', threads: flags.threads };
   const models = new Map<string, LoadedModel>();
@@ -61,7 +64,7 @@ export async function assessCommand(argv: readonly string[]): Promise<number> {
         agent = await makeAgent(flags.model, plugin, game, { simulations, seed, network }, models);
       }
       const start = performance.now();
-      const assessment = await plugin.assessAgent(game, agent);
+      const assessment = await assessAgent(game, agent, { purpose: 'report' });
       const seconds = (performance.now() - start) / 1000;
       results.push({ simulations, agent: agent.name, assessment, seconds });
       if (!flags.json) console.log(`${simulations === 0 ? 'policy alone' : `${simulations} sims`}: ${assessment.summary} (${seconds.toFixed(1)} s)`);

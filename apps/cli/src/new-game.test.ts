@@ -140,6 +140,11 @@ describe('az new-game inside a workspace', () => {
     expect(made.out).toMatch(/Next \(examples\/hex is a workspace package of .*monorepo\):\n {2}npm install {2,}# at the workspace root/);
     expect(made.out).toContain('npm run az -- train --game hex');
     expect(made.out).not.toMatch(/^ {2}cd examples\/hex$/m);
+    // Marked private inside the workspace, so publishing the workspace never sends it to the public registry.
+    expect(JSON.parse(readFileSync(join(root, 'examples', 'hex', 'package.json'), 'utf8')).private).toBe(true);
+    const alone = join(work, 'alone-pkg');
+    expect(run(process.execPath, [bin, 'new-game', 'solo', '--dir', alone], work).code).toBe(0);
+    expect(JSON.parse(readFileSync(join(alone, 'package.json'), 'utf8')).private).toBeUndefined();
   });
 });
 

@@ -181,10 +181,20 @@ export function scaffoldGame(names: ScaffoldNames, dir: string, kind: TemplateKi
     });
     const out = join(dir, outputPath(file));
     mkdirSync(resolve(out, '..'), { recursive: true });
-    writeFileSync(out, text);
+    writeFileSync(out, outputPath(file) === 'package.json' && workspaceRootOf(dir) ? privateManifest(text) : text);
     written.push(outputPath(file));
   }
   return written;
+}
+
+/**
+ * A package scaffolded into a workspace (az's own clone: examples/NAME) is marked private: publishing
+ * the workspace (changesets, as az's release path does) then passes it over instead of sending it to the
+ * public registry. Taking the mark out is the one step to publish it.
+ */
+function privateManifest(text: string): string {
+  const manifest = JSON.parse(text) as Record<string, unknown>;
+  return `${JSON.stringify({ name: manifest.name, version: manifest.version, private: true, ...manifest }, null, 2)}\n`;
 }
 
 export async function newGameCommand(argv: readonly string[]): Promise<number> {
@@ -223,6 +233,7 @@ function nextInWorkspace(root: string, shown: string, id: string): string[] {
     `  (cd ${shown} && npm run build && npm test)`,
     `  ${fromRoot}npm run az -- games         # in az's own clone: builds the CLI and every plugin under examples/, lists '${id}'`,
     `  ${fromRoot}npm run az -- train --game ${id}`,
+    `(package.json says "private": true, so publishing the workspace passes it over; take it out to publish ${shown} on its own)`,
   ];
 }
 

@@ -6,13 +6,29 @@ import type { SelfPlayOptions } from './self-play.js';
 
 export type LearningRateSchedule = 'constant' | 'cosine';
 
-/** Everything a training run is configured by; `resolveTrainOptions` fills the defaults. */
-export interface TrainOptions {
+/** What the run is and where it lives: the game, how long it runs, its folder and seed. */
+export interface RunSettings {
   readonly game: string;
   /** Raw game config (validated by the game's schema): the user's settings over the game's `training.gameConfig`. */
   readonly gameConfig: Readonly<Record<string, unknown>>;
   readonly iterations: number;
   readonly gamesPerIteration: number;
+  readonly out: string;
+  readonly resume?: string;
+  /** A new run in a directory that holds another: move the old one aside (`<out>.archived-<time>`) instead of refusing. */
+  readonly force?: boolean;
+  /** Checkpoints kept in the run directory, the newest included. */
+  readonly keepCheckpoints: number;
+  /**
+   * Wall-clock budget of this session in seconds (0: none). No iteration starts that the last one's
+   * duration says would end after it (see `TimeBudget`); `iterations` stays the upper bound.
+   */
+  readonly timeLimitSeconds: number;
+  readonly seed: number;
+}
+
+/** How self-play searches and what it records: all a self-play worker is sent, with `InferenceSettings`. */
+export interface SelfPlaySettings {
   /** Games played at once per self-play process (slots of the batched search). */
   readonly parallelGames: number;
   readonly simulations: number;
@@ -24,16 +40,6 @@ export interface TrainOptions {
    * 'policy-playouts' (every seat playing the network's top move in the sampled world).
    */
   readonly leafValues: LeafValues;
-  /** Imperfect-information games: leaf values of the evaluation games (the game's `playLeafValues` hint, else `leafValues`). */
-  readonly playLeafValues: LeafValues;
-  /**
-   * Imperfect-information games: the share of a random playout in each leaf's value in the evaluation
-   * games (the game's `playPlayoutWeight` hint when they play its `playLeafValues`; undefined: 0 with
-   * world values, 1 with playouts).
-   */
-  readonly playPlayoutWeight?: number;
-  /** Imperfect-information games: the search of the evaluation games (the game's `playSearchMethod` hint, else determinized). */
-  readonly playSearchMethod: SearchMethod;
   /**
    * Imperfect-information games: the search self-play plays and trains with (the game's
    * `selfPlaySearchMethod` hint, else determinized). 'information-set' (one tree per game, a world per
@@ -42,8 +48,6 @@ export interface TrainOptions {
    * Ignored for perfect information.
    */
   readonly selfPlaySearchMethod: SearchMethod;
-  /** Imperfect-information games: how the evaluation games' information-set search draws worlds (the game's `playWorldSampling` hint, else uniform). */
-  readonly playWorldSampling: WorldSampling;
   /** Leaves per tree per network call. */
   readonly leavesPerTree: number;
   readonly cPuct: number;
@@ -74,6 +78,31 @@ export interface TrainOptions {
   readonly gumbelCScale: number;
   /** PUCT self-play: k of forced playouts at the root, pruned from policy targets (0 = off). */
   readonly forcedPlayouts: number;
+}
+
+/** The arena games after each iteration, played as `az eval` plays the game (tree settings shared with self-play). */
+export interface EvaluationSettings {
+  /** Arena games per opponent after each iteration (0 = none). */
+  readonly evalGames: number;
+  readonly evalSimulations: number;
+  /** Imperfect-information games: leaf values of the evaluation games (the game's `playLeafValues` hint, else `leafValues`). */
+  readonly playLeafValues: LeafValues;
+  /**
+   * Imperfect-information games: the share of a random playout in each leaf's value in the evaluation
+   * games (the game's `playPlayoutWeight` hint when they play its `playLeafValues`; undefined: 0 with
+   * world values, 1 with playouts).
+   */
+  readonly playPlayoutWeight?: number;
+  /** Imperfect-information games: the search of the evaluation games (the game's `playSearchMethod` hint, else determinized). */
+  readonly playSearchMethod: SearchMethod;
+  /** Imperfect-information games: how the evaluation games' information-set search draws worlds (the game's `playWorldSampling` hint, else uniform). */
+  readonly playWorldSampling: WorldSampling;
+  /** Evaluation's `SearchConfig.networkValueScale`: the game's `playValueScale` hint, else 1. */
+  readonly playValueScale: number;
+}
+
+/** The learner: its steps, optimizer, replay buffer and the tfjs backend it trains on. */
+export interface TrainingSettings {
   readonly trainingSteps: number;
   readonly batchSize: number;
   /** Adam's learning rate: the whole run's under 'constant', the first iteration's under 'cosine'. */
@@ -90,30 +119,42 @@ export interface TrainOptions {
    */
   readonly weightsAverageDecay: number;
   readonly replayCapacity: number;
-  /** Arena games per opponent after each iteration (0 = none). */
-  readonly evalGames: number;
-  readonly evalSimulations: number;
-  /** Evaluation's `SearchConfig.networkValueScale`: the game's `playValueScale` hint, else 1. */
-  readonly playValueScale: number;
-  readonly network: NetworkSpec;
   /** The tfjs backend that trains (and runs inference when `inferenceBackend` is 'tfjs' or onnx is unavailable). */
   readonly backend: BackendName;
+}
+
+/** The architecture trained. */
+export interface NetworkSettings {
+  readonly network: NetworkSpec;
+}
+
+/** The engine self-play and evaluation search with. */
+export interface InferenceSettings {
   /** The engine self-play and evaluation search with: 'auto' = onnxruntime when it loads, else tfjs. */
   readonly inferenceBackend: InferenceEngineChoice;
   /** onnxruntime intra-op threads (default: the cores available to the process). */
   readonly inferenceThreads?: number;
-  readonly out: string;
-  readonly resume?: string;
-  /** A new run in a directory that holds another: move the old one aside (`<out>.archived-<time>`) instead of refusing. */
-  readonly force?: boolean;
-  /** Checkpoints kept in the run directory, the newest included. */
-  readonly keepCheckpoints: number;
-  /**
-   * Wall-clock budget of this session in seconds (0: none). No iteration starts that the last one's
-   * duration says would end after it (see `TimeBudget`); `iterations` stays the upper bound.
-   */
-  readonly timeLimitSeconds: number;
-  readonly seed: number;
+}
+
+/** Everything a training run is configured by, section by section; `resolveTrainOptions` fills the defaults. Stored flat in a run's options.json. */
+export type TrainOptions = RunSettings & SelfPlaySettings & EvaluationSettings & TrainingSettings & NetworkSettings & InferenceSettings;
+
+/** The self-play section's fields: what `selfPlaySection` copies for the workers. */
+const SELF_PLAY_KEYS = ['parallelGames', 'simulations', 'determinizations', 'leafValues', 'selfPlaySearchMethod', 'leavesPerTree', 'cPuct', 'dirichletAlpha', 'dirichletEpsilon', 'temperatureMoves', 'valueShaping', 'rootValueWeight', 'childValueWorlds', 'selfPlaySolve', 'fullSearchShare', 'reducedSimulations', 'evalCacheSize', 'rootSelection', 'gumbelConsideredActions', 'gumbelCVisit', 'gumbelCScale', 'forcedPlayouts'] as const satisfies readonly (keyof SelfPlaySettings)[];
+const INFERENCE_KEYS = ['inferenceBackend', 'inferenceThreads'] as const satisfies readonly (keyof InferenceSettings)[];
+// A field added to either section without its key would silently stay home: this fails to compile then.
+type Unlisted = Exclude<keyof SelfPlaySettings, (typeof SELF_PLAY_KEYS)[number]> | Exclude<keyof InferenceSettings, (typeof INFERENCE_KEYS)[number]>;
+const allListed: [Unlisted] extends [never] ? true : Unlisted = true;
+void allListed;
+
+/** What a self-play worker is sent: how it searches and records, and the engine it searches with; not the run's folder, learning rate or evaluation. */
+export type WorkerSettings = SelfPlaySettings & InferenceSettings;
+
+/** The self-play and inference sections of a run's options, alone. */
+export function workerSettings(o: TrainOptions): WorkerSettings {
+  const picked: Record<string, unknown> = {};
+  for (const key of [...SELF_PLAY_KEYS, ...INFERENCE_KEYS]) if (o[key] !== undefined) picked[key] = o[key];
+  return picked as unknown as WorkerSettings;
 }
 
 export type TrainOptionsInput = Partial<TrainOptions> & Pick<TrainOptions, 'game'>;
@@ -333,7 +374,7 @@ export function learningRateAt(o: Pick<TrainOptions, 'learningRate' | 'learningR
  * they are `determinizations` times the per-world `simulations` and `reducedSimulations`, the same
  * evaluator work as determinized search.
  */
-export function selfPlaySettings(o: TrainOptions, information: InformationKind): Pick<SelfPlayOptions, 'temperatureMoves' | 'valueShaping' | 'rootValueWeight' | 'childValueWorlds' | 'playoutCap' | 'recordWorldStates'> {
+export function selfPlaySettings(o: SelfPlaySettings, information: InformationKind): Pick<SelfPlayOptions, 'temperatureMoves' | 'valueShaping' | 'rootValueWeight' | 'childValueWorlds' | 'playoutCap' | 'recordWorldStates'> {
   const perMove = information === 'imperfect' && o.selfPlaySearchMethod === 'information-set' ? o.determinizations : 1;
   return {
     temperatureMoves: o.temperatureMoves,

@@ -3,6 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { AZ_BIN } from './test-cli.js';
+import { TRAIN_SETTING_FLAGS } from './train-flags.js';
 
 function help(args: string[]): { code: number; out: string } {
   const r = spawnSync(process.execPath, [AZ_BIN, 'train', ...args, '--help'], { encoding: 'utf8', timeout: 120_000 });
@@ -17,6 +18,13 @@ describe('az train --help defaults', () => {
     expect(out).toMatch(/^ {2}--network +mlp:128,128$/m);
     expect(out).toMatch(/^ {2}--iterations +10$/m);
     expect(out).toMatch(/^ {2}--temperature-moves +a quarter of the game's longest game, at most 30$/m);
+  });
+
+  it('shows a default for every flag that fills a setting, section by section', () => {
+    const { out } = help([]);
+    for (const row of TRAIN_SETTING_FLAGS) expect(out).toMatch(new RegExp(`^ {2}--${row.flag} +\\S`, 'm'));
+    expect(out).toMatch(/^ Self-play search and recording:$/m);
+    expect(out).toMatch(/^ {2}--leaves +8$/m);
   });
 
   it("with --game, that game's defaults: Connect Four's residual network and its own iterations and games", () => {

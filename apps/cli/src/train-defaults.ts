@@ -5,33 +5,20 @@
  */
 import { GAME_CONTRACT_VERSION, type GamePlugin, type NetworkSpec } from '@az/core';
 import { resolveTrainOptions, type TrainOptions } from '@az/trainer-multigpu';
+import { settingOf, TRAIN_SETTING_FLAGS, type SettingFlag, type TrainSection } from './train-flags.js';
 
-/** Each flag whose default is worth showing, with the setting it fills. */
-const SHOWN: readonly (readonly [flag: string, setting: keyof TrainOptions])[] = [
-  ['--iterations', 'iterations'],
-  ['--games-per-iter', 'gamesPerIteration'],
-  ['--parallel-games', 'parallelGames'],
-  ['--sims', 'simulations'],
-  ['--determinizations', 'determinizations'],
-  ['--leaf-values', 'leafValues'],
-  ['--root-selection', 'rootSelection'],
-  ['--forced-playouts', 'forcedPlayouts'],
-  ['--full-search-share', 'fullSearchShare'],
-  ['--temperature-moves', 'temperatureMoves'],
-  ['--dirichlet-alpha', 'dirichletAlpha'],
-  ['--cpuct', 'cPuct'],
-  ['--network', 'network'],
-  ['--train-steps', 'trainingSteps'],
-  ['--batch-size', 'batchSize'],
-  ['--lr', 'learningRate'],
-  ['--lr-schedule', 'learningRateSchedule'],
-  ['--weight-decay', 'weightDecay'],
-  ['--replay', 'replayCapacity'],
-  ['--eval-games', 'evalGames'],
-  ['--eval-sims', 'evalSimulations'],
-  ['--keep', 'keepCheckpoints'],
-  ['--seed', 'seed'],
-];
+/** The headings of the sections in the defaults block. */
+const SECTION_TITLES: Readonly<Record<TrainSection, string>> = {
+  run: 'Run',
+  selfPlay: 'Self-play search and recording',
+  evaluation: 'Evaluation',
+  training: 'Training',
+  network: 'Network',
+  inference: 'Inference',
+};
+
+/** Flags that mean something only under hidden information, left out of a perfect-information game's defaults. */
+const HIDDEN_INFORMATION_ONLY = new Set(['determinizations', 'leaf-values', 'self-play-search']);
 
 /** `--network` notation of a spec: 'mlp:128,128', 'resnet:32x2' (with its head settings when a game set them). */
 export function networkText(spec: NetworkSpec): string {
@@ -45,9 +32,39 @@ export function networkText(spec: NetworkSpec): string {
   return JSON.stringify(spec);
 }
 
-function valueText(value: TrainOptions[keyof TrainOptions]): string {
+function valueText(value: unknown): string {
   if (typeof value === 'object' && value !== null && 'kind' in value) return networkText(value as NetworkSpec);
+  if (typeof value === 'object' && value !== null) return Object.keys(value).length ? JSON.stringify(value) : "the game's";
   return String(value);
+}
+
+/** What a setting is when its flag is left out, in words where its value alone would mislead. */
+function defaultText(row: SettingFlag, resolved: TrainOptions, plugin: GamePlugin | undefined): string {
+  const setting = settingOf(row.path) as keyof TrainOptions;
+  switch (row.flag) {
+    case 'temperature-moves':
+      if (!plugin) return "a quarter of the game's longest game, at most 30";
+      break;
+    case 'out':
+      return plugin ? resolved.out : 'runs/<game>';
+    case 'resume':
+      return 'none (a new run)';
+    case 'force':
+      return 'off';
+    case 'time-limit':
+      return 'none';
+    case 'threads':
+      return 'the cores available';
+    case 'reduced-sims':
+      if (!plugin) return '--sims / 8';
+      break;
+    case 'eval-sims':
+      if (!plugin) return '--sims';
+      break;
+    case 'lr-final':
+      return '--lr / 10';
+  }
+  return valueText(resolved[setting]);
 }
 
 /**
@@ -69,14 +86,22 @@ const HINTLESS_GAME: GamePlugin = {
  */
 export function trainDefaultsText(plugin: GamePlugin | undefined): string {
   const resolved = resolveTrainOptions({ game: (plugin ?? HINTLESS_GAME).traits.id }, plugin ?? HINTLESS_GAME);
-  const hiddenOnly = new Set(['--determinizations', '--leaf-values']);
-  const rows = SHOWN.filter(([flag]) => !plugin || plugin.traits.information === 'imperfect' || !hiddenOnly.has(flag)).map(([flag, setting]) => {
-    if (!plugin && setting === 'temperatureMoves') return [flag, "a quarter of the game's longest game, at most 30"] as const;
-    return [flag, valueText(resolved[setting])] as const;
-  });
-  const width = Math.max(...rows.map(([flag]) => flag.length)) + 2;
-  const head = plugin
-    ? `Defaults for --game ${plugin.traits.id} (its training hints over the framework's; a flag overrides either):`
-    : "Framework defaults (a game's training hints replace some: az train --game ID --help shows that game's; a flag overrides either):";
-  return [head, ...rows.map(([flag, value]) => `  ${flag.padEnd(width)}${value}`)].join('\n');
+  // --backend fills two settings from one value: it is shown once, as given.
+  const shown = TRAIN_SETTING_FLAGS.filter((row) => row.path !== 'inference.inferenceBackend' && (!plugin || plugin.traits.information === 'imperfect' || !HIDDEN_INFORMATION_ONLY.has(row.flag)));
+  const width = Math.max(...shown.map((row) => row.flag.length)) + 4;
+  const lines: string[] = [
+    plugin
+      ? `Defaults for --game ${plugin.traits.id} (its training hints over the framework's; a flag overrides either):`
+      : "Framework defaults (a game's training hints replace some: az train --game ID --help shows that game's; a flag overrides either):",
+  ];
+  for (const section of Object.keys(SECTION_TITLES) as TrainSection[]) {
+    const rows = shown.filter((row) => row.path.startsWith(`${section}.`));
+    if (rows.length === 0) continue;
+    lines.push(` ${SECTION_TITLES[section]}:`);
+    for (const row of rows) {
+      const value = row.flag === 'backend' ? 'auto' : defaultText(row, resolved, plugin);
+      lines.push(`  ${`--${row.flag}`.padEnd(width)}${value}`);
+    }
+  }
+  return lines.join('\n');
 }

@@ -2,7 +2,7 @@ export { SelfPlay, type SelfPlayOptions, type SelfPlayStats } from './self-play.
 export { ReplayBuffer, NonFiniteReplayError, type ReplayShape, type ReplayRange } from './replay-buffer.js';
 export type { SelfPlayOutcomes } from './outcome-tally.js';
 export { encodeGameRecord, decodeGameRecord, gameRecordContentProblem, MAX_INPUT_MAGNITUDE, type GameRecord, type RecordLimits } from './game-record.js';
-export { resolveTrainOptions, checkTrainOptions, learningRateAt, FRAMEWORK_TRAIN_DEFAULTS, UNBOUNDED_ITERATIONS, type LearningRateSchedule, type TrainOptions, type TrainOptionsInput } from './options.js';
+export { resolveTrainOptions, learningRateAt, FRAMEWORK_TRAIN_DEFAULTS, UNBOUNDED_ITERATIONS, type LearningRateSchedule, type TrainOptions, type TrainOptionsInput, type RunSettings, type SelfPlaySettings, type EvaluationSettings, type TrainingSettings, type NetworkSettings, type InferenceSettings, type WorkerSettings } from './options.js';
 export { runTraining, type TrainingDeps } from './train-loop.js';
 export { recordPositions, recordsShareAt, type RecordedGame, type RecordSource, type RecordsInput, type RecordsSummary, type SkipRecord } from './record-intake.js';
 export { TimeBudget, parseDuration, formatDuration } from './time-budget.js';

@@ -20,7 +20,7 @@ import { LocalIpcTransport } from './ipc-transport.js';
 import { RedisTransport, readRedisCheckpointState, type RedisRunOptions } from './redis-transport.js';
 import { finishIteration } from './iteration.js';
 import { cacheHitRateField, type IterationMetrics, type TrainSummary, type WorkerIterationMetrics } from './metrics.js';
-import type { TrainOptionsInput } from './options.js';
+import { workerSettings, type TrainOptionsInput } from './options.js';
 import { RUN_KEY_ENV, runDirectoryKey, type RunKey } from './run-key.js';
 import { openRun, type RunDeps } from './run-open.js';
 import { anotherIteration, closeRun, disposeRun, endRun, saveRun, type RunSession } from './run-session.js';
@@ -275,7 +275,7 @@ class MultiProcessLoop {
       encoderVersion: run.game.encoder.version,
       network: run.networks.config,
       weightSpecs: initial.specs,
-      options: run.options,
+      settings: workerSettings(run.options),
     };
     this.transportStarted = true;
     const started = this.transport.start(setup, { version: run.state.weightsVersion, data: new Uint8Array(initial.data) });

@@ -24,7 +24,7 @@ import { rootCertificates } from 'node:tls';
 import { Redis, type RedisOptions } from 'ioredis';
 import type { NetworkConfig, ResolvedConfig } from '@az/core';
 import type { WeightSpec } from '@az/nn';
-import type { TrainOptions } from './options.js';
+import type { WorkerSettings } from './options.js';
 import type { RunSigner } from './run-key.js';
 import type { WorkerPlayStats } from './transport.js';
 
@@ -251,7 +251,8 @@ export interface RemoteRunSetup {
   readonly encoderVersion: string;
   readonly network: NetworkConfig;
   readonly weightSpecs: readonly WeightSpec[];
-  readonly options: TrainOptions;
+  /** The worker's settings, under the name the first format gave them (workers of either build read the same fields). */
+  readonly options: WorkerSettings;
   /** Heartbeat keys live this long; workers refresh them four times as often. */
   readonly heartbeatTimeoutMs: number;
 }

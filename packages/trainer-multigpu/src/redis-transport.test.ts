@@ -68,7 +68,7 @@ function transportSetup(inputSize: number): WorkerSetup {
     encoderVersion: 'test',
     network: { inputShape: [inputSize], numSeats: 2, actionSize: 9 },
     weightSpecs: [],
-    options: {},
+    settings: {},
   } as unknown as WorkerSetup;
 }
 

@@ -188,7 +188,7 @@ export class RedisTransport implements SelfPlayTransport {
       encoderVersion: setup.encoderVersion,
       network: setup.network,
       weightSpecs: setup.weightSpecs,
-      options: setup.options,
+      options: setup.settings,
       heartbeatTimeoutMs: this.options.heartbeatTimeoutMs,
     };
     this.expected = { inputSize: setup.network.inputShape.reduce((a, b) => a * b, 1), numSeats: setup.network.numSeats, actionSize: setup.network.actionSize };

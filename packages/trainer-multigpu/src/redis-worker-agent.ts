@@ -284,7 +284,7 @@ export class RedisWorkerAgent {
     this.epoch = setup.epoch;
     this.weightsVersion = weights.version;
     this.learnerPaused = (await this.cmd.get(k.paused)) === '1';
-    const options = this.options.parallelGames ? { ...setup.options, parallelGames: this.options.parallelGames } : setup.options;
+    const settings = this.options.parallelGames ? { ...setup.options, parallelGames: this.options.parallelGames } : setup.options;
     const workerSetup: WorkerSetup = {
       plugin: { moduleUrl: plugin.moduleUrl, exportName: plugin.exportName },
       gameId: setup.gameId,
@@ -292,7 +292,7 @@ export class RedisWorkerAgent {
       encoderVersion: setup.encoderVersion,
       network: setup.network,
       weightSpecs: setup.weightSpecs,
-      options,
+      settings,
     };
     const perDevice = this.options.workersPerDevice ?? 1;
     const slots = this.options.devices.flatMap((device, d) => Array.from({ length: perDevice }, (_, w) => ({ id: d * perDevice + w, device })));

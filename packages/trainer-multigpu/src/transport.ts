@@ -8,7 +8,7 @@ import type { NetworkConfig, ResolvedConfig } from '@az/core';
 import type { WeightSpec } from '@az/nn';
 import type { Device } from './devices.js';
 import type { GameRecord } from './game-record.js';
-import type { TrainOptions } from './options.js';
+import type { WorkerSettings } from './options.js';
 
 /** Where a worker imports the game plugin from (workers are separate programs: they cannot share the trainer's registry). */
 export interface PluginModuleRef {
@@ -29,8 +29,8 @@ export interface WorkerSetup {
   readonly network: NetworkConfig;
   /** Layout of `PublishedWeights.data`, sent once; every version has the same layout. */
   readonly weightSpecs: readonly WeightSpec[];
-  /** The run's options: self-play reads parallelGames, the search settings, temperatureMoves. */
-  readonly options: TrainOptions;
+  /** The run's self-play and inference sections: how to search, record and evaluate positions (no folder, learning rate or evaluation). */
+  readonly settings: WorkerSettings;
 }
 
 /** One weights version, as bytes: the float32 values of `serializeWeights` in `WorkerSetup.weightSpecs` order. */

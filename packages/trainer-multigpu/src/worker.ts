@@ -99,9 +99,9 @@ async function run(init: InitMessage): Promise<void> {
   // Search runs on the registry's engine (onnxruntime when it loads), one thread per worker since the
   // workers already fill the cores; tfjs (this model) otherwise.
   const inference = await openInferenceEngine(model, setup.network, {
-    engine: setup.options.inferenceBackend,
-    threads: setup.options.inferenceThreads ?? 1,
-    workload: selfPlayWorkload(game, setup.options),
+    engine: setup.settings.inferenceBackend,
+    threads: setup.settings.inferenceThreads ?? 1,
+    workload: selfPlayWorkload(game, setup.settings),
     weightsVersion: first.version,
     log: (m) => process.stderr.write(`${m}\n`),
   });
@@ -110,7 +110,7 @@ async function run(init: InitMessage): Promise<void> {
   let lastBeat = 0;
   let gamesSent = 0;
   let positionsSent = 0;
-  const options = setup.options;
+  const options = setup.settings;
   const leafEvaluator = heartbeatingEvaluator(network, () => beatIfDue());
   // The cache empties whenever new weights arrive; its counters keep counting.
   const cache = selfPlayEvaluationCache(game, leafEvaluator, options, inference);

@@ -1,5 +1,5 @@
-import { parseConfigAssignments, resolveGame, resolveGameConfig, type GamePlugin, type NetworkSpec } from '@az/core';
-import { BACKEND_CHOICES, splitBackendChoice } from '@az/nn';
+import { resolveGame, resolveGameConfig, type GamePlugin } from '@az/core';
+import { BACKEND_CHOICES } from '@az/nn';
 import {
   DeviceSpecError,
   RunDirectoryError,
@@ -20,15 +20,15 @@ import {
   checkRunName,
   parseRedisUrl,
   withTlsCa,
-  parseDuration,
   formatDuration,
   readRunKey,
   RunKeyError,
   RUN_KEY_ENV,
   RUN_KEY_FILE,
 } from '@az/trainer-multigpu';
-import { helpText, parseFlags, UsageError, type ParsedFlags } from '../args.js';
+import { helpText, parseFlags, UsageError } from '../args.js';
 import { trainDefaultsText } from '../train-defaults.js';
+import { trainInputFrom, type TrainFlags } from '../train-flags.js';
 import { checkOutputDirectory } from '../output-paths.js';
 import { defaultPlaySimulations } from '@az/mcts';
 import { TrainingRater } from '../training-ratings.js';
@@ -185,22 +185,6 @@ export const trainSpec = {
   ],
 } as const;
 
-/** `mlp:64,64` or `resnet:64x4`. */
-export function parseNetworkSpec(text: string): NetworkSpec {
-  const [kind, rest = ''] = text.split(':');
-  if (kind === 'mlp') {
-    const hidden = rest.split(',').filter(Boolean).map(Number);
-    if (hidden.length === 0 || hidden.some((h) => !Number.isInteger(h) || h < 1)) throw new UsageError(`az train: --network mlp needs layer widths, e.g. mlp:128,128 (got '${text}')`);
-    return { kind: 'mlp', hidden };
-  }
-  if (kind === 'resnet') {
-    const m = /^(\d+)x(\d+)$/.exec(rest);
-    if (!m || Number(m[1]) < 1 || Number(m[2]) < 0) throw new UsageError(`az train: --network resnet needs FILTERSxBLOCKS, e.g. resnet:64x4 (got '${text}')`);
-    return { kind: 'resnet', filters: Number(m[1]), blocks: Number(m[2]) };
-  }
-  throw new UsageError(`az train: --network must start with mlp: or resnet: (got '${text}')`);
-}
-
 /** The game a `--resume` path's run was trained for (its options.json), or undefined when that cannot be read. */
 function resumedGame(path: string): string | undefined {
   try {
@@ -223,59 +207,10 @@ export async function trainCommand(argv: readonly string[]): Promise<number> {
   if (!gameId && flags.resume) throw new UsageError(`az train: cannot tell which game the run at --resume ${flags.resume} is (no readable options.json in its run directory); give --game`);
   if (!gameId) throw new UsageError('az train: --game is required (see az games)');
   const plugin = resolveGame(gameId);
-  const input: TrainOptionsInput = {
-    game: plugin.traits.id,
-    gameConfig: flags.config ? parseConfigAssignments(flags.config) : undefined,
-    iterations: flags.iterations,
-    timeLimitSeconds: flags['time-limit'] === undefined ? undefined : timeLimitOf(flags['time-limit']),
-    gamesPerIteration: flags['games-per-iter'],
-    parallelGames: flags['parallel-games'],
-    simulations: flags.sims,
-    determinizations: flags.determinizations,
-    leafValues: flags['leaf-values'],
-    selfPlaySearchMethod: flags['self-play-search'],
-    leavesPerTree: flags.leaves,
-    temperatureMoves: flags['temperature-moves'],
-    valueShaping: flags['value-shaping'],
-    rootValueWeight: flags['root-value-weight'],
-    childValueWorlds: flags['child-values'],
-    selfPlaySolve: flags['self-play-solve'],
-    fullSearchShare: flags['full-search-share'],
-    reducedSimulations: flags['reduced-sims'],
-    evalCacheSize: flags['eval-cache'],
-    rootSelection: flags['root-selection'],
-    gumbelConsideredActions: flags['gumbel-actions'],
-    gumbelCVisit: flags['gumbel-c-visit'],
-    gumbelCScale: flags['gumbel-c-scale'],
-    forcedPlayouts: flags['forced-playouts'],
-    dirichletAlpha: flags['dirichlet-alpha'],
-    dirichletEpsilon: flags['dirichlet-epsilon'],
-    cPuct: flags.cpuct,
-    trainingSteps: flags['train-steps'],
-    batchSize: flags['batch-size'],
-    learningRate: flags.lr,
-    learningRateSchedule: flags['lr-schedule'],
-    finalLearningRate: flags['lr-final'],
-    weightDecay: flags['weight-decay'],
-    weightsAverageDecay: flags['weights-average'],
-    replayCapacity: flags.replay,
-    evalGames: flags['eval-games'],
-    evalSimulations: flags['eval-sims'],
-    network: flags.network ? parseNetworkSpec(flags.network) : undefined,
-    // One flag, two engines: the tfjs backend that trains and the engine the search runs on.
-    backend: splitBackendChoice(flags.backend ?? 'auto').training,
-    inferenceBackend: splitBackendChoice(flags.backend ?? 'auto').engine,
-    inferenceThreads: flags.threads,
-    out: flags.out,
-    resume: flags.resume,
-    force: flags.force,
-    keepCheckpoints: flags.keep,
-    seed: flags.seed,
-  };
+  const input = trainInputFrom(flags, plugin.traits.id);
   if (flags.force && flags.resume) throw new UsageError('az train: --force starts a new run and --resume continues one; give one of them');
   // A new run's directory is created with its parents: one under a file is refused before anything starts.
   if (!flags.resume) checkOutputDirectory('train', flags.out ? '--out' : 'the run directory', flags.out ?? `runs/${plugin.traits.id}`);
-  for (const key of Object.keys(input) as (keyof TrainOptionsInput)[]) if (input[key] === undefined) delete input[key];
   const records = recordsInput(flags, positionals, input);
   // Checked before anything starts: a bad device list exits 2 naming the flag.
   // Records are learned from in the single-process loop: a game's default of self-play processes beside the trainer gives way.
@@ -416,7 +351,6 @@ function eloText(m: IterationMetrics): string {
   return `Elo ${r.elo} [${r.low}, ${r.high}] (random = 0); `;
 }
 
-type TrainFlags = ParsedFlags<typeof trainSpec.flags>;
 
 /** --records and its companions, checked before anything starts; undefined without --records. */
 function recordsInput(flags: TrainFlags, moreFiles: readonly string[], input: TrainOptionsInput): RecordsInput | undefined {
@@ -506,8 +440,3 @@ function redisRunOptions(flags: TrainFlags, gameId: string, source: { packageNam
 }
 
 /** `--time-limit` in seconds, or a usage error naming the accepted forms. */
-function timeLimitOf(text: string): number {
-  const seconds = parseDuration(text);
-  if (seconds === null) throw new UsageError(`az train: --time-limit ${text} is not a duration: write it as 90s, 45m, 1h or 1h30m`);
-  return seconds;
-}

@@ -40,8 +40,8 @@ export { configValues, defineConfigSchema, type ConfigFieldValue, type TypedConf
 export type { InformationKind, RewardModel, GameTraits, Encoder, Masker, ParsedAction, Symmetry, Determinizer, Game, Agent, PastDecision } from './game.js';
 export type { GameView, GridView, GridPiece, GridBoard, ViewAction, ViewCommon, CustomView, CustomViewFields, JsonValue, ChessView, CardTableView } from './views.js';
 export { GAME_CONTRACT_VERSION, type BotFactory, type AgentAssessment, type AssessmentOptions, type GamePlugin, type PartModels } from './plugin.js';
-export { type TrainingHints, playSettingsOf } from './training-hints.js';
-export { type LeafValues, DEFAULT_LEAF_VALUES, type SearchMethod, type WorldSampling, type PlaySettings, gamePlayoutWeightFor } from './search-vocabulary.js';
+export type { TrainingHints } from './training-hints.js';
+export { type LeafValues, DEFAULT_LEAF_VALUES, type SearchMethod, type WorldSampling } from './search-vocabulary.js';
 export {
   GAME_PLUGIN_TOKEN,
   PluginError,

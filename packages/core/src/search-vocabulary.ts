@@ -23,28 +23,3 @@ export type SearchMethod = 'determinized' | 'information-set';
  * seats' earlier decisions, `Game.pastDecisions`).
  */
 export type WorldSampling = 'uniform' | 'inferred';
-
-/** How a trained model plays for real, from the game's hints; each field is undefined where the game is silent. */
-export interface PlaySettings {
-  /** How search values leaves (`playLeafValues`, else `leafValues`). */
-  readonly leafValues?: LeafValues;
-  /** The share of a random playout in a leaf's value with `leafValues` (`playPlayoutWeight`). */
-  readonly playoutWeight?: number;
-  /** The search it plays with (`playSearchMethod`). */
-  readonly searchMethod?: SearchMethod;
-  /** How information-set search draws its worlds (`playWorldSampling`). */
-  readonly worldSampling?: WorldSampling;
-  /** The factor on the network's value estimates in the search (`playValueScale`). */
-  readonly valueScale?: number;
-}
-
-/**
- * The game's playout share (`PlaySettings.playoutWeight`) for a player searching with `leafValues`: the
- * hint goes with the game's own play leaf values (unset on either side meaning `DEFAULT_LEAF_VALUES`), never with
- * policy playouts; other leaf values get undefined, i.e. their own default. One rule for the CLI's agents
- * and the trainer's evaluation games.
- */
-export function gamePlayoutWeightFor(play: PlaySettings, leafValues: LeafValues | undefined): number | undefined {
-  const used = leafValues ?? DEFAULT_LEAF_VALUES;
-  return used === (play.leafValues ?? DEFAULT_LEAF_VALUES) && used !== 'policy-playouts' ? play.playoutWeight : undefined;
-}

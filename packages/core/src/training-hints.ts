@@ -2,7 +2,7 @@
 // plugin suggests, kept apart from the rules contract it must implement.
 import type { ConfigValue } from './config.js';
 import type { NetworkSpec } from './network-spec.js';
-import type { LeafValues, PlaySettings, SearchMethod, WorldSampling } from './search-vocabulary.js';
+import type { LeafValues, SearchMethod, WorldSampling } from './search-vocabulary.js';
 
 /** Hints a game gives the trainer about sensible defaults (all optional; the CLI flags override). */
 export interface TrainingHints {
@@ -128,19 +128,4 @@ export interface TrainingHints {
   readonly learningRateSchedule?: 'constant' | 'cosine';
   /** Decay per iteration of the moving average of weights that plays (default 0, off; see docs/training.md). */
   readonly weightsAverageDecay?: number;
-}
-
-/**
- * The play-time settings a game's hints ask for: `playLeafValues` (else the self-play `leafValues`),
- * `playPlayoutWeight`, `playSearchMethod`, `playWorldSampling`, `playValueScale`. One place, so the CLI's agents and the trainer's evaluation
- * games play the same way.
- */
-export function playSettingsOf(hints: TrainingHints | undefined): PlaySettings {
-  return {
-    leafValues: hints?.playLeafValues ?? hints?.leafValues,
-    playoutWeight: hints?.playPlayoutWeight,
-    searchMethod: hints?.playSearchMethod,
-    worldSampling: hints?.playWorldSampling,
-    valueScale: hints?.playValueScale,
-  };
 }
